@@ -1,0 +1,21 @@
+//! `arena games`: what can be played, and against whom.
+
+use crate::adapters::GAMES;
+
+/// Print every game with its world, seats, variants and house bots.
+pub fn run() -> anyhow::Result<()> {
+    for game in GAMES {
+        let seats = game.seats();
+        let players = if seats.start() == seats.end() {
+            format!("{} players", seats.start())
+        } else {
+            format!("{}-{} players", seats.start(), seats.end())
+        };
+        println!("{} ({}): {players}, world {}", game.name(), game.title(), game.world().name);
+        println!("  variants: {}", game.variants().join(", "));
+        for (name, about) in game.house_bots() {
+            println!("  house:{name:<12} {about}");
+        }
+    }
+    Ok(())
+}

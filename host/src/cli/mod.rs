@@ -1,0 +1,35 @@
+//! The `arena` command line: one module per subcommand.
+
+mod args;
+mod games;
+mod matches;
+
+use clap::{Parser, Subcommand};
+
+pub use args::{parse_bytes, parse_positive_u64, parse_seconds};
+
+/// Run sandboxed WebAssembly game bots fairly and reproducibly.
+#[derive(Debug, Parser)]
+#[command(name = "arena", version, about, allow_negative_numbers = true)]
+pub struct Cli {
+    /// What to do.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// The subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Play a match between bots and print the results.
+    Match(matches::MatchArgs),
+    /// List the games, their worlds and their house bots.
+    Games,
+}
+
+/// Run a parsed command line, writing results to stdout.
+pub fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Match(args) => matches::run(args),
+        Command::Games => games::run(),
+    }
+}

@@ -1,0 +1,10 @@
+//! En Garde: two fencers on a strip, hidden hands of movement cards.
+//!
+//! This module reads like `docs/rules/en-garde.md`; each rule there names
+//! the test below that pins it down. Nothing here knows about WebAssembly.
+
+mod house;
+mod rules;
+
+pub use house::{HOUSE_BOTS, house_bot};
+pub use rules::*;

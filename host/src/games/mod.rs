@@ -1,0 +1,135 @@
+//! The common vocabulary every game speaks, and the games themselves.
+//!
+//! Nothing here knows about WebAssembly: a game is pure rules driven by
+//! players that answer through game-specific traits. A player that fails
+//! (a trapped or exhausted bot) reports a [`Failure`], which the game turns
+//! into a forfeit.
+
+pub mod en_garde;
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Index of a seat at the table, starting at 0.
+pub type Seat = usize;
+
+/// Why a bot forfeited a game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ForfeitReason {
+    /// The bot trapped: a panic, an `unreachable`, a stack overflow, a bad memory access.
+    Trap,
+    /// The bot used up its compute budget (fuel) for one call.
+    Fuel,
+    /// The bot ran past the wall-clock limit for one call.
+    Timeout,
+    /// The bot tried to grow its memory beyond the cap.
+    Memory,
+    /// The bot answered something the host cannot accept.
+    InvalidAnswer,
+}
+
+impl ForfeitReason {
+    /// Every reason, in the order tables print them.
+    pub const ALL: [ForfeitReason; 5] = [
+        ForfeitReason::Trap,
+        ForfeitReason::Fuel,
+        ForfeitReason::Timeout,
+        ForfeitReason::Memory,
+        ForfeitReason::InvalidAnswer,
+    ];
+
+    /// The name used in JSON and tables.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ForfeitReason::Trap => "trap",
+            ForfeitReason::Fuel => "fuel",
+            ForfeitReason::Timeout => "timeout",
+            ForfeitReason::Memory => "memory",
+            ForfeitReason::InvalidAnswer => "invalid-answer",
+        }
+    }
+}
+
+impl fmt::Display for ForfeitReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A player could not answer: the reason and a human-readable detail.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    /// The typed reason callers branch on.
+    pub reason: ForfeitReason,
+    /// What happened, for people (for example the trap message).
+    pub detail: String,
+}
+
+impl Failure {
+    /// A failure with the given reason and detail.
+    pub fn new(reason: ForfeitReason, detail: impl Into<String>) -> Self {
+        Failure { reason, detail: detail.into() }
+    }
+}
+
+/// A forfeit recorded in a game result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Forfeit {
+    /// The seat that forfeited.
+    pub seat: Seat,
+    /// Why.
+    pub reason: ForfeitReason,
+    /// What happened, for people.
+    pub detail: String,
+}
+
+/// How a game ended, per seat.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Outcome {
+    /// Each seat's score (points, or a solitaire score).
+    pub scores: Vec<i64>,
+    /// The winning seat, or `None` for a draw (or a solitaire game).
+    pub winner: Option<Seat>,
+    /// The forfeit that ended the game, if one did.
+    pub forfeit: Option<Forfeit>,
+}
+
+/// Receives the events of a game as they happen, for replays.
+pub trait EventSink {
+    /// Record one event; `event` is a JSON object with a `"type"` field.
+    fn event(&mut self, event: serde_json::Value);
+    /// Whether events are wanted at all (building them costs time on the hot path).
+    fn enabled(&self) -> bool;
+}
+
+/// An event sink that keeps nothing.
+pub struct NoEvents;
+
+impl EventSink for NoEvents {
+    fn event(&mut self, _event: serde_json::Value) {}
+    fn enabled(&self) -> bool {
+        false
+    }
+}
+
+impl EventSink for Vec<serde_json::Value> {
+    fn event(&mut self, event: serde_json::Value) {
+        self.push(event);
+    }
+    fn enabled(&self) -> bool {
+        true
+    }
+}
+
+/// Derive an independent 64-bit seed from a parent seed and a label.
+///
+/// SplitMix64 finalisation: portable, and neighbouring labels give
+/// unrelated seeds, so game `i` and game `i + 1` share nothing.
+pub fn derive_seed(parent: u64, label: u64) -> u64 {
+    let mut z = parent
+        .wrapping_add(label.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}

@@ -1,0 +1,204 @@
+//! Matches: the same bots over many games, each deal played from every seat.
+
+use super::{BotRef, GameDef, GameSetup, PlayedGame};
+use crate::games::{Forfeit, ForfeitReason, Seat, derive_seed};
+use rayon::prelude::*;
+use serde::Serialize;
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+
+/// A bot entered in a match, under the name results show.
+#[derive(Debug, Clone)]
+pub struct Entrant {
+    /// The name shown: the file stem, or `house:NAME`.
+    pub name: String,
+    /// The bot.
+    pub bot: BotRef,
+}
+
+/// One game of a match, as reported.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct GameResult {
+    /// Index of the game in the match, from 0.
+    pub index: usize,
+    /// The seed of the deal this game was played on.
+    pub seed: u64,
+    /// For each seat, the index of the bot sitting there.
+    pub seats: Vec<usize>,
+    /// For each seat, its score.
+    pub scores: Vec<i64>,
+    /// The winning seat, or null for a draw.
+    pub winner: Option<Seat>,
+    /// The forfeit that ended the game, if any.
+    pub forfeit: Option<Forfeit>,
+}
+
+/// One bot's totals over a match.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct BotSummary {
+    /// The bot's name.
+    pub name: String,
+    /// SHA-256 of the wasm file, for wasm bots.
+    pub sha256: Option<String>,
+    /// Games played.
+    pub games: u32,
+    /// Games won.
+    pub wins: u32,
+    /// Games lost.
+    pub losses: u32,
+    /// Games drawn.
+    pub draws: u32,
+    /// Sum of its scores over all games.
+    pub points: i64,
+    /// Forfeits by reason (every reason listed, zero or not).
+    pub forfeits: BTreeMap<String, u32>,
+}
+
+/// A whole match, as reported by `arena match --json`.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct MatchReport {
+    /// The game's name.
+    pub game: String,
+    /// The variant played.
+    pub variant: String,
+    /// The match seed.
+    pub seed: u64,
+    /// Games played.
+    pub games: usize,
+    /// The limits bots ran under.
+    pub limits: crate::sandbox::Limits,
+    /// Per-bot totals, in the order the bots were given.
+    pub bots: Vec<BotSummary>,
+    /// Every game, in order.
+    pub results: Vec<GameResult>,
+}
+
+/// What to play.
+pub struct MatchSpec<'a> {
+    /// The game.
+    pub game: &'static dyn GameDef,
+    /// Its settings.
+    pub setup: GameSetup<'a>,
+    /// The bots; as many as the game seats.
+    pub entrants: Vec<Entrant>,
+    /// Games to play (rounded up to a whole number of seat rotations).
+    pub games: usize,
+    /// The match seed.
+    pub seed: u64,
+    /// Whether to keep every event for a replay.
+    pub record: bool,
+}
+
+/// Everything a match produced: the report and, if recorded, each game's events.
+pub struct MatchOutcome {
+    /// The report.
+    pub report: MatchReport,
+    /// Per game, its events (empty when not recorded).
+    pub events: Vec<Vec<Value>>,
+}
+
+/// For game `index` of a match between `n` bots: the deal it is played on,
+/// and which bot sits in each seat. Each deal is played `n` times with the
+/// seats rotated, so every bot plays every deal from every seat.
+pub fn seating(match_seed: u64, index: usize, n: usize) -> (u64, Vec<usize>) {
+    let n = n.max(1);
+    let deal = derive_seed(match_seed, (index / n) as u64);
+    let rotation = index % n;
+    (deal, (0..n).map(|seat| (seat + rotation) % n).collect())
+}
+
+/// Round `games` up to a whole number of rotations of `n` bots.
+pub fn whole_rotations(games: usize, n: usize) -> usize {
+    games.div_ceil(n.max(1)) * n.max(1)
+}
+
+/// Play a match. Games run in parallel on rayon's pool; results are the
+/// same, bit for bit, whatever the number of threads.
+pub fn run_match(spec: &MatchSpec<'_>) -> MatchOutcome {
+    let n = spec.entrants.len();
+    let games = whole_rotations(spec.games, n);
+    let played: Vec<(GameResult, Vec<Value>)> = (0..games)
+        .into_par_iter()
+        .map(|index| play_one(spec, index))
+        .collect();
+    let mut bots: Vec<BotSummary> = spec
+        .entrants
+        .iter()
+        .map(|e| BotSummary {
+            name: e.name.clone(),
+            sha256: match &e.bot {
+                BotRef::Wasm(p) => Some(p.sha256.clone()),
+                BotRef::House(_) => None,
+            },
+            games: 0,
+            wins: 0,
+            losses: 0,
+            draws: 0,
+            points: 0,
+            forfeits: ForfeitReason::ALL.iter().map(|r| (r.as_str().to_string(), 0)).collect(),
+        })
+        .collect();
+    for (result, _) in &played {
+        for (seat, &bot) in result.seats.iter().enumerate() {
+            let summary = &mut bots[bot];
+            summary.games += 1;
+            summary.points += result.scores[seat];
+            match result.winner {
+                Some(w) if w == seat => summary.wins += 1,
+                Some(_) => summary.losses += 1,
+                None => summary.draws += 1,
+            }
+            if let Some(f) = result.forfeit.as_ref().filter(|f| f.seat == seat) {
+                *summary.forfeits.entry(f.reason.as_str().to_string()).or_default() += 1;
+            }
+        }
+    }
+    let (results, events) = played.into_iter().unzip();
+    MatchOutcome {
+        report: MatchReport {
+            game: spec.game.name().to_string(),
+            variant: spec.setup.variant.clone().unwrap_or_else(|| spec.game.variants()[0].to_string()),
+            seed: spec.seed,
+            games,
+            limits: spec.setup.sandbox.limits().clone(),
+            bots,
+            results,
+        },
+        events,
+    }
+}
+
+fn play_one(spec: &MatchSpec<'_>, index: usize) -> (GameResult, Vec<Value>) {
+    let n = spec.entrants.len();
+    let (deal, seats) = seating(spec.seed, index, n);
+    let players: Vec<&BotRef> = seats.iter().map(|&b| &spec.entrants[b].bot).collect();
+    let mut events: Vec<Value> = Vec::new();
+    let played = if spec.record {
+        spec.game.play(&spec.setup, deal, &players, &mut events)
+    } else {
+        spec.game.play(&spec.setup, deal, &players, &mut crate::games::NoEvents)
+    };
+    let PlayedGame { outcome, logs, fuel } = played;
+    if spec.record {
+        for (seat, log) in logs.into_iter().enumerate() {
+            if let Some(log) = log {
+                events.push(json!({"type": "log", "seat": seat, "lines": log.lines, "truncated": log.truncated}));
+            }
+        }
+        events.push(json!({"type": "fuel", "per-seat": fuel}));
+        for e in &mut events {
+            if let Some(obj) = e.as_object_mut() {
+                obj.insert("game".into(), json!(index));
+            }
+        }
+    }
+    let result = GameResult {
+        index,
+        seed: deal,
+        seats,
+        scores: outcome.scores,
+        winner: outcome.winner,
+        forfeit: outcome.forfeit,
+    };
+    (result, events)
+}

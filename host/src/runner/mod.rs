@@ -1,0 +1,94 @@
+//! The runner: seats, seeds, duplicate deals and results, for any game.
+//!
+//! It speaks only the common vocabulary (seats, seeds, outcomes, forfeits,
+//! events) and works for 1, 2 or N players without knowing the game.
+
+mod matches;
+
+pub use matches::*;
+
+use crate::games::{EventSink, Failure, Forfeit, Outcome, Seat, derive_seed};
+use crate::sandbox::log::LogContents;
+use crate::sandbox::{BotProgram, Sandbox, WorldSpec};
+use serde_json::json;
+use std::sync::Arc;
+
+/// A bot as the runner knows it: built in, or a loaded wasm program.
+#[derive(Debug, Clone)]
+pub enum BotRef {
+    /// A house bot by name.
+    House(String),
+    /// A checked and compiled wasm component.
+    Wasm(Arc<BotProgram>),
+}
+
+/// What a game needs besides its seed and players.
+pub struct GameSetup<'a> {
+    /// The sandbox wasm bots run in.
+    pub sandbox: &'a Sandbox,
+    /// The rules variant, if the game has several.
+    pub variant: Option<String>,
+}
+
+/// A setting a game cannot accept.
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    /// No such variant.
+    #[error("unknown variant `{0}`")]
+    UnknownVariant(String),
+}
+
+/// One game played: its outcome, and per seat the wasm bot's log and fuel.
+#[derive(Debug, Clone)]
+pub struct PlayedGame {
+    /// How it ended.
+    pub outcome: Outcome,
+    /// Per seat: what a wasm bot logged (`None` for house bots).
+    pub logs: Vec<Option<LogContents>>,
+    /// Per seat: fuel a wasm bot used (`None` for house bots).
+    pub fuel: Vec<Option<u64>>,
+}
+
+impl PlayedGame {
+    /// A game lost before it began because `seat` could not start (its instantiation failed).
+    pub fn forfeit_at_start(seats: usize, seat: Seat, failure: Failure, events: &mut dyn EventSink) -> PlayedGame {
+        if events.enabled() {
+            events.event(json!({"type": "forfeit", "seat": seat, "reason": failure.reason, "detail": failure.detail}));
+        }
+        let winner = (seats == 2).then_some(1 - seat);
+        PlayedGame {
+            outcome: Outcome {
+                scores: vec![0; seats],
+                winner,
+                forfeit: Some(Forfeit { seat, reason: failure.reason, detail: failure.detail }),
+            },
+            logs: vec![None; seats],
+            fuel: vec![None; seats],
+        }
+    }
+}
+
+/// A game the arena can run: its rules behind the common vocabulary.
+pub trait GameDef: Send + Sync {
+    /// Command-line name, e.g. `en-garde`.
+    fn name(&self) -> &'static str;
+    /// Display name, e.g. `En Garde`.
+    fn title(&self) -> &'static str;
+    /// The world its bots must target.
+    fn world(&self) -> &'static WorldSpec;
+    /// How many players sit at one table.
+    fn seats(&self) -> std::ops::RangeInclusive<usize>;
+    /// Built-in bots: name and description.
+    fn house_bots(&self) -> &'static [(&'static str, &'static str)];
+    /// Rules variants; the first is the default.
+    fn variants(&self) -> &'static [&'static str];
+    /// Reject settings the game cannot use, before any game is played.
+    fn check_setup(&self, setup: &GameSetup<'_>) -> Result<(), SetupError>;
+    /// Play one game from `seed` with `seats[i]` in seat `i`.
+    fn play(&self, setup: &GameSetup<'_>, seed: u64, seats: &[&BotRef], events: &mut dyn EventSink) -> PlayedGame;
+}
+
+/// The seed a wasm instance's WASI randomness starts from, per game and seat.
+pub fn instance_seed(game_seed: u64, seat: Seat) -> u64 {
+    derive_seed(game_seed, 0x1A57_0000 + seat as u64)
+}

@@ -1,0 +1,203 @@
+//! The capped per-bot log: what a bot passes to `log` and writes to
+//! stdout or stderr, kept up to a byte cap per game.
+
+use bytes::Bytes;
+use std::io;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::{Context, Poll};
+use wasmtime_wasi::cli::{IsTerminal, StdoutStream};
+use wasmtime_wasi::p2::{OutputStream, Pollable, StreamResult};
+
+#[derive(Debug, Default)]
+struct Inner {
+    lines: Vec<String>,
+    bytes: usize,
+    cap: usize,
+    truncated: bool,
+    partial: Vec<u8>,
+}
+
+impl Inner {
+    fn push_line(&mut self, line: &str) {
+        let room = self.cap.saturating_sub(self.bytes);
+        if room == 0 {
+            self.truncated = true;
+            return;
+        }
+        let mut end = line.len().min(room);
+        while !line.is_char_boundary(end) {
+            end -= 1;
+        }
+        if end < line.len() {
+            self.truncated = true;
+        }
+        self.bytes += end.max(1);
+        self.lines.push(line[..end].to_owned());
+    }
+
+    fn write_bytes(&mut self, bytes: &[u8]) {
+        if self.bytes >= self.cap {
+            self.truncated = true;
+            return;
+        }
+        for &b in bytes {
+            if b == b'\n' {
+                let line = String::from_utf8_lossy(&self.partial).into_owned();
+                self.partial.clear();
+                self.push_line(&line);
+            } else if self.partial.len() < self.cap {
+                self.partial.push(b);
+            } else {
+                self.truncated = true;
+            }
+        }
+    }
+}
+
+/// A bot's log for one game, shared by the `log` import and stdout/stderr.
+#[derive(Debug, Clone)]
+pub struct BotLog {
+    inner: Arc<Mutex<Inner>>,
+}
+
+/// What a bot logged during one game.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct LogContents {
+    /// The lines kept, in order.
+    pub lines: Vec<String>,
+    /// Whether anything was dropped because of the cap.
+    pub truncated: bool,
+}
+
+impl BotLog {
+    /// An empty log that keeps at most `cap` bytes.
+    pub fn new(cap: usize) -> Self {
+        BotLog { inner: Arc::new(Mutex::new(Inner { cap, ..Inner::default() })) }
+    }
+
+    fn lock(&self) -> MutexGuard<'_, Inner> {
+        // A poisoned lock only means a writer panicked mid-append; the text is still usable.
+        self.inner.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Append one line.
+    pub fn line(&self, line: &str) {
+        self.lock().push_line(line);
+    }
+
+    /// The most recent Rust panic report in the log ("panicked at FILE:" and its message), if any.
+    pub fn last_panic(&self) -> Option<String> {
+        let inner = self.lock();
+        let partial = String::from_utf8_lossy(&inner.partial).into_owned();
+        let mut lines: Vec<&str> = inner.lines.iter().map(String::as_str).collect();
+        lines.push(&partial);
+        let at = lines.iter().rposition(|l| l.contains("panicked at"))?;
+        let message = lines.get(at + 1).map(|m| format!(" {m}")).unwrap_or_default();
+        Some(format!("{}{message}", lines[at].trim_end()))
+    }
+
+    /// Take what was logged, flushing any unterminated stdout line.
+    pub fn take(&self) -> LogContents {
+        let mut inner = self.lock();
+        if !inner.partial.is_empty() {
+            let line = String::from_utf8_lossy(&inner.partial).into_owned();
+            inner.partial.clear();
+            inner.push_line(&line);
+        }
+        LogContents { lines: std::mem::take(&mut inner.lines), truncated: inner.truncated }
+    }
+}
+
+/// stdout or stderr of a bot, writing into its [`BotLog`].
+#[derive(Clone)]
+pub struct LogStream {
+    log: BotLog,
+}
+
+impl LogStream {
+    /// A stream appending to `log`.
+    pub fn new(log: BotLog) -> Self {
+        LogStream { log }
+    }
+}
+
+impl IsTerminal for LogStream {
+    fn is_terminal(&self) -> bool {
+        false
+    }
+}
+
+impl StdoutStream for LogStream {
+    fn p2_stream(&self) -> Box<dyn OutputStream> {
+        Box::new(self.clone())
+    }
+    fn async_stream(&self) -> Box<dyn tokio::io::AsyncWrite + Send + Sync> {
+        Box::new(self.clone())
+    }
+}
+
+#[wasmtime_wasi::async_trait]
+impl Pollable for LogStream {
+    async fn ready(&mut self) {}
+}
+
+impl OutputStream for LogStream {
+    fn write(&mut self, bytes: Bytes) -> StreamResult<()> {
+        self.log.lock().write_bytes(&bytes);
+        Ok(())
+    }
+    fn flush(&mut self) -> StreamResult<()> {
+        Ok(())
+    }
+    fn check_write(&mut self) -> StreamResult<usize> {
+        // Always accept a full buffer: text beyond the cap is dropped, never an error.
+        Ok(64 * 1024)
+    }
+}
+
+impl tokio::io::AsyncWrite for LogStream {
+    fn poll_write(self: Pin<&mut Self>, _: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
+        self.log.lock().write_bytes(buf);
+        Poll::Ready(Ok(buf.len()))
+    }
+    fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+    fn poll_shutdown(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
+        Poll::Ready(Ok(()))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keeps_lines_up_to_the_cap_and_marks_truncation() {
+        let log = BotLog::new(10);
+        log.line("hello");
+        log.line("world!!");
+        log.line("more");
+        let got = log.take();
+        assert_eq!(got.lines, vec!["hello".to_string(), "world".to_string()]);
+        assert!(got.truncated);
+    }
+
+    #[test]
+    fn stdout_bytes_split_into_lines() {
+        let log = BotLog::new(100);
+        log.lock().write_bytes(b"a\nbc");
+        log.lock().write_bytes(b"d\ne");
+        let got = log.take();
+        assert_eq!(got.lines, vec!["a", "bcd", "e"]);
+        assert!(!got.truncated);
+    }
+
+    #[test]
+    fn cuts_on_a_char_boundary() {
+        let log = BotLog::new(4);
+        log.line("ééé");
+        assert_eq!(log.take().lines, vec!["éé"]);
+    }
+}
