@@ -118,7 +118,7 @@ impl EnGarde {
             Some("standard") => Variant::Standard,
             Some(other) => return Err(SetupError::UnknownVariant(other.to_string())),
         };
-        Ok(rules::Config { variant })
+        Ok(rules::Config { variant, ..rules::Config::default() })
     }
 }
 

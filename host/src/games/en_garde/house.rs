@@ -86,6 +86,7 @@ impl Fencer for RandomFencer {
     }
     fn choose_move(&mut self, view: &View) -> Result<Move, Failure> {
         let moves = view.legal_moves();
-        Ok(moves[self.rng.random_range(0..moves.len())])
+        // Sample a u32 so a 32-bit wasm twin draws exactly the same numbers.
+        Ok(moves[self.rng.random_range(0..moves.len() as u32) as usize])
     }
 }

@@ -5,6 +5,8 @@
 
 mod house;
 mod rules;
+#[cfg(test)]
+mod tests;
 
 pub use house::{HOUSE_BOTS, house_bot};
 pub use rules::*;

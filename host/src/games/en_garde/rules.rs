@@ -414,10 +414,18 @@ impl Round {
 }
 
 /// Settings of a game.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Config {
     /// The variant.
     pub variant: Variant,
+    /// Rounds after which the game stops without a winner (rule 6.3).
+    pub max_rounds: u32,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config { variant: Variant::Simple, max_rounds: MAX_ROUNDS }
+    }
 }
 
 /// The seed each seat's player gets for its own random choices.
@@ -441,6 +449,43 @@ fn forfeit(seat: Seat, failure: Failure, scores: [u8; 2], events: &mut dyn Event
         scores: scores.iter().map(|&s| i64::from(s)).collect(),
         winner: Some(opponent(seat)),
         forfeit: Some(Forfeit { seat, reason: failure.reason, detail: failure.detail }),
+    }
+}
+
+/// Play `round` to its end. A player's failure is returned with its seat.
+pub(crate) fn play_round(
+    round: &mut Round,
+    players: &mut [&mut dyn Fencer; 2],
+    scores: [u8; 2],
+    round_no: u32,
+    events: &mut dyn EventSink,
+) -> Result<RoundEnd, (Seat, Failure)> {
+    loop {
+        let seat = round.to_move;
+        if round.legal_moves(seat).is_empty() {
+            return Ok(RoundEnd::NoLegalMove { scorer: opponent(seat) });
+        }
+        let view = round.view(seat, scores, round_no);
+        let mv = players[seat].choose_move(&view).map_err(|f| (seat, f))?;
+        if !(1..=MAX_CARD).contains(&mv.card) {
+            let failure = Failure::new(
+                ForfeitReason::InvalidAnswer,
+                format!("card {} is not a card value (1 to {MAX_CARD})", mv.card),
+            );
+            return Err((seat, failure));
+        }
+        let result = round.apply(mv);
+        if events.enabled() {
+            let parried = round.last_move.is_some_and(|m| m.parried && m.seat == seat && m.mv == mv);
+            events.event(json!({
+                "type": "move", "seat": seat, "card": mv.card, "direction": mv.direction,
+                "parried": parried, "positions": round.positions,
+                "deck-remaining": round.deck.len(), "hands": round.hands,
+            }));
+        }
+        if let Some(end) = result {
+            return Ok(end);
+        }
     }
 }
 
@@ -473,7 +518,7 @@ pub fn play_game(
         }
     }
     let mut round_no = 0;
-    while scores.iter().all(|&s| s < POINTS_TO_WIN) && round_no < MAX_ROUNDS {
+    while scores.iter().all(|&s| s < POINTS_TO_WIN) && round_no < config.max_rounds {
         round_no += 1;
         let first = ((round_no - 1) % 2) as Seat;
         let mut round = Round::deal(config.variant, first, &mut round_rng(seed, round_no));
@@ -490,35 +535,9 @@ pub fn play_game(
                 return forfeit(seat, failure, scores, events);
             }
         }
-        let end = loop {
-            let seat = round.to_move;
-            if round.legal_moves(seat).is_empty() {
-                break RoundEnd::NoLegalMove { scorer: opponent(seat) };
-            }
-            let view = round.view(seat, scores, round_no);
-            let mv = match players[seat].choose_move(&view) {
-                Ok(mv) => mv,
-                Err(failure) => return forfeit(seat, failure, scores, events),
-            };
-            if !(1..=MAX_CARD).contains(&mv.card) {
-                let failure = Failure::new(
-                    ForfeitReason::InvalidAnswer,
-                    format!("card {} is not a card value (1 to {MAX_CARD})", mv.card),
-                );
-                return forfeit(seat, failure, scores, events);
-            }
-            let result = round.apply(mv);
-            if events.enabled() {
-                let parried = round.last_move.is_some_and(|m| m.parried && m.seat == seat && m.mv == mv);
-                events.event(json!({
-                    "type": "move", "seat": seat, "card": mv.card, "direction": mv.direction,
-                    "parried": parried, "positions": round.positions,
-                    "deck-remaining": round.deck.len(), "hands": round.hands,
-                }));
-            }
-            if let Some(end) = result {
-                break end;
-            }
+        let end = match play_round(&mut round, &mut players, scores, round_no, events) {
+            Ok(end) => end,
+            Err((seat, failure)) => return forfeit(seat, failure, scores, events),
         };
         if let Some(scorer) = end.scorer() {
             scores[scorer] += 1;
