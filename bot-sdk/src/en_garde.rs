@@ -77,7 +77,9 @@ impl View {
 
     /// The distance between the fencers after `mv` (0 means a hit).
     pub fn distance_after(&self, mv: &Move) -> u8 {
-        self.landing(mv).map(|to| to.abs_diff(self.opponent_position)).unwrap_or(u8::MAX)
+        self.landing(mv)
+            .map(|to| to.abs_diff(self.opponent_position))
+            .unwrap_or(u8::MAX)
     }
 
     /// The distance between the fencers now.

@@ -25,12 +25,18 @@ pub fn write_match(out: &mut dyn Write, outcome: &MatchOutcome, entrants: &[Entr
     line(out, &header)?;
     for (result, events) in report.results.iter().zip(&outcome.events) {
         let names: Vec<&str> = result.seats.iter().map(|&b| entrants[b].name.as_str()).collect();
-        line(out, &json!({"type": "game", "game": result.index, "seed": result.seed, "seats": result.seats, "names": names}))?;
+        line(
+            out,
+            &json!({"type": "game", "game": result.index, "seed": result.seed, "seats": result.seats, "names": names}),
+        )?;
         for event in events {
             line(out, event)?;
         }
-        line(out, &json!({"type": "result", "game": result.index, "scores": result.scores,
-            "winner": result.winner, "forfeit": result.forfeit}))?;
+        line(
+            out,
+            &json!({"type": "result", "game": result.index, "scores": result.scores,
+            "winner": result.winner, "forfeit": result.forfeit}),
+        )?;
     }
     out.flush()
 }

@@ -104,7 +104,10 @@ impl Fencer for WasmFencer {
             wit::Direction::Forward => Direction::Forward,
             wit::Direction::Backward => Direction::Backward,
         };
-        Ok(Move { card: mv.card, direction })
+        Ok(Move {
+            card: mv.card,
+            direction,
+        })
     }
 }
 
@@ -118,7 +121,10 @@ impl EnGarde {
             Some("standard") => Variant::Standard,
             Some(other) => return Err(SetupError::UnknownVariant(other.to_string())),
         };
-        Ok(rules::Config { variant, ..rules::Config::default() })
+        Ok(rules::Config {
+            variant,
+            ..rules::Config::default()
+        })
     }
 }
 
@@ -193,7 +199,10 @@ impl GameDef for EnGarde {
             rules::play_game(config, seed, [a, b], events)
         };
         let logs = wasm.iter().map(|w| w.as_ref().map(|w| w.instance.take_log())).collect();
-        let fuel = wasm.iter().map(|w| w.as_ref().map(|w| w.instance.fuel_used())).collect();
+        let fuel = wasm
+            .iter()
+            .map(|w| w.as_ref().map(|w| w.instance.fuel_used()))
+            .collect();
         PlayedGame { outcome, logs, fuel }
     }
 }

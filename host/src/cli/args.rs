@@ -40,7 +40,7 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
 /// A positive duration in seconds, fractions allowed: `3`, `0.5`.
 pub fn parse_seconds(s: &str) -> Result<Duration, String> {
     let v: f64 = s.parse().map_err(|_| format!("`{s}` is not a number of seconds"))?;
-    if !(v > 0.0) || !v.is_finite() {
+    if v.is_nan() || v <= 0.0 || !v.is_finite() {
         return Err("must be greater than zero".into());
     }
     if v > 3600.0 {

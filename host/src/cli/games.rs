@@ -11,7 +11,12 @@ pub fn run() -> anyhow::Result<()> {
         } else {
             format!("{}-{} players", seats.start(), seats.end())
         };
-        println!("{} ({}): {players}, world {}", game.name(), game.title(), game.world().name);
+        println!(
+            "{} ({}): {players}, world {}",
+            game.name(),
+            game.title(),
+            game.world().name
+        );
         println!("  variants: {}", game.variants().join(", "));
         for (name, about) in game.house_bots() {
             println!("  house:{name:<12} {about}");

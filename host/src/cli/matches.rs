@@ -28,19 +28,19 @@ pub struct MatchArgs {
     #[arg(long)]
     pub variant: Option<String>,
     /// Compute budget per bot call, in wasmtime fuel units.
-    #[arg(long, value_parser = super::parse_positive_u64)]
+    #[arg(long, allow_hyphen_values = true, value_parser = super::parse_positive_u64)]
     pub fuel: Option<u64>,
     /// Memory cap per bot, e.g. 64M.
-    #[arg(long, value_parser = super::parse_bytes)]
+    #[arg(long, allow_hyphen_values = true, value_parser = super::parse_bytes)]
     pub memory: Option<u64>,
     /// Wall-clock backstop per bot call, in seconds.
-    #[arg(long, value_parser = super::parse_seconds)]
+    #[arg(long, allow_hyphen_values = true, value_parser = super::parse_seconds)]
     pub timeout: Option<Duration>,
     /// Log bytes kept per bot per game.
-    #[arg(long, value_parser = super::parse_bytes)]
+    #[arg(long, allow_hyphen_values = true, value_parser = super::parse_bytes)]
     pub log_bytes: Option<u64>,
     /// Threads to play games on (default: all cores). Results do not depend on it.
-    #[arg(long, value_parser = super::parse_positive_u64)]
+    #[arg(long, allow_hyphen_values = true, value_parser = super::parse_positive_u64)]
     pub jobs: Option<u64>,
     /// Print one JSON object instead of a table.
     #[arg(long)]
@@ -69,19 +69,30 @@ pub fn limits(fuel: Option<u64>, memory: Option<u64>, timeout: Option<Duration>,
 }
 
 /// Turn BOT arguments into entrants: house bots by name, wasm files loaded and checked.
-pub fn entrants(game: &dyn crate::runner::GameDef, sandbox: &Sandbox, specs: &[String]) -> anyhow::Result<Vec<Entrant>> {
+pub fn entrants(
+    game: &dyn crate::runner::GameDef,
+    sandbox: &Sandbox,
+    specs: &[String],
+) -> anyhow::Result<Vec<Entrant>> {
     let mut out: Vec<Entrant> = Vec::with_capacity(specs.len());
     for spec in specs {
         let (base, bot) = if let Some(name) = spec.strip_prefix("house:") {
             if !game.house_bots().iter().any(|(n, _)| *n == name) {
                 let known: Vec<&str> = game.house_bots().iter().map(|(n, _)| *n).collect();
-                bail!("{spec}: no house bot `{name}` in {}; house bots are: {}", game.name(), known.join(", "));
+                bail!(
+                    "{spec}: no house bot `{name}` in {}; house bots are: {}",
+                    game.name(),
+                    known.join(", ")
+                );
             }
             (spec.clone(), BotRef::House(name.to_string()))
         } else {
             let path = PathBuf::from(spec);
             let program = sandbox.load(&path, game.world())?;
-            let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_else(|| spec.clone());
+            let stem = path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| spec.clone());
             (stem, BotRef::Wasm(Arc::new(program)))
         };
         let mut name = base.clone();
@@ -106,12 +117,19 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
         bail!(
             "{} takes {} bots, got {}",
             game.name(),
-            if seats.start() == seats.end() { seats.start().to_string() } else { format!("{} to {}", seats.start(), seats.end()) },
+            if seats.start() == seats.end() {
+                seats.start().to_string()
+            } else {
+                format!("{} to {}", seats.start(), seats.end())
+            },
             args.bots.len()
         );
     }
     let sandbox = Sandbox::new(limits(args.fuel, args.memory, args.timeout, args.log_bytes))?;
-    let setup = GameSetup { sandbox: &sandbox, variant: args.variant.clone() };
+    let setup = GameSetup {
+        sandbox: &sandbox,
+        variant: args.variant.clone(),
+    };
     if let Err(e) = game.check_setup(&setup) {
         bail!("{e} for {}; variants are: {}", game.name(), game.variants().join(", "));
     }
@@ -130,7 +148,8 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
         .context("cannot start worker threads")?;
     let outcome = pool.install(|| run_match(&spec));
     if let Some(path) = &args.replay {
-        let file = std::fs::File::create(path).with_context(|| format!("{}: cannot create the replay file", path.display()))?;
+        let file = std::fs::File::create(path)
+            .with_context(|| format!("{}: cannot create the replay file", path.display()))?;
         let mut out = std::io::BufWriter::new(file);
         crate::replay::write_match(&mut out, &outcome, &spec.entrants)
             .with_context(|| format!("{}: cannot write the replay file", path.display()))?;
@@ -158,10 +177,23 @@ pub fn table(title: &str, report: &MatchReport) -> String {
         n
     );
     let width = report.bots.iter().map(|b| b.name.len()).max().unwrap_or(3).max(3);
-    let _ = writeln!(s, "{:<width$}  {:>6}  {:>5}  {:>6}  {:>5}  {:>6}  forfeits", "bot", "games", "wins", "losses", "draws", "points");
+    let _ = writeln!(
+        s,
+        "{:<width$}  {:>6}  {:>5}  {:>6}  {:>5}  {:>6}  forfeits",
+        "bot", "games", "wins", "losses", "draws", "points"
+    );
     for b in &report.bots {
-        let forfeits: Vec<String> = b.forfeits.iter().filter(|(_, c)| **c > 0).map(|(r, c)| format!("{r} {c}")).collect();
-        let forfeits = if forfeits.is_empty() { "-".to_string() } else { forfeits.join(", ") };
+        let forfeits: Vec<String> = b
+            .forfeits
+            .iter()
+            .filter(|(_, c)| **c > 0)
+            .map(|(r, c)| format!("{r} {c}"))
+            .collect();
+        let forfeits = if forfeits.is_empty() {
+            "-".to_string()
+        } else {
+            forfeits.join(", ")
+        };
         let _ = writeln!(
             s,
             "{:<width$}  {:>6}  {:>5}  {:>6}  {:>5}  {:>6}  {forfeits}",

@@ -21,6 +21,7 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Play a match between bots and print the results.
+    #[command(allow_negative_numbers = true)]
     Match(matches::MatchArgs),
     /// List the games, their worlds and their house bots.
     Games,

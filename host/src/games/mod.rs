@@ -69,7 +69,10 @@ pub struct Failure {
 impl Failure {
     /// A failure with the given reason and detail.
     pub fn new(reason: ForfeitReason, detail: impl Into<String>) -> Self {
-        Failure { reason, detail: detail.into() }
+        Failure {
+            reason,
+            detail: detail.into(),
+        }
     }
 }
 
@@ -127,8 +130,7 @@ impl EventSink for Vec<serde_json::Value> {
 /// SplitMix64 finalisation: portable, and neighbouring labels give
 /// unrelated seeds, so game `i` and game `i + 1` share nothing.
 pub fn derive_seed(parent: u64, label: u64) -> u64 {
-    let mut z = parent
-        .wrapping_add(label.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    let mut z = parent.wrapping_add(label.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)

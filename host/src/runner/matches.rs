@@ -117,10 +117,7 @@ pub fn whole_rotations(games: usize, n: usize) -> usize {
 pub fn run_match(spec: &MatchSpec<'_>) -> MatchOutcome {
     let n = spec.entrants.len();
     let games = whole_rotations(spec.games, n);
-    let played: Vec<(GameResult, Vec<Value>)> = (0..games)
-        .into_par_iter()
-        .map(|index| play_one(spec, index))
-        .collect();
+    let played: Vec<(GameResult, Vec<Value>)> = (0..games).into_par_iter().map(|index| play_one(spec, index)).collect();
     let mut bots: Vec<BotSummary> = spec
         .entrants
         .iter()
@@ -157,7 +154,11 @@ pub fn run_match(spec: &MatchSpec<'_>) -> MatchOutcome {
     MatchOutcome {
         report: MatchReport {
             game: spec.game.name().to_string(),
-            variant: spec.setup.variant.clone().unwrap_or_else(|| spec.game.variants()[0].to_string()),
+            variant: spec
+                .setup
+                .variant
+                .clone()
+                .unwrap_or_else(|| spec.game.variants()[0].to_string()),
             seed: spec.seed,
             games,
             limits: spec.setup.sandbox.limits().clone(),

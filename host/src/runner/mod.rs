@@ -60,7 +60,11 @@ impl PlayedGame {
             outcome: Outcome {
                 scores: vec![0; seats],
                 winner,
-                forfeit: Some(Forfeit { seat, reason: failure.reason, detail: failure.detail }),
+                forfeit: Some(Forfeit {
+                    seat,
+                    reason: failure.reason,
+                    detail: failure.detail,
+                }),
             },
             logs: vec![None; seats],
             fuel: vec![None; seats],

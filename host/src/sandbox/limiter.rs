@@ -18,7 +18,10 @@ const TABLE_ELEMENTS: usize = 100_000;
 impl Limiter {
     /// A limiter allowing `memory_cap` bytes per linear memory.
     pub fn new(memory_cap: usize) -> Self {
-        Limiter { memory_cap, exceeded: false }
+        Limiter {
+            memory_cap,
+            exceeded: false,
+        }
     }
     /// Whether the bot tried to grow past the cap.
     pub fn exceeded(&self) -> bool {

@@ -73,7 +73,12 @@ pub struct LogContents {
 impl BotLog {
     /// An empty log that keeps at most `cap` bytes.
     pub fn new(cap: usize) -> Self {
-        BotLog { inner: Arc::new(Mutex::new(Inner { cap, ..Inner::default() })) }
+        BotLog {
+            inner: Arc::new(Mutex::new(Inner {
+                cap,
+                ..Inner::default()
+            })),
+        }
     }
 
     fn lock(&self) -> MutexGuard<'_, Inner> {
@@ -105,7 +110,10 @@ impl BotLog {
             inner.partial.clear();
             inner.push_line(&line);
         }
-        LogContents { lines: std::mem::take(&mut inner.lines), truncated: inner.truncated }
+        LogContents {
+            lines: std::mem::take(&mut inner.lines),
+            truncated: inner.truncated,
+        }
     }
 }
 

@@ -85,7 +85,9 @@ pub enum LoadError {
         reason: String,
     },
     /// The file is over the size limit.
-    #[error("{path}: the file is {size} bytes, over the limit of {limit} bytes; strip debug info (`strip = true`, `opt-level = \"s\"` in the release profile) or raise --max-file-bytes")]
+    #[error(
+        "{path}: the file is {size} bytes, over the limit of {limit} bytes; strip debug info (`strip = true`, `opt-level = \"s\"` in the release profile) or raise --max-file-bytes"
+    )]
     TooBig {
         /// The file.
         path: String,
@@ -95,7 +97,9 @@ pub enum LoadError {
         limit: u64,
     },
     /// Not WebAssembly at all.
-    #[error("{path}: not a WebAssembly file (found {found}); expected a component for world {world}, built with `cargo build --release --target wasm32-wasip2`")]
+    #[error(
+        "{path}: not a WebAssembly file (found {found}); expected a component for world {world}, built with `cargo build --release --target wasm32-wasip2`"
+    )]
     NotWasm {
         /// The file.
         path: String,
@@ -105,7 +109,9 @@ pub enum LoadError {
         world: &'static str,
     },
     /// A core module rather than a component.
-    #[error("{path}: a core WebAssembly module, not a component; expected a component for world {world}: build for `--target wasm32-wasip2`, or wrap the module with `wasm-tools component new`")]
+    #[error(
+        "{path}: a core WebAssembly module, not a component; expected a component for world {world}: build for `--target wasm32-wasip2`, or wrap the module with `wasm-tools component new`"
+    )]
     CoreModule {
         /// The file.
         path: String,
@@ -133,7 +139,9 @@ pub enum LoadError {
         found: String,
     },
     /// The component imports something the arena does not provide.
-    #[error("{path}: imports `{import}`, which the arena does not provide; bots may import only arena:bots/host and WASI 0.2")]
+    #[error(
+        "{path}: imports `{import}`, which the arena does not provide; bots may import only arena:bots/host and WASI 0.2"
+    )]
     ForbiddenImport {
         /// The file.
         path: String,
@@ -153,7 +161,10 @@ pub struct BotProgram {
 
 impl std::fmt::Debug for BotProgram {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("BotProgram").field("path", &self.path).field("sha256", &self.sha256).finish()
+        f.debug_struct("BotProgram")
+            .field("path", &self.path)
+            .field("sha256", &self.sha256)
+            .finish()
     }
 }
 
@@ -168,7 +179,10 @@ pub struct BotState {
 
 impl WasiView for BotState {
     fn ctx(&mut self) -> WasiCtxView<'_> {
-        WasiCtxView { ctx: &mut self.wasi, table: &mut self.table }
+        WasiCtxView {
+            ctx: &mut self.wasi,
+            table: &mut self.table,
+        }
     }
 }
 
@@ -225,7 +239,13 @@ impl Sandbox {
                 ticker_engine.increment_epoch();
             }
         })?;
-        Ok(Sandbox { engine, linker: Mutex::new(linker), limits, cache: Mutex::new(HashMap::new()), stop_ticker })
+        Ok(Sandbox {
+            engine,
+            linker: Mutex::new(linker),
+            limits,
+            cache: Mutex::new(HashMap::new()),
+            stop_ticker,
+        })
     }
 
     /// The limits in force.
@@ -236,18 +256,32 @@ impl Sandbox {
     /// Read, check and compile a bot file for `world`.
     pub fn load(&self, path: &Path, world: &WorldSpec) -> Result<BotProgram, LoadError> {
         let shown = path.display().to_string();
-        let read_err = |e: std::io::Error| LoadError::Read { path: shown.clone(), reason: e.to_string() };
+        let read_err = |e: std::io::Error| LoadError::Read {
+            path: shown.clone(),
+            reason: e.to_string(),
+        };
         let size = std::fs::metadata(path).map_err(read_err)?.len();
         if size > self.limits.max_file_bytes {
-            return Err(LoadError::TooBig { path: shown, size, limit: self.limits.max_file_bytes });
+            return Err(LoadError::TooBig {
+                path: shown,
+                size,
+                limit: self.limits.max_file_bytes,
+            });
         }
         let bytes = std::fs::read(path).map_err(read_err)?;
         if bytes.len() < 8 || &bytes[..4] != b"\0asm" {
             let found = describe_non_wasm(&bytes);
-            return Err(LoadError::NotWasm { path: shown, found, world: world.name });
+            return Err(LoadError::NotWasm {
+                path: shown,
+                found,
+                world: world.name,
+            });
         }
         if bytes[4..8] == [1, 0, 0, 0] {
-            return Err(LoadError::CoreModule { path: shown, world: world.name });
+            return Err(LoadError::CoreModule {
+                path: shown,
+                world: world.name,
+            });
         }
         let hash: [u8; 32] = Sha256::digest(&bytes).into();
         let component = self.compile(&hash, &bytes).map_err(|e| LoadError::Invalid {
@@ -260,7 +294,10 @@ impl Sandbox {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .instantiate_pre(&component)
-            .map_err(|e| LoadError::Invalid { path: shown.clone(), reason: first_line(&e) })?;
+            .map_err(|e| LoadError::Invalid {
+                path: shown.clone(),
+                reason: first_line(&e),
+            })?;
         (world.typecheck)(&pre).map_err(|e| LoadError::WrongWorld {
             path: shown.clone(),
             world: world.name,
@@ -268,7 +305,11 @@ impl Sandbox {
             found: format!("exports of other types ({})", first_line(&e)),
         })?;
         let sha256 = hash.iter().map(|b| format!("{b:02x}")).collect();
-        Ok(BotProgram { path: path.to_path_buf(), sha256, pre })
+        Ok(BotProgram {
+            path: path.to_path_buf(),
+            sha256,
+            pre,
+        })
     }
 
     fn compile(&self, hash: &[u8; 32], bytes: &[u8]) -> wasmtime::Result<Component> {
@@ -276,7 +317,10 @@ impl Sandbox {
             return Ok(c.clone());
         }
         let component = Component::new(&self.engine, bytes)?;
-        self.cache.lock().unwrap_or_else(|e| e.into_inner()).insert(*hash, component.clone());
+        self.cache
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(*hash, component.clone());
         Ok(component)
     }
 
@@ -304,13 +348,16 @@ impl Sandbox {
             // no functions; give it an empty instance, it grants nothing.
             let types_only = name.starts_with("arena:bots/")
                 && match &item.ty {
-                    ComponentItem::ComponentInstance(inst) => {
-                        inst.exports(&self.engine).all(|(_, e)| matches!(e.ty, ComponentItem::Type(_) | ComponentItem::Resource(_)))
-                    }
+                    ComponentItem::ComponentInstance(inst) => inst
+                        .exports(&self.engine)
+                        .all(|(_, e)| matches!(e.ty, ComponentItem::Type(_) | ComponentItem::Resource(_))),
                     _ => false,
                 };
             if !types_only {
-                return Err(LoadError::ForbiddenImport { path: shown.to_string(), import: name.to_string() });
+                return Err(LoadError::ForbiddenImport {
+                    path: shown.to_string(),
+                    import: name.to_string(),
+                });
             }
             let mut linker = self.linker.lock().unwrap_or_else(|e| e.into_inner());
             if linker.instance(name).is_err() {
@@ -356,7 +403,14 @@ impl Sandbox {
             }
         };
         match (bindings, failed) {
-            (Some(bindings), _) => Ok(Instance { store, bindings, fuel: self.limits.fuel, ticks, failed: None, fuel_used }),
+            (Some(bindings), _) => Ok(Instance {
+                store,
+                bindings,
+                fuel: self.limits.fuel,
+                ticks,
+                failed: None,
+                fuel_used,
+            }),
             (None, Some(f)) => Err(f),
             (None, None) => Err(Failure::new(ForfeitReason::Trap, "instantiation failed")),
         }
@@ -382,10 +436,7 @@ pub struct Instance<B> {
 impl<B> Instance<B> {
     /// Call into the bot with a fresh fuel budget and deadline. After a
     /// failure the instance is dead: every later call returns the same failure.
-    pub fn call<R>(
-        &mut self,
-        f: impl FnOnce(&B, &mut Store<BotState>) -> wasmtime::Result<R>,
-    ) -> Result<R, Failure> {
+    pub fn call<R>(&mut self, f: impl FnOnce(&B, &mut Store<BotState>) -> wasmtime::Result<R>) -> Result<R, Failure> {
         if let Some(failure) = &self.failed {
             return Err(failure.clone());
         }
@@ -453,7 +504,11 @@ fn describe_non_wasm(bytes: &[u8]) -> String {
     if bytes.starts_with(b"PK") {
         return "a zip archive".into();
     }
-    if bytes.iter().take(64).all(|b| b.is_ascii() && (!b.is_ascii_control() || b.is_ascii_whitespace())) {
+    if bytes
+        .iter()
+        .take(64)
+        .all(|b| b.is_ascii() && (!b.is_ascii_control() || b.is_ascii_whitespace()))
+    {
         return "text".into();
     }
     let head: Vec<String> = bytes.iter().take(4).map(|b| format!("{b:02x}")).collect();

@@ -21,7 +21,9 @@ pub fn house_bot(name: &str) -> Option<Box<dyn Fencer + Send>> {
     match name {
         "aggressive" => Some(Box::new(Aggressive)),
         "cowardly" => Some(Box::new(Cowardly)),
-        "random" => Some(Box::new(RandomFencer { rng: ChaCha8Rng::seed_from_u64(0) })),
+        "random" => Some(Box::new(RandomFencer {
+            rng: ChaCha8Rng::seed_from_u64(0),
+        })),
         _ => None,
     }
 }

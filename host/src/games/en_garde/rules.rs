@@ -300,7 +300,12 @@ impl Round {
 
     /// The legal moves of `seat` now.
     pub fn legal_moves(&self, seat: Seat) -> Vec<Move> {
-        legal_moves(seat, &self.hands[seat], self.positions[seat], self.positions[opponent(seat)])
+        legal_moves(
+            seat,
+            &self.hands[seat],
+            self.positions[seat],
+            self.positions[opponent(seat)],
+        )
     }
 
     /// The view of `seat`, given the game scores and round number.
@@ -358,13 +363,21 @@ impl Round {
         if to == self.positions[opp] {
             let parry = self.variant == Variant::Standard && self.hands[opp].contains(&mv.card);
             if !parry {
-                self.last_move = Some(PlayedMove { seat, mv, parried: false });
+                self.last_move = Some(PlayedMove {
+                    seat,
+                    mv,
+                    parried: false,
+                });
                 return Some(RoundEnd::Hit { scorer: seat });
             }
             // Rule 7.1: the defender discards a card of the same value, the
             // attacker stays where it stood, both draw back up.
             self.take_card(opp, mv.card);
-            self.last_move = Some(PlayedMove { seat, mv, parried: true });
+            self.last_move = Some(PlayedMove {
+                seat,
+                mv,
+                parried: true,
+            });
             for drawer in [seat, opp] {
                 if self.draw(drawer) {
                     return Some(self.deck_out(drawer));
@@ -374,7 +387,11 @@ impl Round {
             return None;
         }
         self.positions[seat] = to;
-        self.last_move = Some(PlayedMove { seat, mv, parried: false });
+        self.last_move = Some(PlayedMove {
+            seat,
+            mv,
+            parried: false,
+        });
         if self.draw(seat) {
             return Some(self.deck_out(seat));
         }
@@ -388,13 +405,20 @@ impl Round {
             let attacker = opponent(drawer);
             let distance = self.distance();
             if self.hands[attacker].contains(&distance) {
-                let mv = Move { card: distance, direction: Direction::Forward };
+                let mv = Move {
+                    card: distance,
+                    direction: Direction::Forward,
+                };
                 self.take_card(attacker, distance);
                 let parried = self.hands[drawer].contains(&distance);
                 if parried {
                     self.take_card(drawer, distance);
                 }
-                self.last_move = Some(PlayedMove { seat: attacker, mv, parried });
+                self.last_move = Some(PlayedMove {
+                    seat: attacker,
+                    mv,
+                    parried,
+                });
                 if !parried {
                     return RoundEnd::LastChanceHit { scorer: attacker };
                 }
@@ -424,7 +448,10 @@ pub struct Config {
 
 impl Default for Config {
     fn default() -> Self {
-        Config { variant: Variant::Simple, max_rounds: MAX_ROUNDS }
+        Config {
+            variant: Variant::Simple,
+            max_rounds: MAX_ROUNDS,
+        }
     }
 }
 
@@ -448,7 +475,11 @@ fn forfeit(seat: Seat, failure: Failure, scores: [u8; 2], events: &mut dyn Event
     Outcome {
         scores: scores.iter().map(|&s| i64::from(s)).collect(),
         winner: Some(opponent(seat)),
-        forfeit: Some(Forfeit { seat, reason: failure.reason, detail: failure.detail }),
+        forfeit: Some(Forfeit {
+            seat,
+            reason: failure.reason,
+            detail: failure.detail,
+        }),
     }
 }
 
@@ -476,7 +507,9 @@ pub(crate) fn play_round(
         }
         let result = round.apply(mv);
         if events.enabled() {
-            let parried = round.last_move.is_some_and(|m| m.parried && m.seat == seat && m.mv == mv);
+            let parried = round
+                .last_move
+                .is_some_and(|m| m.parried && m.seat == seat && m.mv == mv);
             events.event(json!({
                 "type": "move", "seat": seat, "card": mv.card, "direction": mv.direction,
                 "parried": parried, "positions": round.positions,
@@ -493,12 +526,7 @@ pub(crate) fn play_round(
 ///
 /// A player's failure forfeits the game to the other seat (rule 8). Every
 /// event goes to `events`, complete enough to replay the game.
-pub fn play_game(
-    config: Config,
-    seed: u64,
-    players: [&mut dyn Fencer; 2],
-    events: &mut dyn EventSink,
-) -> Outcome {
+pub fn play_game(config: Config, seed: u64, players: [&mut dyn Fencer; 2], events: &mut dyn EventSink) -> Outcome {
     let [p0, p1] = players;
     let mut players: [&mut dyn Fencer; 2] = [p0, p1];
     let mut scores = [0u8; 2];
@@ -529,7 +557,11 @@ pub fn play_game(
                 "deck": round.deck.iter().rev().collect::<Vec<_>>(), "scores": scores,
             }));
         }
-        let info = RoundInfo { round: round_no, first_to_move: first, scores };
+        let info = RoundInfo {
+            round: round_no,
+            first_to_move: first,
+            scores,
+        };
         for (seat, player) in players.iter_mut().enumerate() {
             if let Err(failure) = player.start_round(&info) {
                 return forfeit(seat, failure, scores, events);
@@ -562,5 +594,9 @@ pub fn play_game(
     if events.enabled() {
         events.event(json!({"type": "game-end", "scores": scores, "winner": winner, "rounds": round_no}));
     }
-    Outcome { scores: scores.iter().map(|&s| i64::from(s)).collect(), winner, forfeit: None }
+    Outcome {
+        scores: scores.iter().map(|&s| i64::from(s)).collect(),
+        winner,
+        forfeit: None,
+    }
 }

@@ -114,27 +114,51 @@ fn rule_2_3_the_first_mover_alternates_by_round() {
 
 #[test]
 fn rule_3_1_a_move_plays_a_card_from_the_hand_exactly_that_far() {
-    let mut r = round(Variant::Simple, [0, 22], [&[1, 2, 3, 4, 5], &[1, 1, 1, 1, 1]], &[5, 5], 0);
+    let mut r = round(
+        Variant::Simple,
+        [0, 22],
+        [&[1, 2, 3, 4, 5], &[1, 1, 1, 1, 1]],
+        &[5, 5],
+        0,
+    );
     assert_eq!(r.apply(mv(4, Forward)), None);
     assert_eq!(r.positions, [4, 22]);
     assert_eq!(r.to_move, 1);
     let mut r = round(Variant::Simple, [0, 22], [&[1, 2, 3, 3, 5], &[1, 1, 1, 1, 1]], &[5], 0);
-    assert_eq!(r.apply(mv(4, Forward)), Some(RoundEnd::IllegalMove { scorer: 1, why: Illegal::CardNotInHand }));
+    assert_eq!(
+        r.apply(mv(4, Forward)),
+        Some(RoundEnd::IllegalMove {
+            scorer: 1,
+            why: Illegal::CardNotInHand
+        })
+    );
 }
 
 #[test]
 fn rule_3_2_a_move_may_not_leave_the_strip_nor_pass_the_opponent() {
     let hand = [1, 2, 3, 4, 5];
     assert_eq!(check_move(0, &hand, 0, 22, mv(1, Backward)), Err(Illegal::LeavesStrip));
-    assert_eq!(check_move(0, &hand, 10, 12, mv(3, Forward)), Err(Illegal::PassesOpponent));
-    assert_eq!(check_move(1, &hand, 12, 10, mv(3, Forward)), Err(Illegal::PassesOpponent));
+    assert_eq!(
+        check_move(0, &hand, 10, 12, mv(3, Forward)),
+        Err(Illegal::PassesOpponent)
+    );
+    assert_eq!(
+        check_move(1, &hand, 12, 10, mv(3, Forward)),
+        Err(Illegal::PassesOpponent)
+    );
     assert_eq!(check_move(1, &hand, 21, 10, mv(2, Backward)), Err(Illegal::LeavesStrip));
     assert_eq!(check_move(0, &hand, 10, 12, mv(2, Forward)), Ok(12));
 }
 
 #[test]
 fn rule_3_3_landing_on_the_opponent_is_a_hit() {
-    let mut r = round(Variant::Simple, [8, 11], [&[1, 2, 3, 4, 5], &[3, 3, 3, 3, 3]], &[5, 5], 0);
+    let mut r = round(
+        Variant::Simple,
+        [8, 11],
+        [&[1, 2, 3, 4, 5], &[3, 3, 3, 3, 3]],
+        &[5, 5],
+        0,
+    );
     assert_eq!(r.apply(mv(3, Forward)), Some(RoundEnd::Hit { scorer: 0 }));
     // In the simple variant even a matching card in the defender's hand does not parry.
     let mut r = round(Variant::Simple, [8, 11], [&[3, 3, 3, 3, 3], &[3, 3, 3, 3, 3]], &[5], 1);
@@ -143,7 +167,13 @@ fn rule_3_3_landing_on_the_opponent_is_a_hit() {
 
 #[test]
 fn rule_3_4_the_card_is_discarded_and_one_drawn() {
-    let mut r = round(Variant::Simple, [0, 22], [&[1, 2, 3, 4, 5], &[1, 1, 1, 1, 1]], &[4, 5], 0);
+    let mut r = round(
+        Variant::Simple,
+        [0, 22],
+        [&[1, 2, 3, 4, 5], &[1, 1, 1, 1, 1]],
+        &[4, 5],
+        0,
+    );
     r.apply(mv(2, Forward));
     assert_eq!(r.discard, vec![2]);
     assert_eq!(r.hands[0], vec![1, 3, 4, 4, 5]);
@@ -154,21 +184,54 @@ fn rule_3_4_the_card_is_discarded_and_one_drawn() {
 fn rule_4_1_and_4_2_when_the_deck_runs_out_the_farther_fencer_scores() {
     // Seat 0 draws the last card after advancing to 6 (advanced 6); seat 1 at 20 advanced 2.
     let mut r = round(Variant::Simple, [3, 20], [&[1, 2, 3, 4, 5], &[1, 1, 1, 1, 1]], &[2], 0);
-    assert_eq!(r.apply(mv(3, Forward)), Some(RoundEnd::DeckOut { scorer: Some(0), advanced: [6, 2] }));
+    assert_eq!(
+        r.apply(mv(3, Forward)),
+        Some(RoundEnd::DeckOut {
+            scorer: Some(0),
+            advanced: [6, 2]
+        })
+    );
     let mut r = round(Variant::Simple, [3, 20], [&[1, 2, 3, 4, 5], &[1, 1, 1, 1, 1]], &[2], 1);
-    assert_eq!(r.apply(mv(1, Forward)), Some(RoundEnd::DeckOut { scorer: None, advanced: [3, 3] }));
+    assert_eq!(
+        r.apply(mv(1, Forward)),
+        Some(RoundEnd::DeckOut {
+            scorer: None,
+            advanced: [3, 3]
+        })
+    );
     let mut r = round(Variant::Simple, [3, 20], [&[1, 2, 3, 4, 5], &[1, 1, 1, 1, 5]], &[2], 1);
-    assert_eq!(r.apply(mv(5, Forward)), Some(RoundEnd::DeckOut { scorer: Some(1), advanced: [3, 7] }));
+    assert_eq!(
+        r.apply(mv(5, Forward)),
+        Some(RoundEnd::DeckOut {
+            scorer: Some(1),
+            advanced: [3, 7]
+        })
+    );
 }
 
 #[test]
 fn rule_5_1_an_illegal_move_loses_the_round_without_playing_the_card() {
-    let mut r = round(Variant::Simple, [0, 22], [&[1, 2, 3, 4, 5], &[1, 1, 1, 1, 1]], &[4, 5], 0);
-    assert_eq!(r.apply(mv(3, Backward)), Some(RoundEnd::IllegalMove { scorer: 1, why: Illegal::LeavesStrip }));
+    let mut r = round(
+        Variant::Simple,
+        [0, 22],
+        [&[1, 2, 3, 4, 5], &[1, 1, 1, 1, 1]],
+        &[4, 5],
+        0,
+    );
+    assert_eq!(
+        r.apply(mv(3, Backward)),
+        Some(RoundEnd::IllegalMove {
+            scorer: 1,
+            why: Illegal::LeavesStrip
+        })
+    );
     assert_eq!(r.hands[0], vec![1, 2, 3, 4, 5]);
     assert!(r.discard.is_empty());
     // Through a game: a bot that always answers illegally loses every round, 0-5, no forfeit.
-    let mut bad = Scripted { moves: vec![mv(5, Backward); 20], ..Scripted::default() };
+    let mut bad = Scripted {
+        moves: vec![mv(5, Backward); 20],
+        ..Scripted::default()
+    };
     let mut good = Scripted::default();
     let out = play_game(Config::default(), 5, [&mut bad, &mut good], &mut crate::games::NoEvents);
     assert_eq!(out.scores, vec![0, 5]);
@@ -184,14 +247,23 @@ fn rule_5_2_no_legal_move_loses_the_round() {
     let mut asked = Scripted::default();
     let mut other = Scripted::default();
     let mut r = r;
-    let end = play_round(&mut r, &mut [&mut asked, &mut other], [0, 0], 1, &mut crate::games::NoEvents);
+    let end = play_round(
+        &mut r,
+        &mut [&mut asked, &mut other],
+        [0, 0],
+        1,
+        &mut crate::games::NoEvents,
+    );
     assert_eq!(end, Ok(RoundEnd::NoLegalMove { scorer: 1 }));
     assert!(asked.views.is_empty(), "a fencer with no legal move is not asked");
 }
 
 #[test]
 fn rule_5_3_a_card_value_outside_1_to_5_forfeits() {
-    let mut bad = Scripted { moves: vec![mv(9, Forward)], ..Scripted::default() };
+    let mut bad = Scripted {
+        moves: vec![mv(9, Forward)],
+        ..Scripted::default()
+    };
     let mut good = Scripted::default();
     let out = play_game(Config::default(), 5, [&mut bad, &mut good], &mut crate::games::NoEvents);
     let forfeit = out.forfeit.expect("a forfeit");
@@ -203,7 +275,12 @@ fn rule_5_3_a_card_value_outside_1_to_5_forfeits() {
 fn rule_6_1_first_to_five_points_wins() {
     for seed in 0..20 {
         let (mut a, mut b) = (house_bot("aggressive").unwrap(), house_bot("random").unwrap());
-        let out = play_game(Config::default(), seed, [a.as_mut(), b.as_mut()], &mut crate::games::NoEvents);
+        let out = play_game(
+            Config::default(),
+            seed,
+            [a.as_mut(), b.as_mut()],
+            &mut crate::games::NoEvents,
+        );
         let max = *out.scores.iter().max().unwrap();
         assert_eq!(max, 5, "seed {seed}: {:?}", out.scores);
         assert!(out.scores.iter().filter(|&&s| s == 5).count() == 1);
@@ -217,12 +294,15 @@ fn rule_6_2_scores_carry_over_between_rounds() {
     let out = play_game(Config::default(), 21, [&mut a, &mut b], &mut crate::games::NoEvents);
     let totals: Vec<u8> = a.rounds.iter().map(|r| r.scores[0] + r.scores[1]).collect();
     assert!(totals.windows(2).all(|w| w[1] >= w[0] && w[1] <= w[0] + 1));
-    assert_eq!(out.scores.iter().sum::<i64>() as u8 >= *totals.last().unwrap(), true);
+    assert!(out.scores.iter().sum::<i64>() as u8 >= *totals.last().unwrap());
 }
 
 #[test]
 fn rule_6_3_a_game_stops_at_the_round_cap() {
-    let config = Config { max_rounds: 1, ..Config::default() };
+    let config = Config {
+        max_rounds: 1,
+        ..Config::default()
+    };
     let (mut a, mut b) = (Scripted::default(), Scripted::default());
     let out = play_game(config, 4, [&mut a, &mut b], &mut crate::games::NoEvents);
     assert_eq!(a.rounds.len(), 1);
@@ -237,7 +317,13 @@ fn rule_6_3_a_game_stops_at_the_round_cap() {
 
 #[test]
 fn rule_7_1_a_matching_card_parries_and_both_draw_back_to_five() {
-    let mut r = round(Variant::Standard, [8, 11], [&[1, 2, 3, 4, 5], &[1, 3, 4, 4, 5]], &[2, 2, 5], 0);
+    let mut r = round(
+        Variant::Standard,
+        [8, 11],
+        [&[1, 2, 3, 4, 5], &[1, 3, 4, 4, 5]],
+        &[2, 2, 5],
+        0,
+    );
     assert_eq!(r.apply(mv(3, Forward)), None);
     assert_eq!(r.positions, [8, 11], "the attacker does not move");
     assert_eq!(r.hands[0], vec![1, 2, 2, 4, 5]);
@@ -249,7 +335,13 @@ fn rule_7_1_a_matching_card_parries_and_both_draw_back_to_five() {
 
 #[test]
 fn rule_7_2_without_a_matching_card_the_attack_hits() {
-    let mut r = round(Variant::Standard, [8, 11], [&[1, 2, 3, 4, 5], &[1, 2, 4, 4, 5]], &[2, 2, 5], 0);
+    let mut r = round(
+        Variant::Standard,
+        [8, 11],
+        [&[1, 2, 3, 4, 5], &[1, 2, 4, 4, 5]],
+        &[2, 2, 5],
+        0,
+    );
     assert_eq!(r.apply(mv(3, Forward)), Some(RoundEnd::Hit { scorer: 0 }));
 }
 
@@ -260,11 +352,23 @@ fn rule_7_3_the_opponent_of_the_last_drawer_has_a_last_chance() {
     assert_eq!(r.apply(mv(3, Forward)), Some(RoundEnd::LastChanceHit { scorer: 1 }));
     // Same, but seat 0 drew a 3: the last-chance attack is parried and distance decides.
     let mut r = round(Variant::Standard, [3, 9], [&[1, 2, 3, 4, 5], &[1, 1, 3, 1, 1]], &[3], 0);
-    assert_eq!(r.apply(mv(3, Forward)), Some(RoundEnd::DeckOut { scorer: Some(1), advanced: [6, 13] }));
+    assert_eq!(
+        r.apply(mv(3, Forward)),
+        Some(RoundEnd::DeckOut {
+            scorer: Some(1),
+            advanced: [6, 13]
+        })
+    );
     assert!(r.last_move.is_some_and(|m| m.parried && m.seat == 1));
     // No card of the distance: nobody attacks, distance decides.
     let mut r = round(Variant::Standard, [3, 9], [&[1, 2, 3, 4, 5], &[1, 1, 1, 1, 1]], &[1], 0);
-    assert_eq!(r.apply(mv(3, Forward)), Some(RoundEnd::DeckOut { scorer: Some(1), advanced: [6, 13] }));
+    assert_eq!(
+        r.apply(mv(3, Forward)),
+        Some(RoundEnd::DeckOut {
+            scorer: Some(1),
+            advanced: [6, 13]
+        })
+    );
 }
 
 #[test]
@@ -275,10 +379,16 @@ fn rule_8_a_failure_in_any_call_forfeits_the_game() {
         ("choose-move", ForfeitReason::Memory),
     ] {
         for seat in 0..2 {
-            let mut failing = Scripted { fail_at: Some((call, reason)), ..Scripted::default() };
+            let mut failing = Scripted {
+                fail_at: Some((call, reason)),
+                ..Scripted::default()
+            };
             let mut fine = Scripted::default();
-            let players: [&mut dyn Fencer; 2] =
-                if seat == 0 { [&mut failing, &mut fine] } else { [&mut fine, &mut failing] };
+            let players: [&mut dyn Fencer; 2] = if seat == 0 {
+                [&mut failing, &mut fine]
+            } else {
+                [&mut fine, &mut failing]
+            };
             let out = play_game(Config::default(), 8, players, &mut crate::games::NoEvents);
             let f = out.forfeit.expect("forfeit");
             assert_eq!((f.seat, f.reason), (seat, reason), "{call}");
@@ -289,7 +399,13 @@ fn rule_8_a_failure_in_any_call_forfeits_the_game() {
 
 #[test]
 fn rule_9_1_a_view_shows_the_seat_its_own_hand_and_public_facts_only() {
-    let mut r = round(Variant::Standard, [4, 15], [&[1, 2, 3, 4, 5], &[2, 2, 3, 3, 4]], &[1, 5, 5], 0);
+    let mut r = round(
+        Variant::Standard,
+        [4, 15],
+        [&[1, 2, 3, 4, 5], &[2, 2, 3, 3, 4]],
+        &[1, 5, 5],
+        0,
+    );
     r.apply(mv(2, Forward));
     let v = r.view(1, [2, 3], 6);
     assert_eq!(v.seat, 1);
@@ -301,7 +417,14 @@ fn rule_9_1_a_view_shows_the_seat_its_own_hand_and_public_facts_only() {
     assert_eq!(v.opponent_hand_size, 5);
     assert_eq!(v.round, 6);
     assert_eq!(v.variant, Variant::Standard);
-    assert_eq!(v.last_move, Some(PlayedMove { seat: 0, mv: mv(2, Forward), parried: false }));
+    assert_eq!(
+        v.last_move,
+        Some(PlayedMove {
+            seat: 0,
+            mv: mv(2, Forward),
+            parried: false
+        })
+    );
 }
 
 #[test]
@@ -316,7 +439,14 @@ fn rule_10_2_legal_moves_are_ordered_by_card_then_forward_first() {
     let moves = legal_moves(0, &[3, 1, 3, 2], 5, 20);
     assert_eq!(
         moves,
-        vec![mv(1, Forward), mv(1, Backward), mv(2, Forward), mv(2, Backward), mv(3, Forward), mv(3, Backward)]
+        vec![
+            mv(1, Forward),
+            mv(1, Backward),
+            mv(2, Forward),
+            mv(2, Backward),
+            mv(3, Forward),
+            mv(3, Backward)
+        ]
     );
 }
 
@@ -326,10 +456,22 @@ fn house_bots_play_to_their_descriptions() {
     let mut aggressive = house_bot("aggressive").unwrap();
     let mut cowardly = house_bot("cowardly").unwrap();
     assert_eq!(aggressive.choose_move(&view), Ok(mv(5, Forward)), "the hit is closest");
-    assert_eq!(cowardly.choose_move(&view), Ok(mv(5, Backward)), "0 is farthest from 10");
+    assert_eq!(
+        cowardly.choose_move(&view),
+        Ok(mv(5, Backward)),
+        "0 is farthest from 10"
+    );
     // Random: every legal move turns up, and only legal moves.
     let mut random = house_bot("random").unwrap();
-    random.start_game(&GameInfo { seat: 0, variant: Variant::Simple, points_to_win: 5, strip_length: 23, seed: 9 }).unwrap();
+    random
+        .start_game(&GameInfo {
+            seat: 0,
+            variant: Variant::Simple,
+            points_to_win: 5,
+            strip_length: 23,
+            seed: 9,
+        })
+        .unwrap();
     let mut seen = std::collections::HashSet::new();
     for _ in 0..200 {
         let m = random.choose_move(&view).unwrap();
