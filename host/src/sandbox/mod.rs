@@ -21,8 +21,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use wasi::{VirtualClock, VirtualClockView};
 use wasmtime::component::types::ComponentItem;
-use wasmtime::component::{Component, InstancePre, Linker, ResourceTable};
-use wasmtime::{Config, Engine, Store, Trap};
+use wasmtime::component::{Component, InstancePre, Linker, ResourceTable, WasmStr};
+use wasmtime::{AsContext, Config, Engine, Store, Trap};
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
 /// How often the epoch ticks; the wall-clock limit is measured in these ticks.
@@ -223,10 +223,14 @@ impl Sandbox {
         let mut linker = Linker::new(&engine);
         wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
         wasi::add_virtual_sleep(&mut linker)?;
+        // The message is read in place from the bot's memory (`WasmStr`), so
+        // a huge string costs the host only what the log cap keeps.
         linker.instance("arena:bots/host@0.1.0")?.func_wrap(
             "log",
-            |store: wasmtime::StoreContextMut<'_, BotState>, (message,): (String,)| {
-                store.data().log.line(&message);
+            |store: wasmtime::StoreContextMut<'_, BotState>, (message,): (WasmStr,)| {
+                let store = store.as_context();
+                let text = message.to_str(&store)?;
+                store.data().log.line(&text);
                 Ok(())
             },
         )?;
