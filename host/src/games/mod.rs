@@ -5,6 +5,7 @@
 //! (a trapped or exhausted bot) reports a [`Failure`], which the game turns
 //! into a forfeit.
 
+pub mod connect_fwar;
 pub mod en_garde;
 
 use serde::{Deserialize, Serialize};

@@ -1,0 +1,12 @@
+//! ConnectFwar: a solitaire of cards dropped into four columns.
+//!
+//! This module reads like `docs/rules/connect-fwar.md`; each rule there
+//! names the test that pins it down. Nothing here knows about WebAssembly.
+
+mod house;
+mod rules;
+#[cfg(test)]
+mod tests;
+
+pub use house::{HOUSE_BOTS, house_bot};
+pub use rules::*;
