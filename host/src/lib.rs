@@ -14,6 +14,7 @@ pub mod games;
 pub mod replay;
 pub mod runner;
 pub mod sandbox;
+pub mod stats;
 
 /// The version of this host, recorded in reports and replays.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

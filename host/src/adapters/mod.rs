@@ -2,12 +2,13 @@
 //!
 //! Adding a game means adding its module here and one line in [`GAMES`].
 
+pub mod connect_fwar;
 pub mod en_garde;
 
 use crate::runner::GameDef;
 
 /// Every game the arena plays.
-pub static GAMES: &[&dyn GameDef] = &[&en_garde::EnGarde];
+pub static GAMES: &[&dyn GameDef] = &[&en_garde::EnGarde, &connect_fwar::ConnectFwar];
 
 /// A game by its command-line name.
 pub fn game(name: &str) -> Option<&'static dyn GameDef> {

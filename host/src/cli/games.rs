@@ -7,7 +7,8 @@ pub fn run() -> anyhow::Result<()> {
     for game in GAMES {
         let seats = game.seats();
         let players = if seats.start() == seats.end() {
-            format!("{} players", seats.start())
+            let n = seats.start();
+            format!("{n} player{}", if *n == 1 { "" } else { "s" })
         } else {
             format!("{}-{} players", seats.start(), seats.end())
         };

@@ -1,6 +1,8 @@
 //! The `arena` command line: one module per subcommand.
 
 mod args;
+mod common;
+mod compare;
 mod games;
 mod matches;
 
@@ -23,6 +25,9 @@ pub enum Command {
     /// Play a match between bots and print the results.
     #[command(allow_negative_numbers = true)]
     Match(matches::MatchArgs),
+    /// Compare bots on the same deals: mean score, or win rate against a reference.
+    #[command(allow_negative_numbers = true)]
+    Compare(compare::CompareArgs),
     /// List the games, their worlds and their house bots.
     Games,
 }
@@ -31,6 +36,7 @@ pub enum Command {
 pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Match(args) => matches::run(args),
+        Command::Compare(args) => compare::run(args),
         Command::Games => games::run(),
     }
 }

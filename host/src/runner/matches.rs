@@ -50,6 +50,8 @@ pub struct BotSummary {
     pub draws: u32,
     /// Sum of its scores over all games.
     pub points: i64,
+    /// Its score per game: mean, spread and 95% confidence interval.
+    pub score: crate::stats::Estimate,
     /// Forfeits by reason (every reason listed, zero or not).
     pub forfeits: BTreeMap<String, u32>,
 }
@@ -132,15 +134,20 @@ pub fn run_match(spec: &MatchSpec<'_>) -> MatchOutcome {
             losses: 0,
             draws: 0,
             points: 0,
+            score: crate::stats::estimate(&[]),
             forfeits: ForfeitReason::ALL.iter().map(|r| (r.as_str().to_string(), 0)).collect(),
         })
         .collect();
+    let solitaire = n == 1;
+    let mut scores: Vec<Vec<f64>> = vec![Vec::with_capacity(games / n.max(1)); n];
     for (result, _) in &played {
         for (seat, &bot) in result.seats.iter().enumerate() {
             let summary = &mut bots[bot];
             summary.games += 1;
             summary.points += result.scores[seat];
+            scores[bot].push(result.scores[seat] as f64);
             match result.winner {
+                _ if solitaire => {}
                 Some(w) if w == seat => summary.wins += 1,
                 Some(_) => summary.losses += 1,
                 None => summary.draws += 1,
@@ -149,6 +156,9 @@ pub fn run_match(spec: &MatchSpec<'_>) -> MatchOutcome {
                 *summary.forfeits.entry(f.reason.as_str().to_string()).or_default() += 1;
             }
         }
+    }
+    for (summary, xs) in bots.iter_mut().zip(&scores) {
+        summary.score = crate::stats::estimate(xs);
     }
     let (results, events) = played.into_iter().unzip();
     MatchOutcome {

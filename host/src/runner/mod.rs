@@ -3,8 +3,10 @@
 //! It speaks only the common vocabulary (seats, seeds, outcomes, forfeits,
 //! events) and works for 1, 2 or N players without knowing the game.
 
+mod compare;
 mod matches;
 
+pub use compare::*;
 pub use matches::*;
 
 use crate::games::{EventSink, Failure, Forfeit, Outcome, Seat, derive_seed};
@@ -50,6 +52,16 @@ pub struct PlayedGame {
 }
 
 impl PlayedGame {
+    /// A game played by house bots only: no logs, no fuel.
+    pub fn native(outcome: Outcome) -> PlayedGame {
+        let seats = outcome.scores.len();
+        PlayedGame {
+            outcome,
+            logs: vec![None; seats],
+            fuel: vec![None; seats],
+        }
+    }
+
     /// A game lost before it began because `seat` could not start (its instantiation failed).
     pub fn forfeit_at_start(seats: usize, seat: Seat, failure: Failure, events: &mut dyn EventSink) -> PlayedGame {
         if events.enabled() {

@@ -18,7 +18,9 @@ pub const HOUSE_BOTS: &[(&str, &str)] = &[
 /// A house bot by name.
 pub fn house_bot(name: &str) -> Option<Box<dyn Player + Send>> {
     match name {
-        "random" => Some(Box::new(Random { rng: ChaCha8Rng::seed_from_u64(0) })),
+        "random" => Some(Box::new(Random {
+            rng: ChaCha8Rng::seed_from_u64(0),
+        })),
         "basic" => Some(Box::new(Basic)),
         "suits" => Some(Box::new(Suits)),
         "ranks" => Some(Box::new(Ranks)),

@@ -89,7 +89,10 @@ pub fn connects(a: Card, b: Card) -> bool {
 
 /// A full, fresh deck in a fixed order (suit by suit, Ace to King).
 pub fn fresh_deck() -> Vec<Card> {
-    Suit::ALL.iter().flat_map(|&suit| (1..=13).map(move |rank| Card { rank, suit })).collect()
+    Suit::ALL
+        .iter()
+        .flat_map(|&suit| (1..=13).map(move |rank| Card { rank, suit }))
+        .collect()
 }
 
 /// The four columns, each listed bottom-up.
@@ -229,17 +232,28 @@ pub fn play_game(seed: u64, player: &mut dyn Player, events: &mut dyn EventSink)
         Outcome {
             scores: vec![0],
             winner: None,
-            forfeit: Some(Forfeit { seat: 0, reason: failure.reason, detail: failure.detail }),
+            forfeit: Some(Forfeit {
+                seat: 0,
+                reason: failure.reason,
+                detail: failure.detail,
+            }),
         }
     };
-    if let Err(failure) = player.start_game(&GameInfo { seed: player_seed(seed) }) {
+    if let Err(failure) = player.start_game(&GameInfo {
+        seed: player_seed(seed),
+    }) {
         return forfeit(failure, events);
     }
     let score = loop {
         let Some(card) = deck.pop() else {
             break 0;
         };
-        let view = View { card, board: board.clone(), deck_remaining: deck.len() as u8, discard: discard.clone() };
+        let view = View {
+            card,
+            board: board.clone(),
+            deck_remaining: deck.len() as u8,
+            discard: discard.clone(),
+        };
         let answer = match player.choose_column(&view) {
             Ok(c) => c,
             Err(failure) => return forfeit(failure, events),
@@ -263,5 +277,9 @@ pub fn play_game(seed: u64, player: &mut dyn Player, events: &mut dyn EventSink)
     if events.enabled() {
         events.event(json!({"type": "game-end", "score": score, "board": board}));
     }
-    Outcome { scores: vec![score], winner: None, forfeit: None }
+    Outcome {
+        scores: vec![score],
+        winner: None,
+        forfeit: None,
+    }
 }

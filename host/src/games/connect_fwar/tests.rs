@@ -4,11 +4,16 @@ use super::*;
 use crate::games::{Failure, ForfeitReason, NoEvents};
 
 fn c(rank: u8, suit: u8) -> Card {
-    Card { rank, suit: Suit::from_number(suit).unwrap() }
+    Card {
+        rank,
+        suit: Suit::from_number(suit).unwrap(),
+    }
 }
 
 fn board(columns: [&[Card]; 4]) -> Board {
-    Board { columns: columns.map(|c| c.to_vec()) }
+    Board {
+        columns: columns.map(|c| c.to_vec()),
+    }
 }
 
 /// Plays a fixed list of columns, recording the views it gets.
@@ -28,7 +33,11 @@ impl Player for Scripted {
         if let Some(r) = self.fail {
             return Err(Failure::new(r, "scripted"));
         }
-        Ok(if self.answers.is_empty() { -1 } else { self.answers.remove(0) })
+        Ok(if self.answers.is_empty() {
+            -1
+        } else {
+            self.answers.remove(0)
+        })
     }
 }
 
@@ -39,7 +48,15 @@ fn rule_1_1_a_standard_deck_of_52() {
     deck.sort_by_key(|c| (c.suit, c.rank));
     deck.dedup();
     assert_eq!(deck.len(), 52);
-    assert_eq!((Suit::Spades.number(), Suit::Hearts.number(), Suit::Clubs.number(), Suit::Diamonds.number()), (1, 2, 3, 4));
+    assert_eq!(
+        (
+            Suit::Spades.number(),
+            Suit::Hearts.number(),
+            Suit::Clubs.number(),
+            Suit::Diamonds.number()
+        ),
+        (1, 2, 3, 4)
+    );
     assert!(deck.iter().all(|c| (1..=13).contains(&c.rank)));
 }
 
@@ -88,7 +105,10 @@ fn rule_3_2_a_card_needs_room_and_a_rank_at_least_the_top() {
 #[test]
 fn rule_3_3_an_impossible_column_discards_the_card() {
     for answer in [-1, 4, 99, i32::MIN] {
-        let mut p = Scripted { answers: vec![answer, 0], ..Scripted::default() };
+        let mut p = Scripted {
+            answers: vec![answer, 0],
+            ..Scripted::default()
+        };
         let out = play_game(8, &mut p, &mut NoEvents);
         assert_eq!(out.forfeit, None, "discarding is legal");
         assert_eq!(p.views[1].discard, vec![p.views[0].card]);
@@ -100,7 +120,10 @@ fn rule_3_3_an_impossible_column_discards_the_card() {
         d[1].rank < d[0].rank
     });
     let seed = seed.expect("some deck starts high then low");
-    let mut p = Scripted { answers: vec![0, 0], ..Scripted::default() };
+    let mut p = Scripted {
+        answers: vec![0, 0],
+        ..Scripted::default()
+    };
     play_game(seed, &mut p, &mut NoEvents);
     assert_eq!(p.views[2].board.columns[0].len(), 1);
     assert_eq!(p.views[2].discard, vec![p.views[1].card]);
@@ -128,7 +151,10 @@ fn rule_4_1_rows_columns_and_both_diagonals_count_only_when_full() {
 fn rule_4_2_neighbours_share_suit_or_rank_or_differ_by_one() {
     assert!(connects(c(2, 1), c(9, 1)), "same suit");
     assert!(connects(c(9, 1), c(9, 4)), "same rank");
-    assert!(connects(c(9, 1), c(10, 4)) && connects(c(10, 4), c(9, 1)), "one apart, either way");
+    assert!(
+        connects(c(9, 1), c(10, 4)) && connects(c(10, 4), c(9, 1)),
+        "one apart, either way"
+    );
     assert!(!connects(c(9, 1), c(11, 4)), "two apart");
     assert!(!connects(c(13, 1), c(1, 2)), "no wrap-around from King to Ace");
     let broken = board([&[c(2, 1), c(3, 2), c(7, 3), c(8, 3)], &[], &[], &[]]);
@@ -147,7 +173,10 @@ fn rule_5_1_the_score_is_the_cards_left_at_the_first_connected_four() {
             assert_eq!(out.scores, vec![0]);
         } else {
             assert_eq!(out.scores[0], last_draw["deck-remaining"].as_i64().unwrap());
-            let connected_draws = events.iter().filter(|e| e["type"] == "draw" && !e["connected"].is_null()).count();
+            let connected_draws = events
+                .iter()
+                .filter(|e| e["type"] == "draw" && !e["connected"].is_null())
+                .count();
             assert_eq!(connected_draws, 1, "the game ends at the first");
         }
         assert!(out.scores[0] <= BEST_SCORE);
@@ -165,7 +194,10 @@ fn rule_5_2_an_empty_deck_scores_zero() {
 
 #[test]
 fn rule_5_3_a_failure_forfeits_with_score_zero() {
-    let mut p = Scripted { fail: Some(ForfeitReason::Fuel), ..Scripted::default() };
+    let mut p = Scripted {
+        fail: Some(ForfeitReason::Fuel),
+        ..Scripted::default()
+    };
     let out = play_game(1, &mut p, &mut NoEvents);
     assert_eq!(out.scores, vec![0]);
     let f = out.forfeit.unwrap();
@@ -174,7 +206,10 @@ fn rule_5_3_a_failure_forfeits_with_score_zero() {
 
 #[test]
 fn rule_6_1_the_view_shows_card_board_deck_count_and_discards() {
-    let mut p = Scripted { answers: vec![5, 0, 0, 0], ..Scripted::default() };
+    let mut p = Scripted {
+        answers: vec![5, 0, 0, 0],
+        ..Scripted::default()
+    };
     play_game(2, &mut p, &mut NoEvents);
     let v = &p.views[1];
     assert_eq!(v.deck_remaining, 50);
@@ -184,7 +219,12 @@ fn rule_6_1_the_view_shows_card_board_deck_count_and_discards() {
 
 #[test]
 fn rule_7_the_baselines_do_what_the_course_defines() {
-    let view = View { card: c(7, 3), board: board([&[c(9, 1)], &[c(2, 2)], &[], &[]]), deck_remaining: 40, discard: vec![] };
+    let view = View {
+        card: c(7, 3),
+        board: board([&[c(9, 1)], &[c(2, 2)], &[], &[]]),
+        deck_remaining: 40,
+        discard: vec![],
+    };
     let answer = |name: &str| house_bot(name).unwrap().choose_column(&view).unwrap();
     assert_eq!(answer("basic"), 1, "7 does not fit on 9, fits on 2");
     assert_eq!(answer("suits"), 2, "clubs = 3, column 2");
@@ -209,10 +249,15 @@ fn rule_7_the_baselines_reproduce_the_published_means() {
     let n = 10_000u64;
     for (name, expected) in reference {
         let mut bot = house_bot(name).unwrap();
-        let scores: Vec<f64> = (0..n).map(|i| play_game(i, bot.as_mut(), &mut NoEvents).scores[0] as f64).collect();
+        let scores: Vec<f64> = (0..n)
+            .map(|i| play_game(i, bot.as_mut(), &mut NoEvents).scores[0] as f64)
+            .collect();
         let mean = scores.iter().sum::<f64>() / n as f64;
         let sd = (scores.iter().map(|s| (s - mean).powi(2)).sum::<f64>() / (n as f64 - 1.0)).sqrt();
         let tolerance = 4.0 * sd * (2.0 / n as f64).sqrt();
-        assert!((mean - expected).abs() < tolerance, "{name}: mean {mean:.2}, reference {expected}, tolerance {tolerance:.2}");
+        assert!(
+            (mean - expected).abs() < tolerance,
+            "{name}: mean {mean:.2}, reference {expected}, tolerance {tolerance:.2}"
+        );
     }
 }

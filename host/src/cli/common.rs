@@ -1,0 +1,122 @@
+//! What several subcommands share: limits, threads, games and bot arguments.
+
+use crate::adapters;
+use crate::runner::{BotRef, Entrant, GameDef, GameSetup};
+use crate::sandbox::{Limits, Sandbox};
+use anyhow::{Context, bail};
+use clap::Args;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Limits and threads, for every command that plays games.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// Compute budget per bot call, in wasmtime fuel units [default: 200000000].
+    #[arg(long, allow_hyphen_values = true, value_parser = super::parse_positive_u64)]
+    pub fuel: Option<u64>,
+    /// Memory cap per bot, e.g. 64M [default: 64M].
+    #[arg(long, allow_hyphen_values = true, value_parser = super::parse_bytes)]
+    pub memory: Option<u64>,
+    /// Wall-clock backstop per bot call, in seconds [default: 3].
+    #[arg(long, allow_hyphen_values = true, value_parser = super::parse_seconds)]
+    pub timeout: Option<Duration>,
+    /// Log bytes kept per bot per game [default: 64K].
+    #[arg(long, allow_hyphen_values = true, value_parser = super::parse_bytes)]
+    pub log_bytes: Option<u64>,
+    /// Threads to play games on [default: all cores]. Results do not depend on it.
+    #[arg(long, allow_hyphen_values = true, value_parser = super::parse_positive_u64)]
+    pub jobs: Option<u64>,
+}
+
+impl RunArgs {
+    /// The limits: defaults, overridden by the command line.
+    pub fn limits(&self) -> Limits {
+        let mut limits = Limits::default();
+        if let Some(f) = self.fuel {
+            limits.fuel = f;
+        }
+        if let Some(m) = self.memory {
+            limits.memory_bytes = usize::try_from(m).unwrap_or(usize::MAX);
+        }
+        if let Some(t) = self.timeout {
+            limits.timeout = t;
+        }
+        if let Some(l) = self.log_bytes {
+            limits.log_bytes = usize::try_from(l).unwrap_or(usize::MAX);
+        }
+        limits
+    }
+
+    /// A thread pool of `--jobs` threads (all cores by default).
+    pub fn pool(&self) -> anyhow::Result<rayon::ThreadPool> {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(self.jobs.map(|j| j as usize).unwrap_or(0))
+            .build()
+            .context("cannot start worker threads")
+    }
+}
+
+/// A game by name, or one line listing the games.
+pub fn find_game(name: &str) -> anyhow::Result<&'static dyn GameDef> {
+    match adapters::game(name) {
+        Some(g) => Ok(g),
+        None => {
+            let known: Vec<&str> = adapters::GAMES.iter().map(|g| g.name()).collect();
+            bail!("unknown game `{name}`; games are: {}", known.join(", "))
+        }
+    }
+}
+
+/// The game's settings, checked.
+pub fn setup<'a>(game: &dyn GameDef, sandbox: &'a Sandbox, variant: Option<String>) -> anyhow::Result<GameSetup<'a>> {
+    let setup = GameSetup { sandbox, variant };
+    if let Err(e) = game.check_setup(&setup) {
+        bail!("{e} for {}; variants are: {}", game.name(), game.variants().join(", "));
+    }
+    Ok(setup)
+}
+
+/// One BOT argument: `house:NAME`, or a path to a .wasm component for the game's world.
+pub fn entrant(game: &dyn GameDef, sandbox: &Sandbox, spec: &str) -> anyhow::Result<Entrant> {
+    if let Some(name) = spec.strip_prefix("house:") {
+        if !game.house_bots().iter().any(|(n, _)| *n == name) {
+            let known: Vec<&str> = game.house_bots().iter().map(|(n, _)| *n).collect();
+            bail!(
+                "{spec}: no house bot `{name}` in {}; house bots are: {}",
+                game.name(),
+                known.join(", ")
+            );
+        }
+        return Ok(Entrant {
+            name: spec.to_string(),
+            bot: BotRef::House(name.to_string()),
+        });
+    }
+    let path = PathBuf::from(spec);
+    let program = sandbox.load(&path, game.world())?;
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| spec.to_string());
+    Ok(Entrant {
+        name: stem,
+        bot: BotRef::Wasm(Arc::new(program)),
+    })
+}
+
+/// BOT arguments as entrants, with names made unique (`name#2`).
+pub fn entrants(game: &dyn GameDef, sandbox: &Sandbox, specs: &[String]) -> anyhow::Result<Vec<Entrant>> {
+    let mut out: Vec<Entrant> = Vec::with_capacity(specs.len());
+    for spec in specs {
+        let mut e = entrant(game, sandbox, spec)?;
+        let base = e.name.clone();
+        let mut k = 2;
+        while out.iter().any(|x| x.name == e.name) {
+            e.name = format!("{base}#{k}");
+            k += 1;
+        }
+        out.push(e);
+    }
+    Ok(out)
+}
