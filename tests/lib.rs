@@ -55,7 +55,12 @@ pub fn arena_bin() -> PathBuf {
 
 /// A bot argument as the command line takes it: `house:NAME` or a path to a built example.
 pub fn entrant(sandbox: &Sandbox, spec: &str) -> Entrant {
-    let game = adapters::game("en-garde").expect("en-garde");
+    entrant_for("en-garde", sandbox, spec)
+}
+
+/// A bot for `game`: `house:NAME` or a built example such as `connect-fwar/basic`.
+pub fn entrant_for(game: &str, sandbox: &Sandbox, spec: &str) -> Entrant {
+    let game = adapters::game(game).expect("a known game");
     if let Some(name) = spec.strip_prefix("house:") {
         return Entrant {
             name: spec.to_string(),
@@ -78,13 +83,26 @@ pub fn en_garde_match(
     seed: u64,
     record: bool,
 ) -> MatchOutcome {
+    play("en-garde", limits, Some(variant), &bots, games, seed, record)
+}
+
+/// Play a match of `game` through the library.
+pub fn play(
+    game: &str,
+    limits: Limits,
+    variant: Option<&str>,
+    bots: &[&str],
+    games: usize,
+    seed: u64,
+    record: bool,
+) -> MatchOutcome {
     let sandbox = Sandbox::new(limits).expect("sandbox");
-    let entrants = bots.iter().map(|b| entrant(&sandbox, b)).collect();
+    let entrants = bots.iter().map(|b| entrant_for(game, &sandbox, b)).collect();
     let spec = MatchSpec {
-        game: adapters::game("en-garde").expect("en-garde"),
+        game: adapters::game(game).expect("a known game"),
         setup: GameSetup {
             sandbox: &sandbox,
-            variant: Some(variant.to_string()),
+            variant: variant.map(str::to_string),
         },
         entrants,
         games,

@@ -25,6 +25,7 @@
 // Lets generated code name this crate the same way from inside and outside.
 extern crate self as arena_bot_sdk;
 
+pub mod connect_fwar;
 pub mod en_garde;
 
 /// A fast, portable, seedable random generator (ChaCha8).
