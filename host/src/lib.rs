@@ -6,11 +6,13 @@
 //! - [`adapters`]: one thin module per game world between the two.
 //! - [`runner`]: matches over seeds and seats, for any game.
 //! - [`replay`]: the replay file format.
+//! - [`human`]: people playing in the terminal.
 //! - [`cli`]: the `arena` command.
 
 pub mod adapters;
 pub mod cli;
 pub mod games;
+pub mod human;
 pub mod replay;
 pub mod runner;
 pub mod sandbox;

@@ -94,6 +94,22 @@ impl GameDef for ConnectFwar {
         }
     }
 
+    fn play_human(
+        &self,
+        _setup: &GameSetup<'_>,
+        seed: u64,
+        term: crate::human::Terminal,
+        _seat: crate::games::Seat,
+        opponents: &[(String, BotRef)],
+    ) -> Result<crate::games::Outcome, SetupError> {
+        if !opponents.is_empty() {
+            return Err(SetupError::Opponents("ConnectFwar is played alone: drop --vs".into()));
+        }
+        let mut narrator = crate::human::connect_fwar::Narrator { term: term.clone() };
+        let mut person = crate::human::connect_fwar::HumanPlayer::new(term);
+        Ok(rules::play_game(seed, &mut person, &mut narrator))
+    }
+
     fn play(
         &self,
         setup: &GameSetup<'_>,

@@ -151,6 +151,54 @@ impl GameDef for EnGarde {
         Self::config(setup).map(|_| ())
     }
 
+    fn play_human(
+        &self,
+        setup: &GameSetup<'_>,
+        seed: u64,
+        term: crate::human::Terminal,
+        seat: crate::games::Seat,
+        opponents: &[(String, BotRef)],
+    ) -> Result<crate::games::Outcome, SetupError> {
+        let config = Self::config(setup)?;
+        let [(name, bot)] = opponents else {
+            return Err(SetupError::Opponents(
+                "En Garde needs one opponent: --vs BOT (for example --vs house:aggressive)".into(),
+            ));
+        };
+        if seat > 1 {
+            return Err(SetupError::Opponents("En Garde has seats 0 and 1".into()));
+        }
+        let mut opponent: Box<dyn Fencer> = match bot {
+            BotRef::House(n) => match rules::house_bot(n) {
+                Some(b) => b,
+                None => return Err(SetupError::Opponents(format!("no house bot `{n}`"))),
+            },
+            BotRef::Wasm(program) => {
+                match WasmFencer::new(setup.sandbox, program, crate::runner::instance_seed(seed, 1 - seat)) {
+                    Ok(f) => Box::new(f),
+                    Err(failure) => {
+                        return Err(SetupError::Opponents(format!(
+                            "{name} could not start: {}",
+                            failure.detail
+                        )));
+                    }
+                }
+            }
+        };
+        let mut narrator = crate::human::en_garde::Narrator {
+            term: term.clone(),
+            me: seat,
+            opponent: name.clone(),
+        };
+        let mut person = crate::human::en_garde::HumanFencer::new(term);
+        let players: [&mut dyn Fencer; 2] = if seat == 0 {
+            [&mut person, opponent.as_mut()]
+        } else {
+            [opponent.as_mut(), &mut person]
+        };
+        Ok(rules::play_game(config, seed, players, &mut narrator))
+    }
+
     fn play(&self, setup: &GameSetup<'_>, seed: u64, seats: &[&BotRef], events: &mut dyn EventSink) -> PlayedGame {
         let config = Self::config(setup).unwrap_or_default();
         let mut wasm: Vec<Option<WasmFencer>> = Vec::with_capacity(2);

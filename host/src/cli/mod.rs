@@ -5,6 +5,7 @@ mod common;
 mod compare;
 mod games;
 mod matches;
+mod play;
 
 use clap::{Parser, Subcommand};
 
@@ -28,6 +29,8 @@ pub enum Command {
     /// Compare bots on the same deals: mean score, or win rate against a reference.
     #[command(allow_negative_numbers = true)]
     Compare(compare::CompareArgs),
+    /// Play a game yourself in the terminal, against a bot where the game has opponents.
+    Play(play::PlayArgs),
     /// List the games, their worlds and their house bots.
     Games,
 }
@@ -37,6 +40,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Match(args) => matches::run(args),
         Command::Compare(args) => compare::run(args),
+        Command::Play(args) => play::run(args),
         Command::Games => games::run(),
     }
 }

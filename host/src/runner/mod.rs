@@ -38,6 +38,12 @@ pub enum SetupError {
     /// No such variant.
     #[error("unknown variant `{0}`")]
     UnknownVariant(String),
+    /// The game has no terminal play yet.
+    #[error("{0} cannot be played by a person yet")]
+    NoHumanPlay(&'static str),
+    /// Wrong number of opponents for human play.
+    #[error("{0}")]
+    Opponents(String),
 }
 
 /// One game played: its outcome, and per seat the wasm bot's log and fuel.
@@ -102,6 +108,17 @@ pub trait GameDef: Send + Sync {
     fn check_setup(&self, setup: &GameSetup<'_>) -> Result<(), SetupError>;
     /// Play one game from `seed` with `seats[i]` in seat `i`.
     fn play(&self, setup: &GameSetup<'_>, seed: u64, seats: &[&BotRef], events: &mut dyn EventSink) -> PlayedGame;
+    /// Play one game with a person at `term` in seat `seat` against `opponents` (name, bot).
+    fn play_human(
+        &self,
+        _setup: &GameSetup<'_>,
+        _seed: u64,
+        _term: crate::human::Terminal,
+        _seat: Seat,
+        _opponents: &[(String, BotRef)],
+    ) -> Result<Outcome, SetupError> {
+        Err(SetupError::NoHumanPlay(self.name()))
+    }
 }
 
 /// The seed a wasm instance's WASI randomness starts from, per game and seat.
