@@ -7,6 +7,7 @@
 
 pub mod connect_fwar;
 pub mod en_garde;
+pub mod sugar;
 
 use serde::{Deserialize, Serialize};
 use std::fmt;

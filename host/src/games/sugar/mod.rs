@@ -1,0 +1,12 @@
+//! Sugargame: two players, five agents each, a 5x5 grid of sugar.
+//!
+//! This module reads like `docs/rules/sugar.md`; each rule there names the
+//! test that pins it down. Nothing here knows about WebAssembly.
+
+mod house;
+mod rules;
+#[cfg(test)]
+mod tests;
+
+pub use house::{HOUSE_BOTS, house_bot};
+pub use rules::*;
