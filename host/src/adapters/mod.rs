@@ -4,11 +4,12 @@
 
 pub mod connect_fwar;
 pub mod en_garde;
+pub mod sugar;
 
 use crate::runner::GameDef;
 
 /// Every game the arena plays.
-pub static GAMES: &[&dyn GameDef] = &[&en_garde::EnGarde, &connect_fwar::ConnectFwar];
+pub static GAMES: &[&dyn GameDef] = &[&en_garde::EnGarde, &connect_fwar::ConnectFwar, &sugar::Sugar];
 
 /// A game by its command-line name.
 pub fn game(name: &str) -> Option<&'static dyn GameDef> {

@@ -1,9 +1,8 @@
 //! House bots with clearly different styles, each with a wasm twin in
 //! `example-bots/rust/sugar/`.
 
-use super::rules::{Action, Direction, PlaceInfo, SIZE, SugarPlayer, View};
+use super::rules::{Action, PlaceInfo, SIZE, SugarPlayer, View};
 use crate::games::Failure;
-use rand::seq::SliceRandom;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 
@@ -54,6 +53,9 @@ fn best(view: &View, value: impl Fn(u8, (u8, u8)) -> i64) -> Action {
     best.map_or(Action::Pass, |(_, a)| a)
 }
 
+/// The penalty for ending a move where two enemies can kill the mover next turn.
+const DEADLY: i64 = 100_000;
+
 fn identity(info: &PlaceInfo) -> Vec<u8> {
     (0..info.agents.len() as u8).collect()
 }
@@ -66,8 +68,12 @@ pub struct RandomMover {
 impl SugarPlayer for RandomMover {
     fn place(&mut self, info: &PlaceInfo) -> Result<Vec<u8>, Failure> {
         self.rng = ChaCha8Rng::seed_from_u64(info.seed);
+        // An explicit Fisher-Yates with u32 draws: a wasm twin can repeat it exactly.
         let mut xs: Vec<u8> = (0..SIZE).collect();
-        xs.shuffle(&mut self.rng);
+        for i in (1..xs.len()).rev() {
+            let j = self.rng.random_range(0..(i + 1) as u32) as usize;
+            xs.swap(i, j);
+        }
         Ok(xs)
     }
     fn choose(&mut self, view: &View) -> Result<Action, Failure> {
@@ -101,7 +107,12 @@ impl SugarPlayer for Greedy {
             }
         }
         Ok(best(view, |_, to| {
-            i64::from(view.sugar[to.1 as usize][to.0 as usize]) * 100 - i64::from(manhattan(to, target))
+            let deadly = if view.enemies_next_to(to.0, to.1) >= 2 {
+                DEADLY
+            } else {
+                0
+            };
+            i64::from(view.sugar[to.1 as usize][to.0 as usize]) * 100 - i64::from(manhattan(to, target)) - deadly
         }))
     }
 }
@@ -122,8 +133,13 @@ impl SugarPlayer for Hunter {
             .collect();
         Ok(best(view, |agent, to| {
             let nearest = enemies.iter().map(|&e| manhattan(to, e)).min().unwrap_or(0);
-            view.kills_after(agent, to) as i64 * 1000 - i64::from(nearest) * 10
-                + i64::from(view.sugar[to.1 as usize][to.0 as usize])
+            let kills = view.kills_after(agent, to) as i64;
+            let deadly = if kills == 0 && view.enemies_next_to(to.0, to.1) >= 2 {
+                DEADLY
+            } else {
+                0
+            };
+            kills * 1000 - i64::from(nearest) * 10 + i64::from(view.sugar[to.1 as usize][to.0 as usize]) - deadly
         }))
     }
 }
@@ -131,7 +147,7 @@ impl SugarPlayer for Hunter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::games::sugar::Agent;
+    use crate::games::sugar::{Agent, Direction};
 
     fn view(agents: &[(u8, u8, u8)], sugar_at: &[((u8, u8), u8)]) -> View {
         let mut sugar = [[0; 5]; 5];

@@ -321,7 +321,7 @@ impl State {
         }
         self.last_actions[seat] = Some(action);
         self.step += 1;
-        if self.step % GROWBACK_EVERY == 0 {
+        if self.step.is_multiple_of(GROWBACK_EVERY) {
             for (row, caps) in self.sugar.iter_mut().zip(&self.capacity) {
                 for (s, &c) in row.iter_mut().zip(caps) {
                     if *s < c {
@@ -406,6 +406,15 @@ impl View {
             }
         }
         moves
+    }
+
+    /// How many agents of the other side stand next to (x, y), for the viewing seat.
+    pub fn enemies_next_to(&self, x: u8, y: u8) -> usize {
+        Direction::ALL
+            .iter()
+            .filter_map(|&d| neighbour(x, y, d))
+            .filter(|&(nx, ny)| self.agent_at(nx, ny).is_some_and(|a| a.owner != self.seat))
+            .count()
     }
 
     /// How many opposing agents moving `agent` to `to` would kill.
