@@ -7,6 +7,7 @@
 
 pub mod connect_fwar;
 pub mod en_garde;
+pub mod president;
 pub mod sugar;
 
 use serde::{Deserialize, Serialize};
@@ -96,8 +97,31 @@ pub struct Outcome {
     pub scores: Vec<i64>,
     /// The winning seat, or `None` for a draw (or a solitaire game).
     pub winner: Option<Seat>,
-    /// The forfeit that ended the game, if one did.
+    /// The forfeit that ended the game, if one did (in games of more than
+    /// two players: the first forfeit; the game went on).
     pub forfeit: Option<Forfeit>,
+    /// Further forfeits, in games where play goes on after one.
+    pub other_forfeits: Vec<Forfeit>,
+    /// Finishing positions by seat (1 = first), for games that rank players.
+    pub positions: Option<Vec<u32>>,
+}
+
+impl Outcome {
+    /// An outcome with scores, winner and forfeit, and nothing else.
+    pub fn new(scores: Vec<i64>, winner: Option<Seat>, forfeit: Option<Forfeit>) -> Outcome {
+        Outcome {
+            scores,
+            winner,
+            forfeit,
+            other_forfeits: Vec::new(),
+            positions: None,
+        }
+    }
+
+    /// Every forfeit of the game.
+    pub fn forfeits(&self) -> impl Iterator<Item = &Forfeit> {
+        self.forfeit.iter().chain(&self.other_forfeits)
+    }
 }
 
 /// Receives the events of a game as they happen, for replays.

@@ -83,6 +83,8 @@ impl PlayedGame {
                     reason: failure.reason,
                     detail: failure.detail,
                 }),
+                other_forfeits: Vec::new(),
+                positions: None,
             },
             logs: vec![None; seats],
             fuel: vec![None; seats],

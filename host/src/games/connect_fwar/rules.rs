@@ -237,6 +237,8 @@ pub fn play_game(seed: u64, player: &mut dyn Player, events: &mut dyn EventSink)
                 reason: failure.reason,
                 detail: failure.detail,
             }),
+            other_forfeits: Vec::new(),
+            positions: None,
         }
     };
     if let Err(failure) = player.start_game(&GameInfo {
@@ -281,5 +283,7 @@ pub fn play_game(seed: u64, player: &mut dyn Player, events: &mut dyn EventSink)
         scores: vec![score],
         winner: None,
         forfeit: None,
+        other_forfeits: Vec::new(),
+        positions: None,
     }
 }

@@ -480,6 +480,8 @@ fn forfeit(seat: Seat, failure: Failure, scores: [u8; 2], events: &mut dyn Event
             reason: failure.reason,
             detail: failure.detail,
         }),
+        other_forfeits: Vec::new(),
+        positions: None,
     }
 }
 
@@ -598,5 +600,7 @@ pub fn play_game(config: Config, seed: u64, players: [&mut dyn Fencer; 2], event
         scores: scores.iter().map(|&s| i64::from(s)).collect(),
         winner,
         forfeit: None,
+        other_forfeits: Vec::new(),
+        positions: None,
     }
 }

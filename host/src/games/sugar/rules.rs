@@ -479,6 +479,8 @@ fn finish(state: &State, loser: Option<Seat>, forfeit: Option<Forfeit>, events: 
         scores: scores.to_vec(),
         winner,
         forfeit,
+        other_forfeits: Vec::new(),
+        positions: None,
     }
 }
 
