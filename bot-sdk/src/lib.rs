@@ -27,6 +27,7 @@ extern crate self as arena_bot_sdk;
 
 pub mod connect_fwar;
 pub mod en_garde;
+pub mod president;
 pub mod sugar;
 
 /// A fast, portable, seedable random generator (ChaCha8).

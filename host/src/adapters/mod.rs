@@ -4,12 +4,18 @@
 
 pub mod connect_fwar;
 pub mod en_garde;
+pub mod president;
 pub mod sugar;
 
 use crate::runner::GameDef;
 
 /// Every game the arena plays.
-pub static GAMES: &[&dyn GameDef] = &[&en_garde::EnGarde, &connect_fwar::ConnectFwar, &sugar::Sugar];
+pub static GAMES: &[&dyn GameDef] = &[
+    &en_garde::EnGarde,
+    &connect_fwar::ConnectFwar,
+    &sugar::Sugar,
+    &president::President,
+];
 
 /// A game by its command-line name.
 pub fn game(name: &str) -> Option<&'static dyn GameDef> {

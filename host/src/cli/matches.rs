@@ -106,6 +106,37 @@ pub fn table(title: &str, report: &MatchReport) -> String {
         }
         return s;
     }
+    if report.bots.iter().any(|b| b.positions.is_some()) {
+        let _ = writeln!(
+            s,
+            "{title}, seed {}: {} games at a table of {n}, {} deals each played from every seat",
+            report.seed,
+            report.games,
+            report.games / n
+        );
+        let _ = writeln!(
+            s,
+            "{:<width$}  {:>6}  {:>13}  {:>9}  {:>5}  forfeits",
+            "bot", "games", "mean position", "president", "bum"
+        );
+        for b in &report.bots {
+            let (mean, first, last) = b
+                .positions
+                .as_ref()
+                .map_or((f64::NAN, 0, 0), |p| (p.mean, p.first, p.last));
+            let _ = writeln!(
+                s,
+                "{:<width$}  {:>6}  {:>13.2}  {:>9}  {:>5}  {}",
+                b.name,
+                b.games,
+                mean,
+                first,
+                last,
+                forfeit_list(&b.forfeits)
+            );
+        }
+        return s;
+    }
     let _ = writeln!(
         s,
         "{title} ({} variant), seed {}: {} games, {} deals each played from {} seats",

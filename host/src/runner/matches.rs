@@ -29,8 +29,24 @@ pub struct GameResult {
     pub scores: Vec<i64>,
     /// The winning seat, or null for a draw.
     pub winner: Option<Seat>,
-    /// The forfeit that ended the game, if any.
+    /// The forfeit that ended the game, if any (with more than two players: the first).
     pub forfeit: Option<Forfeit>,
+    /// Every forfeit of the game (games of more than two players go on after one).
+    pub forfeits: Vec<Forfeit>,
+    /// Finishing positions by seat (1 = first), for games that rank players.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub positions: Option<Vec<u32>>,
+}
+
+/// How a bot placed, in games that rank players.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct PositionSummary {
+    /// Mean finishing position (1 = first).
+    pub mean: f64,
+    /// Games finished first (President).
+    pub first: u32,
+    /// Games finished last (Bum).
+    pub last: u32,
 }
 
 /// One bot's totals over a match.
@@ -54,6 +70,9 @@ pub struct BotSummary {
     pub score: crate::stats::Estimate,
     /// Forfeits by reason (every reason listed, zero or not).
     pub forfeits: BTreeMap<String, u32>,
+    /// Finishing positions, for games that rank players.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub positions: Option<PositionSummary>,
 }
 
 /// A whole match, as reported by `arena match --json`.
@@ -119,7 +138,10 @@ pub fn whole_rotations(games: usize, n: usize) -> usize {
 pub fn run_match(spec: &MatchSpec<'_>) -> MatchOutcome {
     let n = spec.entrants.len();
     let games = whole_rotations(spec.games, n);
-    let played: Vec<(GameResult, Vec<Value>)> = (0..games).into_par_iter().map(|index| play_one(spec, index)).collect();
+    let played: Vec<(GameResult, Vec<Value>)> = match series_of(spec, games) {
+        Some(played) => played,
+        None => (0..games).into_par_iter().map(|index| play_one(spec, index)).collect(),
+    };
     let mut bots: Vec<BotSummary> = spec
         .entrants
         .iter()
@@ -135,6 +157,7 @@ pub fn run_match(spec: &MatchSpec<'_>) -> MatchOutcome {
             draws: 0,
             points: 0,
             score: crate::stats::estimate(&[]),
+            positions: None,
             forfeits: ForfeitReason::ALL.iter().map(|r| (r.as_str().to_string(), 0)).collect(),
         })
         .collect();
@@ -152,13 +175,28 @@ pub fn run_match(spec: &MatchSpec<'_>) -> MatchOutcome {
                 Some(_) => summary.losses += 1,
                 None => summary.draws += 1,
             }
-            if let Some(f) = result.forfeit.as_ref().filter(|f| f.seat == seat) {
+            for f in result.forfeits.iter().filter(|f| f.seat == seat) {
                 *summary.forfeits.entry(f.reason.as_str().to_string()).or_default() += 1;
+            }
+            if let Some(p) = result.positions.as_ref().map(|p| p[seat]) {
+                let n = result.seats.len() as u32;
+                let entry = summary.positions.get_or_insert(PositionSummary {
+                    mean: 0.0,
+                    first: 0,
+                    last: 0,
+                });
+                entry.mean += f64::from(p);
+                entry.first += u32::from(p == 1);
+                entry.last += u32::from(p == n);
             }
         }
     }
     for (summary, xs) in bots.iter_mut().zip(&scores) {
         summary.score = crate::stats::estimate(xs);
+        let games = f64::from(summary.games.max(1));
+        if let Some(p) = summary.positions.as_mut() {
+            p.mean /= games;
+        }
     }
     let (results, events) = played.into_iter().unzip();
     MatchOutcome {
@@ -189,8 +227,48 @@ fn play_one(spec: &MatchSpec<'_>, index: usize) -> (GameResult, Vec<Value>) {
     } else {
         spec.game.play(&spec.setup, deal, &players, &mut crate::games::NoEvents)
     };
+    finish_game(spec.record, index, deal, seats, played, events)
+}
+
+/// For games that chain (President), play each seat rotation as one series
+/// in deal order; the rotations run in parallel.
+fn series_of(spec: &MatchSpec<'_>, games: usize) -> Option<Vec<(GameResult, Vec<Value>)>> {
+    let n = spec.entrants.len().max(1);
+    let rotations: Vec<Option<Vec<(GameResult, Vec<Value>)>>> = (0..n.min(games))
+        .into_par_iter()
+        .map(|rotation| {
+            let indices: Vec<usize> = (rotation..games).step_by(n).collect();
+            let seats = seating(spec.seed, rotation, n).1;
+            let seeds: Vec<u64> = indices.iter().map(|&i| seating(spec.seed, i, n).0).collect();
+            let players: Vec<&BotRef> = seats.iter().map(|&b| &spec.entrants[b].bot).collect();
+            let played = spec.game.play_series(&spec.setup, &seeds, &players, spec.record)?;
+            Some(
+                indices
+                    .iter()
+                    .zip(seeds)
+                    .zip(played)
+                    .map(|((&index, deal), (game, events))| {
+                        finish_game(spec.record, index, deal, seats.clone(), game, events)
+                    })
+                    .collect(),
+            )
+        })
+        .collect();
+    let mut all: Vec<(GameResult, Vec<Value>)> = rotations.into_iter().collect::<Option<Vec<_>>>()?.concat();
+    all.sort_by_key(|(r, _)| r.index);
+    Some(all)
+}
+
+fn finish_game(
+    record: bool,
+    index: usize,
+    deal: u64,
+    seats: Vec<usize>,
+    played: PlayedGame,
+    mut events: Vec<Value>,
+) -> (GameResult, Vec<Value>) {
     let PlayedGame { outcome, logs, fuel } = played;
-    if spec.record {
+    if record {
         for (seat, log) in logs.into_iter().enumerate() {
             if let Some(log) = log {
                 events.push(json!({"type": "log", "seat": seat, "lines": log.lines, "truncated": log.truncated}));
@@ -203,6 +281,7 @@ fn play_one(spec: &MatchSpec<'_>, index: usize) -> (GameResult, Vec<Value>) {
             }
         }
     }
+    let forfeits = outcome.forfeits().cloned().collect();
     let result = GameResult {
         index,
         seed: deal,
@@ -210,6 +289,8 @@ fn play_one(spec: &MatchSpec<'_>, index: usize) -> (GameResult, Vec<Value>) {
         scores: outcome.scores,
         winner: outcome.winner,
         forfeit: outcome.forfeit,
+        forfeits,
+        positions: outcome.positions,
     };
     (result, events)
 }

@@ -110,6 +110,18 @@ pub trait GameDef: Send + Sync {
     fn check_setup(&self, setup: &GameSetup<'_>) -> Result<(), SetupError>;
     /// Play one game from `seed` with `seats[i]` in seat `i`.
     fn play(&self, setup: &GameSetup<'_>, seed: u64, seats: &[&BotRef], events: &mut dyn EventSink) -> PlayedGame;
+    /// Play a series of games at one seating, in order, for games whose
+    /// games depend on the previous one (President's exchanges). `None`
+    /// means the games are independent and the runner plays them one by one.
+    fn play_series(
+        &self,
+        _setup: &GameSetup<'_>,
+        _seeds: &[u64],
+        _seats: &[&BotRef],
+        _record: bool,
+    ) -> Option<Vec<(PlayedGame, Vec<serde_json::Value>)>> {
+        None
+    }
     /// Play one game with a person at `term` in seat `seat` against `opponents` (name, bot).
     fn play_human(
         &self,

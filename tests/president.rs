@@ -1,0 +1,189 @@
+//! President end to end: wasm twins at tables of 2 to 6, fair seat rotation,
+//! positions in the results, and a failing bot put out while the others play on.
+
+use arena::games::ForfeitReason;
+use arena::sandbox::Limits;
+use arena_tests::{arena_bin, play, root};
+use std::process::Command;
+
+#[test]
+fn wasm_bots_play_exactly_like_their_house_twins_at_every_table_size() {
+    for n in [2usize, 4, 6] {
+        let wasm: Vec<&str> = ["president/lowest", "president/random"]
+            .iter()
+            .cycle()
+            .take(n)
+            .copied()
+            .collect();
+        let house: Vec<&str> = ["house:lowest", "house:random"]
+            .iter()
+            .cycle()
+            .take(n)
+            .copied()
+            .collect();
+        let a = play("president", Limits::default(), None, &wasm, 3 * n, 21, false);
+        let b = play("president", Limits::default(), None, &house, 3 * n, 21, false);
+        assert_eq!(a.report.results, b.report.results, "{n} players");
+        assert!(a.report.results.iter().all(|r| r.forfeits.is_empty()));
+    }
+}
+
+#[test]
+fn every_bot_sits_in_every_seat_equally_often_on_the_same_deals() {
+    let bots = [
+        "house:lowest",
+        "house:random",
+        "house:lowest",
+        "house:random",
+        "house:random",
+    ];
+    let out = play("president", Limits::default(), None, &bots, 20, 3, false);
+    let n = bots.len();
+    assert_eq!(out.report.results.len(), 20);
+    let mut count = vec![vec![0; n]; n]; // [bot][seat]
+    for r in &out.report.results {
+        for (seat, &bot) in r.seats.iter().enumerate() {
+            count[bot][seat] += 1;
+        }
+    }
+    assert!(count.iter().flatten().all(|&c| c == 4), "{count:?}");
+    for deal in out.report.results.chunks(n) {
+        assert!(
+            deal.iter().all(|r| r.seed == deal[0].seed),
+            "a deal is played from every seat"
+        );
+    }
+}
+
+#[test]
+fn results_give_positions_and_bots_their_mean_position_president_and_bum_counts() {
+    let out = play(
+        "president",
+        Limits::default(),
+        None,
+        &["house:lowest", "house:random", "house:random"],
+        30,
+        8,
+        false,
+    );
+    for r in &out.report.results {
+        let p = r.positions.as_ref().expect("positions");
+        let mut sorted = p.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, vec![1, 2, 3]);
+        assert_eq!(r.winner, p.iter().position(|&q| q == 1));
+    }
+    for (i, b) in out.report.bots.iter().enumerate() {
+        let mine: Vec<u32> = out
+            .report
+            .results
+            .iter()
+            .map(|r| r.positions.as_ref().unwrap()[r.seats.iter().position(|&x| x == i).unwrap()])
+            .collect();
+        let pos = b.positions.as_ref().expect("position summary");
+        let mean = mine.iter().sum::<u32>() as f64 / mine.len() as f64;
+        assert!((pos.mean - mean).abs() < 1e-12);
+        assert_eq!(pos.first as usize, mine.iter().filter(|&&p| p == 1).count());
+        assert_eq!(pos.last as usize, mine.iter().filter(|&&p| p == 3).count());
+    }
+}
+
+#[test]
+fn a_failing_bot_is_put_out_last_and_the_table_plays_on() {
+    // A starved fuel budget makes the wasm bot fail on its first call.
+    let limits = Limits {
+        fuel: 1_000,
+        ..Limits::default()
+    };
+    let out = play(
+        "president",
+        limits,
+        None,
+        &["president/lowest", "house:lowest", "house:random", "house:lowest"],
+        8,
+        2,
+        false,
+    );
+    for r in &out.report.results {
+        let seat = r.seats.iter().position(|&b| b == 0).unwrap();
+        let f = r.forfeit.as_ref().expect("forfeit");
+        assert_eq!((f.seat, f.reason), (seat, ForfeitReason::Fuel));
+        let p = r.positions.as_ref().unwrap();
+        assert_eq!(p[seat], 4, "the last finisher");
+        let mut others: Vec<u32> = p
+            .iter()
+            .enumerate()
+            .filter(|&(s, _)| s != seat)
+            .map(|(_, &q)| q)
+            .collect();
+        others.sort_unstable();
+        assert_eq!(others, vec![1, 2, 3], "the others played on");
+    }
+    assert_eq!(out.report.bots[0].forfeits["fuel"], 8);
+}
+
+#[test]
+fn the_series_carries_the_exchange_between_games() {
+    let out = play(
+        "president",
+        Limits::default(),
+        None,
+        &["house:lowest", "house:random", "house:random", "house:lowest"],
+        8,
+        4,
+        true,
+    );
+    let starts: Vec<&serde_json::Value> = out
+        .events
+        .iter()
+        .flatten()
+        .filter(|e| e["type"] == "game-start")
+        .collect();
+    // Games 0-3 open each rotation's series; games 4-7 follow one of them.
+    for (i, s) in starts.iter().enumerate() {
+        if i < 4 {
+            assert!(s["last-positions"].is_null());
+        } else {
+            let prev = &out.report.results[i - 4];
+            assert_eq!(s["last-positions"], serde_json::json!(prev.positions));
+            let exchange = s["exchange"].as_array().unwrap();
+            let bum = prev.positions.as_ref().unwrap().iter().position(|&p| p == 4).unwrap();
+            assert_eq!(
+                exchange[bum][0].as_array().unwrap().len(),
+                2,
+                "the Bum gives two cards at a table of four"
+            );
+        }
+    }
+}
+
+#[test]
+fn the_table_shows_mean_positions() {
+    let out = Command::new(arena_bin())
+        .args([
+            "match",
+            "--game",
+            "president",
+            "house:lowest",
+            "house:random",
+            "house:random",
+            "--games",
+            "30",
+        ])
+        .current_dir(root())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(
+        text.contains("mean position") && text.contains("president") && text.contains("bum"),
+        "{text}"
+    );
+    let too_many = Command::new(arena_bin())
+        .args(["match", "--game", "president", "house:lowest"])
+        .current_dir(root())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&too_many.stderr);
+    assert!(err.contains("president takes 2 to 6 bots, got 1"), "{err}");
+}
