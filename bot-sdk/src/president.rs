@@ -6,6 +6,7 @@
 //! `docs/rules/president.md`.
 
 #[doc(hidden)]
+#[allow(clippy::too_many_arguments)] // generated glue for a wide record
 pub mod bindings {
     wit_bindgen::generate!({
         path: "../wit",

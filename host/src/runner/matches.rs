@@ -230,11 +230,14 @@ fn play_one(spec: &MatchSpec<'_>, index: usize) -> (GameResult, Vec<Value>) {
     finish_game(spec.record, index, deal, seats, played, events)
 }
 
+/// A game's result and its events.
+type Played = (GameResult, Vec<Value>);
+
 /// For games that chain (President), play each seat rotation as one series
 /// in deal order; the rotations run in parallel.
-fn series_of(spec: &MatchSpec<'_>, games: usize) -> Option<Vec<(GameResult, Vec<Value>)>> {
+fn series_of(spec: &MatchSpec<'_>, games: usize) -> Option<Vec<Played>> {
     let n = spec.entrants.len().max(1);
-    let rotations: Vec<Option<Vec<(GameResult, Vec<Value>)>>> = (0..n.min(games))
+    let rotations: Vec<Option<Vec<Played>>> = (0..n.min(games))
         .into_par_iter()
         .map(|rotation| {
             let indices: Vec<usize> = (rotation..games).step_by(n).collect();
@@ -254,7 +257,7 @@ fn series_of(spec: &MatchSpec<'_>, games: usize) -> Option<Vec<(GameResult, Vec<
             )
         })
         .collect();
-    let mut all: Vec<(GameResult, Vec<Value>)> = rotations.into_iter().collect::<Option<Vec<_>>>()?.concat();
+    let mut all: Vec<Played> = rotations.into_iter().collect::<Option<Vec<_>>>()?.concat();
     all.sort_by_key(|(r, _)| r.index);
     Some(all)
 }
