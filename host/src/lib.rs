@@ -17,6 +17,7 @@ pub mod replay;
 pub mod runner;
 pub mod sandbox;
 pub mod stats;
+pub mod tournament;
 
 /// The version of this host, recorded in reports and replays.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

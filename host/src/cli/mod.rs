@@ -6,6 +6,7 @@ mod compare;
 mod games;
 mod matches;
 mod play;
+mod tournament;
 
 use clap::{Parser, Subcommand};
 
@@ -31,6 +32,9 @@ pub enum Command {
     Compare(compare::CompareArgs),
     /// Play a game yourself in the terminal, against a bot where the game has opponents.
     Play(play::PlayArgs),
+    /// Run a tournament: round robin, double elimination or Swiss, with ratings.
+    #[command(allow_negative_numbers = true)]
+    Tournament(tournament::TournamentArgs),
     /// List the games, their worlds and their house bots.
     Games,
 }
@@ -41,6 +45,7 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Match(args) => matches::run(args),
         Command::Compare(args) => compare::run(args),
         Command::Play(args) => play::run(args),
+        Command::Tournament(args) => tournament::run(args),
         Command::Games => games::run(),
     }
 }

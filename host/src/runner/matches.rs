@@ -3,7 +3,7 @@
 use super::{BotRef, GameDef, GameSetup, PlayedGame};
 use crate::games::{Forfeit, ForfeitReason, Seat, derive_seed};
 use rayon::prelude::*;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 
@@ -17,7 +17,7 @@ pub struct Entrant {
 }
 
 /// One game of a match, as reported.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
 pub struct GameResult {
     /// Index of the game in the match, from 0.
     pub index: usize,
@@ -215,6 +215,11 @@ pub fn run_match(spec: &MatchSpec<'_>) -> MatchOutcome {
         },
         events,
     }
+}
+
+/// Play game `index` of a match on its own (games that chain are dealt fresh).
+pub fn play_match_game(spec: &MatchSpec<'_>, index: usize) -> GameResult {
+    play_one(spec, index).0
 }
 
 fn play_one(spec: &MatchSpec<'_>, index: usize) -> (GameResult, Vec<Value>) {

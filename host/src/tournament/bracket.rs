@@ -1,0 +1,369 @@
+//! Double elimination: a winners' and a losers' bracket, byes when the
+//! field is not a power of two, and a grand final with a bracket reset.
+
+use super::{Engine, MatchRecord, Plan, Seeding, TournamentSpec};
+use serde::Serialize;
+
+/// One match in the bracket (a bye when one side is missing).
+#[derive(Debug, Clone, Serialize)]
+pub struct BracketMatch {
+    /// Its id in the journal.
+    pub id: String,
+    /// The two bots (by index), `None` for a bye.
+    pub bots: [Option<usize>; 2],
+    /// Game points of each side.
+    pub points: [f64; 2],
+    /// Who went through.
+    pub winner: Option<usize>,
+}
+
+/// The whole bracket.
+#[derive(Debug, Clone, Serialize)]
+pub struct Bracket {
+    /// Bot names, by index.
+    pub names: Vec<String>,
+    /// Seed order: `seeds[0]` is the first seed.
+    pub seeds: Vec<usize>,
+    /// Winners' bracket rounds.
+    pub winners: Vec<Vec<BracketMatch>>,
+    /// Losers' bracket rounds.
+    pub losers: Vec<Vec<BracketMatch>>,
+    /// Grand final, and its reset if the losers' side won the first.
+    pub grand_final: Vec<BracketMatch>,
+    /// Bots in finishing order (champion first).
+    pub placement: Vec<usize>,
+}
+
+/// Positions of seeds 1..=size in bracket order, so seed 1 meets seed `size` first.
+fn seed_order(size: usize) -> Vec<usize> {
+    let mut order = vec![1];
+    while order.len() < size {
+        let m = order.len() * 2;
+        order = order.iter().flat_map(|&s| [s, m + 1 - s]).collect();
+    }
+    order
+}
+
+struct Runner<'a, 'b> {
+    spec: &'a TournamentSpec<'a>,
+    engine: &'a Engine<'b>,
+    seed_rank: Vec<usize>,
+    records: Vec<MatchRecord>,
+}
+
+impl Runner<'_, '_> {
+    /// Play one round of pairings; byes advance without a game. `None` if stopped.
+    fn round(&mut self, label: &str, prefix: &str, pairs: &[[Option<usize>; 2]]) -> Option<Vec<BracketMatch>> {
+        let plans: Vec<Plan> = pairs
+            .iter()
+            .enumerate()
+            .filter_map(|(i, p)| match *p {
+                [Some(a), Some(b)] => Some(Plan {
+                    id: format!("{prefix}:{i}"),
+                    bots: vec![a, b],
+                    games: self.spec.games,
+                }),
+                _ => None,
+            })
+            .collect();
+        let records = self.engine.play(label, plans)?;
+        let mut played = records.iter();
+        let mut out = Vec::with_capacity(pairs.len());
+        for (i, p) in pairs.iter().enumerate() {
+            let m = match *p {
+                [Some(a), Some(b)] => {
+                    let record = played.next()?;
+                    let pts = record.points();
+                    // A tie goes to the better seed.
+                    let winner = if pts[0] > pts[1] || (pts[0] == pts[1] && self.seed_rank[a] < self.seed_rank[b]) {
+                        a
+                    } else {
+                        b
+                    };
+                    BracketMatch {
+                        id: record.id.clone(),
+                        bots: [Some(a), Some(b)],
+                        points: [pts[0], pts[1]],
+                        winner: Some(winner),
+                    }
+                }
+                [a, b] => BracketMatch {
+                    id: format!("{prefix}:{i}"),
+                    bots: [a, b],
+                    points: [0.0; 2],
+                    winner: a.or(b),
+                },
+            };
+            out.push(m);
+        }
+        self.records.extend(records);
+        Some(out)
+    }
+}
+
+fn loser(m: &BracketMatch) -> Option<usize> {
+    match m.bots {
+        [Some(a), Some(b)] => Some(if m.winner == Some(a) { b } else { a }),
+        _ => None,
+    }
+}
+
+fn pairs_of(list: &[Option<usize>]) -> Vec<[Option<usize>; 2]> {
+    list.chunks(2).map(|c| [c[0], c.get(1).copied().flatten()]).collect()
+}
+
+/// Run a double-elimination bracket. Returns the matches, the bracket and whether it finished.
+pub fn double_elimination(spec: &TournamentSpec<'_>, engine: &Engine<'_>) -> (Vec<MatchRecord>, Bracket, bool) {
+    let n = spec.entrants.len();
+    let names: Vec<String> = spec.entrants.iter().map(|e| e.name.clone()).collect();
+    let mut bracket = Bracket {
+        names,
+        seeds: (0..n).collect(),
+        winners: Vec::new(),
+        losers: Vec::new(),
+        grand_final: Vec::new(),
+        placement: Vec::new(),
+    };
+    let mut runner = Runner {
+        spec,
+        engine,
+        seed_rank: (0..n).collect(),
+        records: Vec::new(),
+    };
+    if spec.seeding == Seeding::RoundRobin {
+        let mut plans = Vec::new();
+        for a in 0..n {
+            for b in a + 1..n {
+                plans.push(Plan {
+                    id: format!("seed:{a}:{b}"),
+                    bots: vec![a, b],
+                    games: 2,
+                });
+            }
+        }
+        let Some(records) = engine.play("seeding round robin", plans) else {
+            return (runner.records, bracket, false);
+        };
+        let mut points = vec![0.0; n];
+        for m in &records {
+            for (local, p) in m.points().into_iter().enumerate() {
+                points[m.bots[local]] += p;
+            }
+        }
+        bracket
+            .seeds
+            .sort_by(|&a, &b| f64::total_cmp(&points[b], &points[a]).then(a.cmp(&b)));
+        runner.records.extend(records);
+    }
+    for (rank, &bot) in bracket.seeds.iter().enumerate() {
+        runner.seed_rank[bot] = rank;
+    }
+    let size = n.next_power_of_two();
+    let mut current: Vec<Option<usize>> = seed_order(size)
+        .iter()
+        .map(|&s| bracket.seeds.get(s - 1).copied())
+        .collect();
+    let mut wb_losers: Vec<Vec<Option<usize>>> = Vec::new();
+    let mut round = 1;
+    while current.len() > 1 {
+        let Some(ms) = runner.round(
+            &format!("winners' round {round}"),
+            &format!("W{round}"),
+            &pairs_of(&current),
+        ) else {
+            return (runner.records, bracket, false);
+        };
+        current = ms.iter().map(|m| m.winner).collect();
+        wb_losers.push(ms.iter().map(loser).collect());
+        bracket.winners.push(ms);
+        round += 1;
+    }
+    let wb_champion = current.first().copied().flatten();
+    // Losers' bracket: the first round's losers meet each other, then each
+    // later round's losers drop in against the survivors (in reverse order,
+    // to delay rematches), and the survivors halve between drops.
+    let mut lb: Vec<Option<usize>> = wb_losers.first().cloned().unwrap_or_default();
+    let mut lround = 1;
+    let mut eliminated: Vec<(usize, usize)> = Vec::new(); // (bot, losers' round it fell in)
+    let mut play_lb =
+        |runner: &mut Runner<'_, '_>, pairs: Vec<[Option<usize>; 2]>, bracket: &mut Bracket, lround: &mut usize| {
+            let ms = runner.round(&format!("losers' round {lround}"), &format!("L{lround}"), &pairs)?;
+            for m in &ms {
+                if let Some(l) = loser(m) {
+                    eliminated.push((l, *lround));
+                }
+            }
+            let next: Vec<Option<usize>> = ms.iter().map(|m| m.winner).collect();
+            bracket.losers.push(ms);
+            *lround += 1;
+            Some(next)
+        };
+    if lb.len() > 1 {
+        match play_lb(&mut runner, pairs_of(&lb), &mut bracket, &mut lround) {
+            Some(next) => lb = next,
+            None => return (runner.records, bracket, false),
+        }
+    }
+    for (r, drops) in wb_losers.iter().enumerate().skip(1) {
+        let mut drops = drops.clone();
+        if r % 2 == 1 {
+            drops.reverse();
+        }
+        let pairs: Vec<[Option<usize>; 2]> = lb.iter().zip(drops.iter()).map(|(&a, &b)| [a, b]).collect();
+        match play_lb(&mut runner, pairs, &mut bracket, &mut lround) {
+            Some(next) => lb = next,
+            None => return (runner.records, bracket, false),
+        }
+        if lb.len() > 1 {
+            match play_lb(&mut runner, pairs_of(&lb), &mut bracket, &mut lround) {
+                Some(next) => lb = next,
+                None => return (runner.records, bracket, false),
+            }
+        }
+    }
+    let lb_champion = lb.first().copied().flatten();
+    let (champion, runner_up) = match (wb_champion, lb_champion) {
+        (Some(w), Some(l)) => {
+            let Some(gf) = runner.round("grand final", "GF", &[[Some(w), Some(l)]]) else {
+                return (runner.records, bracket, false);
+            };
+            let first = gf[0].winner;
+            bracket.grand_final.extend(gf);
+            if first == Some(l) {
+                // The losers' side won: both have lost once, so they play again.
+                let Some(reset) = runner.round("grand final reset", "GF2", &[[Some(w), Some(l)]]) else {
+                    return (runner.records, bracket, false);
+                };
+                let champ = reset[0].winner;
+                bracket.grand_final.extend(reset);
+                (champ, if champ == Some(w) { Some(l) } else { Some(w) })
+            } else {
+                (Some(w), Some(l))
+            }
+        }
+        (w, l) => (w.or(l), None),
+    };
+    bracket.placement.extend(champion);
+    bracket.placement.extend(runner_up);
+    // Then by how late in the losers' bracket each fell; a tie goes to the better seed.
+    eliminated.sort_by_key(|&(bot, round)| (std::cmp::Reverse(round), runner.seed_rank[bot]));
+    for (bot, _) in eliminated {
+        if !bracket.placement.contains(&bot) {
+            bracket.placement.push(bot);
+        }
+    }
+    for &bot in &bracket.seeds {
+        if !bracket.placement.contains(&bot) {
+            bracket.placement.push(bot);
+        }
+    }
+    (runner.records, bracket, true)
+}
+
+impl Bracket {
+    /// Where `bot` finished, in words.
+    pub fn describe(&self, bot: usize) -> Option<String> {
+        let place = self.placement.iter().position(|&b| b == bot)?;
+        Some(match place {
+            0 => "champion".to_string(),
+            1 => "runner-up".to_string(),
+            2 => "third".to_string(),
+            _ => {
+                let round = self
+                    .losers
+                    .iter()
+                    .enumerate()
+                    .find(|(_, ms)| {
+                        ms.iter().any(|m| {
+                            m.winner != Some(bot) && m.bots.contains(&Some(bot)) && m.bots.iter().all(Option::is_some)
+                        })
+                    })
+                    .map(|(i, _)| i + 1);
+                match round {
+                    Some(r) => format!("out in losers' round {r}"),
+                    None => "out".to_string(),
+                }
+            }
+        })
+    }
+
+    /// The bracket as text: each round's matches, then the podium.
+    pub fn render(&self) -> String {
+        use std::fmt::Write;
+        let name = |b: Option<usize>| match b {
+            Some(i) => {
+                let seed = self.seeds.iter().position(|&s| s == i).map_or(0, |p| p + 1);
+                format!("({seed}) {}", self.names[i])
+            }
+            None => "-".to_string(),
+        };
+        let width = self.names.iter().map(String::len).max().unwrap_or(4) + 5;
+        let line = |s: &mut String, m: &BracketMatch| {
+            let _ = match m.bots {
+                [Some(_), Some(_)] => writeln!(
+                    s,
+                    "  {:<width$} {:>5} - {:<5} {:<width$} -> {}",
+                    name(m.bots[0]),
+                    fmt_points(m.points[0]),
+                    fmt_points(m.points[1]),
+                    name(m.bots[1]),
+                    name(m.winner)
+                ),
+                _ => writeln!(
+                    s,
+                    "  {:<width$} bye{:>width$}       -> {}",
+                    name(m.bots[0].or(m.bots[1])),
+                    "",
+                    name(m.winner)
+                ),
+            };
+        };
+        let mut s = String::new();
+        for (title, rounds) in [("Winners' bracket", &self.winners), ("Losers' bracket", &self.losers)] {
+            let _ = writeln!(s, "{title}");
+            for (i, ms) in rounds.iter().enumerate() {
+                let _ = writeln!(s, " round {}", i + 1);
+                for m in ms.iter().filter(|m| m.bots.iter().any(Option::is_some)) {
+                    line(&mut s, m);
+                }
+            }
+        }
+        if !self.grand_final.is_empty() {
+            let _ = writeln!(s, "Grand final");
+            for m in &self.grand_final {
+                line(&mut s, m);
+            }
+        }
+        let podium: Vec<String> = self
+            .placement
+            .iter()
+            .take(3)
+            .enumerate()
+            .map(|(i, &b)| format!("{}. {}", i + 1, self.names[b]))
+            .collect();
+        if !podium.is_empty() {
+            let _ = writeln!(s, "Podium: {}", podium.join("   "));
+        }
+        s
+    }
+}
+
+fn fmt_points(p: f64) -> String {
+    if p.fract() == 0.0 {
+        format!("{p:.0}")
+    } else {
+        format!("{p:.1}")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seed_one_meets_the_last_seed_and_seeds_one_and_two_meet_last() {
+        assert_eq!(seed_order(8), vec![1, 8, 4, 5, 2, 7, 3, 6]);
+        assert_eq!(seed_order(4), vec![1, 4, 2, 3]);
+        assert_eq!(seed_order(1), vec![1]);
+    }
+}

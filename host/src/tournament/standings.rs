@@ -1,0 +1,244 @@
+//! Standings: the ranking, with each bot's record, rating and forfeits, and a
+//! short reading of which differences are real and which are noise.
+
+use super::{Bracket, Format, MatchRecord, TournamentSpec, ratings};
+use crate::games::ForfeitReason;
+use crate::stats::{Estimate, estimate};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// A rating with its 95% interval.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Rating {
+    /// The rating.
+    pub value: f64,
+    /// Low end of the 95% interval.
+    pub low: f64,
+    /// High end of the 95% interval.
+    pub high: f64,
+    /// `glicko-2` or `weng-lin`.
+    pub system: &'static str,
+}
+
+/// One line of the standings.
+#[derive(Debug, Clone, Serialize)]
+pub struct Standing {
+    /// 1 = first.
+    pub rank: usize,
+    /// The bot's name.
+    pub name: String,
+    /// SHA-256 of its file, for wasm bots.
+    pub sha256: Option<String>,
+    /// Games played.
+    pub games: u32,
+    /// Games won (first place at a table).
+    pub wins: u32,
+    /// Games drawn.
+    pub draws: u32,
+    /// Games lost.
+    pub losses: u32,
+    /// Game points: a win 1, a draw ½.
+    pub points: f64,
+    /// Swiss: match points (a match won 1, drawn ½, a bye 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub match_points: Option<f64>,
+    /// Mean score per game with its interval (solitaires).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub score: Option<Estimate>,
+    /// Mean finishing position (games of more than two players).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mean_position: Option<f64>,
+    /// The rating from every game.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rating: Option<Rating>,
+    /// Double elimination: where the bot finished in the bracket.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub placement: Option<String>,
+    /// Forfeits by reason.
+    pub forfeits: BTreeMap<String, u32>,
+}
+
+/// Rank the bots of a tournament.
+pub fn standings(spec: &TournamentSpec<'_>, matches: &[MatchRecord], bracket: Option<&Bracket>) -> Vec<Standing> {
+    let n = spec.entrants.len();
+    let seats = *spec.game.seats().end();
+    let mut rows: Vec<Standing> = spec
+        .entrants
+        .iter()
+        .map(|e| Standing {
+            rank: 0,
+            name: e.name.clone(),
+            sha256: match &e.bot {
+                crate::runner::BotRef::Wasm(p) => Some(p.sha256.clone()),
+                crate::runner::BotRef::House(_) => None,
+            },
+            games: 0,
+            wins: 0,
+            draws: 0,
+            losses: 0,
+            points: 0.0,
+            match_points: None,
+            score: None,
+            mean_position: None,
+            rating: None,
+            placement: None,
+            forfeits: ForfeitReason::ALL.iter().map(|r| (r.as_str().to_string(), 0)).collect(),
+        })
+        .collect();
+    let mut scores: Vec<Vec<f64>> = vec![Vec::new(); n];
+    let mut positions: Vec<Vec<f64>> = vec![Vec::new(); n];
+    for m in matches.iter().filter(|m| !m.id.starts_with("seed:")) {
+        for g in &m.results {
+            for (seat, &local) in g.seats.iter().enumerate() {
+                let bot = m.bots[local];
+                let row = &mut rows[bot];
+                row.games += 1;
+                scores[bot].push(g.scores[seat] as f64);
+                if let Some(p) = &g.positions {
+                    positions[bot].push(f64::from(p[seat]));
+                }
+                if seats > 1 {
+                    match g.winner {
+                        Some(w) if w == seat => row.wins += 1,
+                        Some(_) => row.losses += 1,
+                        None => row.draws += 1,
+                    }
+                }
+                for f in g.forfeits.iter().filter(|f| f.seat == seat) {
+                    *row.forfeits.entry(f.reason.as_str().to_string()).or_default() += 1;
+                }
+            }
+        }
+    }
+    for (bot, row) in rows.iter_mut().enumerate() {
+        row.points = f64::from(row.wins) + 0.5 * f64::from(row.draws);
+        if seats == 1 {
+            row.score = Some(estimate(&scores[bot]));
+        }
+        if !positions[bot].is_empty() {
+            row.mean_position = Some(positions[bot].iter().sum::<f64>() / positions[bot].len() as f64);
+        }
+    }
+    let ratings = match seats {
+        1 => None,
+        2 => Some(ratings::glicko(n, matches)),
+        _ => Some(ratings::weng_lin(n, matches)),
+    };
+    if let Some(r) = &ratings {
+        for (row, rating) in rows.iter_mut().zip(r) {
+            row.rating = Some(*rating);
+        }
+    }
+    if spec.format == Format::Swiss {
+        for (bot, row) in rows.iter_mut().enumerate() {
+            row.match_points = Some(swiss_points(bot, n, matches));
+        }
+    }
+    let rating = |r: &Standing| r.rating.map_or(0.0, |x| x.value);
+    let mut order: Vec<usize> = (0..n).collect();
+    match (spec.format, bracket) {
+        (Format::DoubleElimination, Some(b)) => {
+            let place = |bot: usize| b.placement.iter().position(|&x| x == bot).unwrap_or(usize::MAX);
+            order.sort_by_key(|&bot| place(bot));
+            for (bot, row) in rows.iter_mut().enumerate() {
+                row.placement = b.describe(bot);
+            }
+        }
+        (Format::Swiss, _) => order.sort_by(|&a, &b| {
+            let (ra, rb) = (&rows[a], &rows[b]);
+            rb.match_points
+                .unwrap_or(0.0)
+                .total_cmp(&ra.match_points.unwrap_or(0.0))
+                .then(rb.points.total_cmp(&ra.points))
+                .then(rating(rb).total_cmp(&rating(ra)))
+                .then(a.cmp(&b))
+        }),
+        _ if seats == 1 => order.sort_by(|&a, &b| {
+            let m = |r: &Standing| r.score.map_or(f64::NEG_INFINITY, |s| s.mean);
+            m(&rows[b]).total_cmp(&m(&rows[a])).then(a.cmp(&b))
+        }),
+        _ if seats > 2 => order.sort_by(|&a, &b| {
+            let m = |r: &Standing| r.mean_position.unwrap_or(f64::INFINITY);
+            m(&rows[a])
+                .total_cmp(&m(&rows[b]))
+                .then(rating(&rows[b]).total_cmp(&rating(&rows[a])))
+                .then(a.cmp(&b))
+        }),
+        _ => order.sort_by(|&a, &b| {
+            rows[b]
+                .points
+                .total_cmp(&rows[a].points)
+                .then(rating(&rows[b]).total_cmp(&rating(&rows[a])))
+                .then(a.cmp(&b))
+        }),
+    }
+    let mut ranked: Vec<Standing> = order.into_iter().map(|i| rows[i].clone()).collect();
+    for (i, row) in ranked.iter_mut().enumerate() {
+        row.rank = i + 1;
+    }
+    ranked
+}
+
+fn swiss_points(bot: usize, n: usize, matches: &[MatchRecord]) -> f64 {
+    let mut points = 0.0;
+    let mut rounds_played = std::collections::BTreeSet::new();
+    let mut rounds = std::collections::BTreeSet::new();
+    for m in matches {
+        let round = m.id.split(':').nth(1).unwrap_or("").to_string();
+        rounds.insert(round.clone());
+        if let Some(me) = m.bots.iter().position(|&b| b == bot) {
+            rounds_played.insert(round);
+            let p = m.points();
+            let other = p[1 - me];
+            points += match p[me].total_cmp(&other) {
+                std::cmp::Ordering::Greater => 1.0,
+                std::cmp::Ordering::Equal => 0.5,
+                std::cmp::Ordering::Less => 0.0,
+            };
+        }
+    }
+    // A round without a match was a bye: one point (odd fields only).
+    if n % 2 == 1 {
+        points += (rounds.len() - rounds_played.len()) as f64;
+    }
+    points
+}
+
+/// A few sentences on which neighbours in the standings are clearly apart.
+pub fn reading(rows: &[Standing]) -> Vec<String> {
+    let interval = |r: &Standing| -> Option<(f64, f64, String)> {
+        if let Some(x) = r.rating {
+            return Some((
+                x.low,
+                x.high,
+                format!("rating {:.0} [{:.0}-{:.0}]", x.value, x.low, x.high),
+            ));
+        }
+        r.score.map(|s| {
+            (
+                s.ci95[0],
+                s.ci95[1],
+                format!("mean {:.2} [{:.2}-{:.2}]", s.mean, s.ci95[0], s.ci95[1]),
+            )
+        })
+    };
+    let mut out = Vec::new();
+    for pair in rows.windows(2).take(8) {
+        let (a, b) = (&pair[0], &pair[1]);
+        let (Some((alo, _, at)), Some((_, bhi, bt))) = (interval(a), interval(b)) else {
+            continue;
+        };
+        if alo > bhi {
+            out.push(format!(
+                "{} is clearly ahead of {} ({at} against {bt}).",
+                a.name, b.name
+            ));
+        } else {
+            out.push(format!(
+                "{} and {} are within noise of each other ({at} against {bt}); more games would separate them.",
+                a.name, b.name
+            ));
+        }
+    }
+    out
+}
