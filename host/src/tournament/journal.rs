@@ -5,7 +5,7 @@ use crate::runner::GameResult;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -24,21 +24,18 @@ impl Journal {
         let path = dir.join("journal.jsonl");
         let mut done = HashMap::new();
         if path.exists() {
-            let file = File::open(&path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
-            let mut lines = BufReader::new(file).lines();
-            let first: Option<Value> = lines
-                .next()
-                .and_then(Result::ok)
-                .and_then(|l| serde_json::from_str(&l).ok());
+            let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+            let mut lines = text.lines();
+            let first: Option<Value> = lines.next().and_then(|l| serde_json::from_str(l).ok());
             if first.as_ref() != Some(header) {
                 return Err(format!(
                     "{}: this folder holds another tournament (different game, bots, format or settings); use another --out or delete it",
                     path.display()
                 ));
             }
-            for line in lines.map_while(Result::ok) {
+            for line in lines {
                 // A line cut short by a kill is simply not done yet.
-                let Ok(v) = serde_json::from_str::<Value>(&line) else {
+                let Ok(v) = serde_json::from_str::<Value>(line) else {
                     continue;
                 };
                 let (Some(id), Some(index)) = (v["match"].as_str(), v["index"].as_u64()) else {
@@ -47,6 +44,16 @@ impl Journal {
                 if let Ok(result) = serde_json::from_value::<GameResult>(v["result"].clone()) {
                     done.insert((id.to_string(), index as usize), result);
                 }
+            }
+            // Drop a cut-short last line so new lines start on a line of their own.
+            if !text.ends_with('\n') {
+                let keep = text.rfind('\n').map_or(0, |i| i + 1);
+                let file = OpenOptions::new()
+                    .write(true)
+                    .open(&path)
+                    .map_err(|e| format!("{}: cannot repair: {e}", path.display()))?;
+                file.set_len(keep as u64)
+                    .map_err(|e| format!("{}: cannot repair: {e}", path.display()))?;
             }
         } else {
             let mut file = File::create(&path).map_err(|e| format!("{}: cannot create: {e}", path.display()))?;
