@@ -12,6 +12,7 @@
 pub mod adapters;
 pub mod cli;
 pub mod games;
+pub mod grade;
 pub mod human;
 pub mod replay;
 pub mod runner;

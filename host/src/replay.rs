@@ -20,7 +20,10 @@ pub fn write_match(out: &mut dyn Write, outcome: &MatchOutcome, entrants: &[Entr
         "seed": report.seed,
         "games": report.games,
         "limits": report.limits,
-        "bots": report.bots.iter().map(|b| json!({"name": b.name, "sha256": b.sha256})).collect::<Vec<_>>(),
+        "bots": entrants.iter().map(|e| json!({"name": e.name, "sha256": match &e.bot {
+            crate::runner::BotRef::Wasm(p) => Some(p.sha256.clone()),
+            crate::runner::BotRef::House(_) => None,
+        }})).collect::<Vec<_>>(),
     });
     line(out, &header)?;
     for (result, events) in report.results.iter().zip(&outcome.events) {

@@ -4,6 +4,7 @@ mod args;
 mod common;
 mod compare;
 mod games;
+mod grade;
 mod matches;
 mod play;
 mod tournament;
@@ -35,6 +36,12 @@ pub enum Command {
     /// Run a tournament: round robin, double elimination or Swiss, with ratings.
     #[command(allow_negative_numbers = true)]
     Tournament(tournament::TournamentArgs),
+    /// Grade one submission against the house bots with a rubric.
+    #[command(allow_negative_numbers = true)]
+    Grade(grade::GradeArgs),
+    /// Grade every submission in a folder; write a gradebook and per-student reports.
+    #[command(allow_negative_numbers = true)]
+    GradeClass(grade::GradeClassArgs),
     /// List the games, their worlds and their house bots.
     Games,
 }
@@ -46,6 +53,8 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Compare(args) => compare::run(args),
         Command::Play(args) => play::run(args),
         Command::Tournament(args) => tournament::run(args),
+        Command::Grade(args) => grade::run(args),
+        Command::GradeClass(args) => grade::run_class(args),
         Command::Games => games::run(),
     }
 }

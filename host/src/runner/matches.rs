@@ -217,6 +217,22 @@ pub fn run_match(spec: &MatchSpec<'_>) -> MatchOutcome {
     }
 }
 
+/// Play game `index` of a match on its own, keeping every event for a replay.
+pub fn play_match_game_recorded(spec: &MatchSpec<'_>, index: usize) -> (GameResult, Vec<Value>) {
+    let spec = MatchSpec {
+        game: spec.game,
+        setup: GameSetup {
+            sandbox: spec.setup.sandbox,
+            variant: spec.setup.variant.clone(),
+        },
+        entrants: spec.entrants.clone(),
+        games: spec.games,
+        seed: spec.seed,
+        record: true,
+    };
+    play_one(&spec, index)
+}
+
 /// Play game `index` of a match on its own (games that chain are dealt fresh).
 pub fn play_match_game(spec: &MatchSpec<'_>, index: usize) -> GameResult {
     play_one(spec, index).0

@@ -1,0 +1,232 @@
+//! Grading end to end through the binary: one submission, a class, rubrics and Gradescope.
+
+use arena_tests::{arena_bin, bot, root};
+use serde_json::Value;
+use std::process::{Command, Output};
+
+fn arena(args: &[&str]) -> Output {
+    Command::new(arena_bin())
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("run arena")
+}
+
+fn temp(name: &str) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("arena-grade-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+fn path(name: &str) -> String {
+    bot(name).display().to_string()
+}
+
+#[test]
+fn a_good_bot_earns_the_points_and_the_report_records_how_to_reproduce_it() {
+    let dir = temp("one");
+    let gs = dir.join("results.json");
+    let agg = path("en-garde/aggressive");
+    let args = [
+        "grade",
+        "--game",
+        "en-garde",
+        &agg,
+        "--games",
+        "100",
+        "--json",
+        "--gradescope",
+        gs.to_str().unwrap(),
+    ];
+    let out = arena(&args);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["status"], "graded");
+    assert_eq!(v["seed"], 2026);
+    assert_eq!(v["games"], 100);
+    assert_eq!(v["limits"]["fuel"], 200_000_000);
+    assert!(v["arena_version"].is_string() && v["wasmtime_version"] == "48");
+    let sha = arena::grade::sha256_of(&bot("en-garde/aggressive")).unwrap();
+    assert_eq!(v["sha256"], sha);
+    let items = v["items"].as_array().unwrap();
+    assert_eq!(
+        items[0]["points"], 10.0,
+        "aggressive beats random in well over 75% of deals"
+    );
+    assert_eq!(items[1]["points"], 10.0);
+    assert_eq!(
+        items[3]["status"], "pending",
+        "the class ranking needs grade-class --tournament"
+    );
+    for item in &items[..3] {
+        let ci = item["ci95"].as_array().unwrap();
+        assert!(ci[0].as_f64() <= item["value"].as_f64() && item["value"].as_f64() <= ci[1].as_f64());
+    }
+    // The same submission, rubric and seed: the same grade, whatever the thread count.
+    let again: Value = serde_json::from_slice(&arena(&[&args[..], &["--jobs", "1"]].concat()).stdout).unwrap();
+    assert_eq!(v, again);
+    let g: Value = serde_json::from_str(&std::fs::read_to_string(&gs).unwrap()).unwrap();
+    assert_eq!(g["score"], v["total"]);
+    assert_eq!(g["max_score"], v["max_total"]);
+    assert!(g["output"].as_str().unwrap().contains(&sha));
+    for t in g["tests"].as_array().unwrap() {
+        for key in ["name", "score", "max_score", "output", "visibility"] {
+            assert!(t.get(key).is_some(), "tests[].{key}");
+        }
+    }
+    std::fs::remove_dir_all(dir).ok();
+}
+
+#[test]
+fn a_weak_bot_loses_points_and_close_calls_are_flagged() {
+    let out = arena(&[
+        "grade",
+        "--game",
+        "en-garde",
+        &path("en-garde/random"),
+        "--games",
+        "40",
+        "--json",
+    ]);
+    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let items = v["items"].as_array().unwrap();
+    assert_eq!(items[2]["points"], 0.0, "random does not beat aggressive");
+    assert!(v["total"].as_f64().unwrap() < v["max_total"].as_f64().unwrap());
+    // random against house:random is a mirror of luck: 50% exactly, not a noisy call.
+    assert!(items[0]["note"].as_str().unwrap().contains("over 40 games"));
+}
+
+#[test]
+fn a_broken_or_hostile_submission_gets_zero_with_the_reason() {
+    for (file, reason) in [
+        ("hostile/infinite-loop", "smoke game was forfeited (fuel"),
+        ("hostile/wrong-world", "a component for another world"),
+    ] {
+        let out = arena(&[
+            "grade",
+            "--game",
+            "en-garde",
+            &path(file),
+            "--fuel",
+            "5000000",
+            "--json",
+        ]);
+        assert!(out.status.success());
+        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(v["status"], "rejected");
+        assert_eq!(v["total"], 0.0);
+        assert!(v["reason"].as_str().unwrap().contains(reason), "{}", v["reason"]);
+    }
+}
+
+#[test]
+fn a_class_is_graded_fairly_with_a_gradebook_and_reports_per_student() {
+    let class = temp("class");
+    let out_dir = temp("class-out");
+    std::fs::copy(bot("en-garde/aggressive"), class.join("alice.wasm")).unwrap();
+    std::fs::copy(bot("en-garde/random"), class.join("bob.wasm")).unwrap();
+    std::fs::copy(bot("en-garde/cowardly"), class.join("carol.wasm")).unwrap();
+    std::fs::copy(bot("hostile/memory-bomb"), class.join("mallory.wasm")).unwrap();
+    std::fs::write(class.join("dave.wasm"), "not wasm at all").unwrap();
+    std::fs::write(class.join("notes.txt"), "skip me").unwrap();
+    let (c, o) = (class.display().to_string(), out_dir.display().to_string());
+    let out = arena(&[
+        "grade-class",
+        "--game",
+        "en-garde",
+        &c,
+        "--out",
+        &o,
+        "--games",
+        "40",
+        "--tournament",
+        "round-robin",
+        "--tournament-games",
+        "4",
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("skipped")
+            && String::from_utf8_lossy(&out.stderr).contains("notes.txt")
+    );
+    let book = std::fs::read_to_string(out_dir.join("gradebook.csv")).unwrap();
+    let rows: Vec<&str> = book.lines().collect();
+    assert_eq!(rows.len(), 1 + 5, "a header and one row per .wasm:\n{book}");
+    assert!(rows[0].starts_with("student,sha256,Beats house:random,"));
+    let row = |name: &str| {
+        rows.iter()
+            .find(|r| r.starts_with(&format!("{name},")))
+            .copied()
+            .unwrap()
+    };
+    assert!(row("mallory").contains(",0,40,") && row("mallory").contains("memory"));
+    assert!(row("dave").contains(",0,40,") && row("dave").contains("not a WebAssembly file"));
+    // A broken classmate changes nothing: alice's items equal her own grade (the ranking aside).
+    let alone: Value = serde_json::from_slice(
+        &arena(&[
+            "grade",
+            "--game",
+            "en-garde",
+            &path("en-garde/aggressive"),
+            "--games",
+            "40",
+            "--json",
+        ])
+        .stdout,
+    )
+    .unwrap();
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("alice/report.json")).unwrap()).unwrap();
+    for i in 0..3 {
+        assert_eq!(report["items"][i], alone["items"][i]);
+    }
+    assert_eq!(report["items"][3]["status"], "graded", "the class ranking was graded");
+    assert_eq!(report["items"][3]["points"], 10.0, "alice wins the class tournament");
+    for student in ["alice", "bob", "carol", "mallory", "dave"] {
+        let gs: Value =
+            serde_json::from_str(&std::fs::read_to_string(out_dir.join(student).join("results.json")).unwrap())
+                .unwrap();
+        assert!(gs["score"].is_number() && gs["tests"].is_array(), "{student}");
+    }
+    let replay = std::fs::read_to_string(out_dir.join("bob/worst-game.jsonl")).unwrap();
+    let events: Vec<Value> = replay.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(events[0]["type"], "match");
+    let result = events.iter().find(|e| e["type"] == "result").unwrap();
+    assert!(!result["winner"].is_null(), "bob's worst game is a loss");
+    std::fs::remove_dir_all(class).ok();
+    std::fs::remove_dir_all(out_dir).ok();
+}
+
+#[test]
+fn rubric_errors_name_the_file_and_line() {
+    let dir = temp("rubric");
+    let cases = [
+        ("game = \"en-garde\"\n[[item]\n", "line 2"),
+        (
+            "game = \"en-garde\"\n\n[[item]]\nname = \"x\"\nmeasure = \"winrate\"\nthresholds = [{ at = 0.5, points = 1 }]\n",
+            "line 5: unknown measure `winrate`",
+        ),
+        (
+            "game = \"en-garde\"\n[[item]]\nname = \"x\"\nmeasure = \"win-rate\"\nagainst = [\"house:zorro\"]\nthresholds = [{ at = 0.5, points = 1 }]\n",
+            "line 5: unknown bot `house:zorro`",
+        ),
+    ];
+    for (i, (text, expect)) in cases.iter().enumerate() {
+        let file = dir.join(format!("r{i}.toml"));
+        std::fs::write(&file, text).unwrap();
+        let out = arena(&[
+            "grade",
+            "--game",
+            "en-garde",
+            &path("en-garde/aggressive"),
+            "--rubric",
+            file.to_str().unwrap(),
+        ]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(!out.status.success());
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(err.contains(&format!("r{i}.toml")) && err.contains(expect), "{err}");
+    }
+    std::fs::remove_dir_all(dir).ok();
+}
