@@ -246,7 +246,7 @@ criterion_group!(group, benches);
 
 fn main() {
     // `cargo test --benches` runs this too: keep that quick by skipping the summary.
-    if std::env::args().any(|a| a == "--bench") {
+    if std::env::args().any(|a| a == "--bench") && std::env::var("ARENA_BENCH_SUMMARY").as_deref() != Ok("0") {
         summary();
     }
     group();

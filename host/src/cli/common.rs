@@ -25,8 +25,19 @@ pub struct RunArgs {
     #[arg(long, allow_hyphen_values = true, value_parser = super::parse_bytes)]
     pub log_bytes: Option<u64>,
     /// Threads to play games on [default: all cores]. Results do not depend on it.
-    #[arg(long, allow_hyphen_values = true, value_parser = super::parse_positive_u64)]
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_jobs)]
     pub jobs: Option<u64>,
+}
+
+/// A thread count: positive, and small enough that the sandbox's instance pool
+/// always has a slot for every seat of every game in flight.
+fn parse_jobs(s: &str) -> Result<u64, String> {
+    let j = super::parse_positive_u64(s)?;
+    let most = u64::from(crate::sandbox::MAX_LIVE_INSTANCES) / 6;
+    if j > most {
+        return Err(format!("at most {most} threads"));
+    }
+    Ok(j)
 }
 
 impl RunArgs {
@@ -51,10 +62,16 @@ impl RunArgs {
     /// A thread pool of `--jobs` threads (all cores by default).
     pub fn pool(&self) -> anyhow::Result<rayon::ThreadPool> {
         rayon::ThreadPoolBuilder::new()
-            .num_threads(self.jobs.map(|j| j as usize).unwrap_or(0))
+            .num_threads(self.jobs.map_or_else(default_jobs, |j| j as usize))
             .build()
             .context("cannot start worker threads")
     }
+}
+
+/// All cores, within what the instance pool allows.
+fn default_jobs() -> usize {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    cores.min(crate::sandbox::MAX_LIVE_INSTANCES as usize / 6)
 }
 
 /// A game by name, or one line listing the games.

@@ -13,7 +13,7 @@ pub struct Limiter {
 }
 
 /// Table elements a bot may have; generous for any real program.
-const TABLE_ELEMENTS: usize = 100_000;
+pub const TABLE_ELEMENTS: usize = 100_000;
 
 impl Limiter {
     /// A limiter allowing `memory_cap` bytes per linear memory.

@@ -22,8 +22,13 @@ use std::time::Duration;
 use wasi::{VirtualClock, VirtualClockView};
 use wasmtime::component::types::ComponentItem;
 use wasmtime::component::{Component, InstancePre, Linker, ResourceTable, WasmStr};
-use wasmtime::{AsContext, Config, Engine, Store, Trap};
+use wasmtime::{AsContext, Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig, Store, Trap};
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
+
+/// Bot instances alive at once, at most: a game holds one per seat (six at
+/// most) for its duration, and each of the `--jobs` threads plays one game at
+/// a time, so 1,000 covers 160 threads.
+pub const MAX_LIVE_INSTANCES: u32 = 1000;
 
 /// How often the epoch ticks; the wall-clock limit is measured in these ticks.
 const EPOCH_TICK: Duration = Duration::from_millis(10);
@@ -219,6 +224,17 @@ impl Sandbox {
             // Same floats on every machine: replays and grades must not depend on the CPU.
             .cranelift_nan_canonicalization(true)
             .relaxed_simd_deterministic(true);
+        // A fresh instance per game makes instantiation part of the per-game
+        // cost: the pooling allocator reuses pre-reserved slots instead of
+        // mapping and unmapping memory every time.
+        let mut pool = PoolingAllocationConfig::default();
+        pool.total_component_instances(MAX_LIVE_INSTANCES)
+            .total_core_instances(MAX_LIVE_INSTANCES * 16)
+            .total_memories(MAX_LIVE_INSTANCES * 2)
+            .total_tables(MAX_LIVE_INSTANCES * 4)
+            .max_memory_size(limits.memory_bytes)
+            .table_elements(limiter::TABLE_ELEMENTS);
+        config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
         let engine = Engine::new(&config)?;
         let mut linker = Linker::new(&engine);
         wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
