@@ -4,7 +4,7 @@
 //! `cargo build --release --target wasm32-wasip2`: the `.wasm` file in
 //! `target/wasm32-wasip2/release/` is your bot.
 //!
-//! ```ignore
+//! ```no_run
 //! use arena_bot_sdk::en_garde::{Bot, GameInfo, Move, View};
 //!
 //! struct Lunge;

@@ -87,12 +87,6 @@ impl GameDef for ConnectFwar {
     fn variants(&self) -> &'static [&'static str] {
         &["standard"]
     }
-    fn check_setup(&self, setup: &GameSetup<'_>) -> Result<(), SetupError> {
-        match setup.variant.as_deref() {
-            None | Some("standard") => Ok(()),
-            Some(other) => Err(SetupError::UnknownVariant(other.to_string())),
-        }
-    }
 
     fn play_human(
         &self,
@@ -136,11 +130,7 @@ impl GameDef for ConnectFwar {
                 match WasmPlayer::new(setup.sandbox, program, crate::runner::instance_seed(seed, 0)) {
                     Ok(mut player) => {
                         let outcome = rules::play_game(seed, &mut player, events);
-                        PlayedGame {
-                            outcome,
-                            logs: vec![Some(player.instance.take_log())],
-                            fuel: vec![Some(player.instance.fuel_used())],
-                        }
+                        PlayedGame::with_reports(outcome, vec![Some(player.instance.report())])
                     }
                     Err(failure) => PlayedGame::forfeit_at_start(1, 0, failure, events),
                 }

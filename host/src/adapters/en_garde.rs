@@ -246,11 +246,7 @@ impl GameDef for EnGarde {
             };
             rules::play_game(config, seed, [a, b], events)
         };
-        let logs = wasm.iter().map(|w| w.as_ref().map(|w| w.instance.take_log())).collect();
-        let fuel = wasm
-            .iter()
-            .map(|w| w.as_ref().map(|w| w.instance.fuel_used()))
-            .collect();
-        PlayedGame { outcome, logs, fuel }
+        let reports = wasm.iter().map(|w| w.as_ref().map(|w| w.instance.report())).collect();
+        PlayedGame::with_reports(outcome, reports)
     }
 }

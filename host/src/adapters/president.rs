@@ -2,7 +2,7 @@
 
 use crate::games::president::{self as rules, Card, GameInfo, PresidentPlayer, Suit, View};
 use crate::games::{EventSink, Failure, ForfeitReason};
-use crate::runner::{BotRef, GameDef, GameSetup, PlayedGame, SetupError};
+use crate::runner::{BotRef, GameDef, GameSetup, PlayedGame};
 use crate::sandbox::{BotProgram, BotState, Instance, Sandbox, WorldSpec};
 use serde_json::Value;
 use wasmtime::component::InstancePre;
@@ -171,34 +171,17 @@ fn play_one(
             seated.iter_mut().map(|s| s as &mut dyn PresidentPlayer).collect();
         rules::play_game(seed, last, &mut players, events)
     };
-    let logs = seated
+    let reports = seated
         .iter()
         .map(|s| {
             if let Seated::Wasm(w) = s {
-                Some(w.instance.take_log())
+                Some(w.instance.report())
             } else {
                 None
             }
         })
         .collect();
-    let fuel = seated
-        .iter()
-        .map(|s| {
-            if let Seated::Wasm(w) = s {
-                Some(w.instance.fuel_used())
-            } else {
-                None
-            }
-        })
-        .collect();
-    (
-        PlayedGame {
-            outcome: record.outcome,
-            logs,
-            fuel,
-        },
-        record.positions,
-    )
+    (PlayedGame::with_reports(record.outcome, reports), record.positions)
 }
 
 /// President as the runner sees it.
@@ -222,12 +205,6 @@ impl GameDef for President {
     }
     fn variants(&self) -> &'static [&'static str] {
         &["standard"]
-    }
-    fn check_setup(&self, setup: &GameSetup<'_>) -> Result<(), SetupError> {
-        match setup.variant.as_deref() {
-            None | Some("standard") => Ok(()),
-            Some(other) => Err(SetupError::UnknownVariant(other.to_string())),
-        }
     }
 
     fn play(&self, setup: &GameSetup<'_>, seed: u64, seats: &[&BotRef], events: &mut dyn EventSink) -> PlayedGame {

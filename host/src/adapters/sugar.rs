@@ -2,7 +2,7 @@
 
 use crate::games::sugar::{self as rules, Action, Direction, Grid, PlaceInfo, SugarPlayer, View};
 use crate::games::{EventSink, Failure, ForfeitReason};
-use crate::runner::{BotRef, GameDef, GameSetup, PlayedGame, SetupError};
+use crate::runner::{BotRef, GameDef, GameSetup, PlayedGame};
 use crate::sandbox::{BotProgram, BotState, Instance, Sandbox, WorldSpec};
 use wasmtime::component::InstancePre;
 
@@ -136,12 +136,6 @@ impl GameDef for Sugar {
     fn variants(&self) -> &'static [&'static str] {
         &["standard"]
     }
-    fn check_setup(&self, setup: &GameSetup<'_>) -> Result<(), SetupError> {
-        match setup.variant.as_deref() {
-            None | Some("standard") => Ok(()),
-            Some(other) => Err(SetupError::UnknownVariant(other.to_string())),
-        }
-    }
 
     fn play(&self, setup: &GameSetup<'_>, seed: u64, seats: &[&BotRef], events: &mut dyn EventSink) -> PlayedGame {
         let mut seated = Vec::with_capacity(2);
@@ -167,26 +161,16 @@ impl GameDef for Sugar {
                 return PlayedGame::forfeit_at_start(seats.len(), 0, failure, events);
             }
         };
-        let logs = seated
+        let reports = seated
             .iter()
             .map(|s| {
                 if let Seated::Wasm(w) = s {
-                    Some(w.instance.take_log())
+                    Some(w.instance.report())
                 } else {
                     None
                 }
             })
             .collect();
-        let fuel = seated
-            .iter()
-            .map(|s| {
-                if let Seated::Wasm(w) = s {
-                    Some(w.instance.fuel_used())
-                } else {
-                    None
-                }
-            })
-            .collect();
-        PlayedGame { outcome, logs, fuel }
+        PlayedGame::with_reports(outcome, reports)
     }
 }

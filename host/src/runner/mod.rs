@@ -58,6 +58,15 @@ pub struct PlayedGame {
 }
 
 impl PlayedGame {
+    /// A game played: per seat, the wasm bot's log and fuel (`None` for house bots).
+    pub fn with_reports(outcome: Outcome, reports: Vec<Option<(LogContents, u64)>>) -> PlayedGame {
+        let (logs, fuel) = reports
+            .into_iter()
+            .map(|r| r.map_or((None, None), |(l, f)| (Some(l), Some(f))))
+            .unzip();
+        PlayedGame { outcome, logs, fuel }
+    }
+
     /// A game played by house bots only: no logs, no fuel.
     pub fn native(outcome: Outcome) -> PlayedGame {
         let seats = outcome.scores.len();
@@ -107,7 +116,12 @@ pub trait GameDef: Send + Sync {
     /// Rules variants; the first is the default.
     fn variants(&self) -> &'static [&'static str];
     /// Reject settings the game cannot use, before any game is played.
-    fn check_setup(&self, setup: &GameSetup<'_>) -> Result<(), SetupError>;
+    fn check_setup(&self, setup: &GameSetup<'_>) -> Result<(), SetupError> {
+        match setup.variant.as_deref() {
+            Some(v) if !self.variants().contains(&v) => Err(SetupError::UnknownVariant(v.to_string())),
+            _ => Ok(()),
+        }
+    }
     /// Play one game from `seed` with `seats[i]` in seat `i`.
     fn play(&self, setup: &GameSetup<'_>, seed: u64, seats: &[&BotRef], events: &mut dyn EventSink) -> PlayedGame;
     /// Play a series of games at one seating, in order, for games whose

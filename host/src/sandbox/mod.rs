@@ -486,6 +486,11 @@ impl<B> Instance<B> {
         self.store.data().log.take()
     }
 
+    /// What the bot logged and the fuel it used, for the game's record.
+    pub fn report(&self) -> (LogContents, u64) {
+        (self.take_log(), self.fuel_used)
+    }
+
     /// Fuel the bot has used in this game, instantiation included.
     pub fn fuel_used(&self) -> u64 {
         self.fuel_used
