@@ -319,7 +319,12 @@ impl Bracket {
             };
         };
         let mut s = String::new();
-        for (title, rounds) in [("Winners' bracket", &self.winners), ("Losers' bracket", &self.losers)] {
+        let _ = writeln!(s, "Winners' bracket");
+        s.push_str(&self.tree(&name));
+        for (title, rounds) in [
+            ("Winners' bracket, match by match", &self.winners),
+            ("Losers' bracket", &self.losers),
+        ] {
             let _ = writeln!(s, "{title}");
             for (i, ms) in rounds.iter().enumerate() {
                 let _ = writeln!(s, " round {}", i + 1);
@@ -345,6 +350,60 @@ impl Bracket {
             let _ = writeln!(s, "Podium: {}", podium.join("   "));
         }
         s
+    }
+}
+
+impl Bracket {
+    /// The winners' bracket as a tree: each round a column, each match joined to its winner.
+    fn tree(&self, name: &dyn Fn(Option<usize>) -> String) -> String {
+        let rounds = self.winners.len();
+        if rounds == 0 {
+            return String::new();
+        }
+        // Column r lists the bots that entered round r; the last column the winner.
+        let mut columns: Vec<Vec<String>> = self
+            .winners
+            .iter()
+            .map(|ms| {
+                ms.iter()
+                    .flat_map(|m| m.bots.iter().map(|&b| if b.is_some() { name(b) } else { "bye".into() }))
+                    .collect()
+            })
+            .collect();
+        columns.push(vec![name(self.winners[rounds - 1].first().and_then(|m| m.winner))]);
+        let width = columns.iter().flatten().map(|l| l.chars().count()).max().unwrap_or(3) + 4;
+        let height = columns[0].len() * 2 - 1;
+        let mut grid = vec![vec![' '; width * (rounds + 1)]; height];
+        let row = |r: usize, j: usize| j * (1 << (r + 1)) + (1 << r) - 1;
+        for (r, column) in columns.iter().enumerate() {
+            for (j, label) in column.iter().enumerate() {
+                let y = row(r, j);
+                let x0 = r * width;
+                for (k, ch) in label.chars().enumerate() {
+                    grid[y][x0 + k] = ch;
+                }
+                if r == rounds {
+                    continue;
+                }
+                let end = x0 + width - 2;
+                for cell in grid[y].iter_mut().take(end).skip(x0 + label.chars().count() + 1) {
+                    *cell = '-';
+                }
+                grid[y][end] = '+';
+                if j % 2 == 1 {
+                    let top = row(r, j - 1);
+                    let mid = row(r + 1, j / 2);
+                    for line in grid.iter_mut().take(y).skip(top + 1) {
+                        line[end] = '|';
+                    }
+                    grid[mid][end] = '+';
+                    grid[mid][end + 1] = '-';
+                }
+            }
+        }
+        grid.iter()
+            .map(|l| format!("  {}\n", l.iter().collect::<String>().trim_end()))
+            .collect()
     }
 }
 
