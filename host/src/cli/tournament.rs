@@ -6,6 +6,7 @@ use crate::sandbox::Sandbox;
 use crate::tournament::{self, Engine, Format, Journal, Seeding, TournamentReport, TournamentSpec};
 use anyhow::{Context, bail};
 use clap::Args;
+use rayon::prelude::*;
 use serde_json::json;
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -89,8 +90,13 @@ pub fn run(args: TournamentArgs) -> anyhow::Result<()> {
     let setup = setup(game, &sandbox, args.variant.clone())?;
     let mut entrants: Vec<Entrant> = Vec::new();
     let mut disqualified = Vec::new();
-    for spec in &specs {
-        match entrant(game, &sandbox, spec) {
+    let pool = args.run.pool()?;
+    // Compiling is the slow part of loading: do it on every core, then take
+    // the results in the order given so names and seeds do not depend on timing.
+    let loaded: Vec<anyhow::Result<Entrant>> =
+        pool.install(|| specs.par_iter().map(|spec| entrant(game, &sandbox, spec)).collect());
+    for (spec, result) in specs.iter().zip(loaded) {
+        match result {
             Ok(mut e) => {
                 let base = e.name.clone();
                 let mut k = 2;
@@ -152,7 +158,7 @@ pub fn run(args: TournamentArgs) -> anyhow::Result<()> {
         let _ = ctrlc::set_handler(move || stop.store(true, Ordering::Relaxed));
     }
     let engine = Engine::new(&spec, journal, stop.clone(), std::io::stderr().is_terminal());
-    let report = args.run.pool()?.install(|| tournament::run(&spec, &engine))?;
+    let report = pool.install(|| tournament::run(&spec, &engine))?;
     if !report.complete {
         let kept = match &args.out {
             Some(dir) => format!(
