@@ -88,6 +88,10 @@ impl GameDef for ConnectFwar {
         &["standard"]
     }
 
+    fn has_human_play(&self) -> bool {
+        true
+    }
+
     fn play_human(
         &self,
         _setup: &GameSetup<'_>,

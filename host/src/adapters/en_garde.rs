@@ -151,6 +151,10 @@ impl GameDef for EnGarde {
         Self::config(setup).map(|_| ())
     }
 
+    fn has_human_play(&self) -> bool {
+        true
+    }
+
     fn play_human(
         &self,
         setup: &GameSetup<'_>,

@@ -34,6 +34,12 @@ pub struct PlayArgs {
 /// Run `arena play`.
 pub fn run(args: PlayArgs) -> anyhow::Result<()> {
     let game = find_game(&args.game)?;
+    if !game.has_human_play() {
+        bail!(
+            "{} cannot be played by a person yet; games you can play: en-garde, connect-fwar",
+            game.name()
+        );
+    }
     let sandbox = Sandbox::new(args.run.limits())?;
     let setup = setup(game, &sandbox, args.variant.clone())?;
     let opponents = match &args.vs {

@@ -136,6 +136,10 @@ pub trait GameDef: Send + Sync {
     ) -> Option<Vec<(PlayedGame, Vec<serde_json::Value>)>> {
         None
     }
+    /// Whether a person can play this game in the terminal.
+    fn has_human_play(&self) -> bool {
+        false
+    }
     /// Play one game with a person at `term` in seat `seat` against `opponents` (name, bot).
     fn play_human(
         &self,
