@@ -135,6 +135,10 @@ fn play_bad_input_is_one_line() {
             vec!["play", "--game", "en-garde", "--vs", "house:nobody"],
             "no house bot",
         ),
+        (
+            vec!["play", "--game", "sugar"],
+            "sugar cannot be played by a person yet; games you can play: en-garde, connect-fwar",
+        ),
     ] {
         let (ok, _, err) = play(&args, "C", "");
         assert!(!ok, "{args:?}");
