@@ -354,6 +354,19 @@ fn a_stopped_tournament_resumes_without_replaying_games() {
     for f in ["standings.json", "standings.csv", "standings.md", "standings.txt"] {
         assert!(out_dir.join(f).exists(), "{f}");
     }
+    // A damaged record (a seat index out of range) is ignored and its game played again.
+    let text = std::fs::read_to_string(&journal).unwrap();
+    let damaged = text.replacen("\"seats\":[0,1]", "\"seats\":[0,7]", 1);
+    assert_ne!(damaged, text);
+    std::fs::write(&journal, damaged).unwrap();
+    let repaired = arena(&args);
+    assert!(
+        repaired.status.success(),
+        "{}",
+        String::from_utf8_lossy(&repaired.stderr)
+    );
+    let fixed: Value = serde_json::from_slice(&repaired.stdout).unwrap();
+    assert_eq!(fixed["standings"], full["standings"]);
     // A different tournament in the same folder is refused, not overwritten.
     let other = arena(&[
         "tournament",

@@ -4,6 +4,13 @@ use clap::Parser;
 use std::process::ExitCode;
 
 fn main() -> ExitCode {
+    // Like any Unix filter, stop quietly when the reader goes away
+    // (`arena games | head -1`) instead of panicking on a broken pipe.
+    #[cfg(unix)]
+    // SAFETY: restoring the default disposition of SIGPIPE before any thread starts.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     let cli = match arena::cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

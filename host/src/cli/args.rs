@@ -14,6 +14,18 @@ pub fn parse_positive_u64(s: &str) -> Result<u64, String> {
     Ok(v)
 }
 
+/// Most games one command may ask for: enough for any class, small enough to plan in memory.
+pub const MAX_GAMES: u64 = 10_000_000;
+
+/// A number of games: positive, at most [`MAX_GAMES`].
+pub fn parse_games(s: &str) -> Result<u64, String> {
+    let g = parse_positive_u64(s)?;
+    if g > MAX_GAMES {
+        return Err(format!("at most {MAX_GAMES} games"));
+    }
+    Ok(g)
+}
+
 /// A size in bytes: `1048576`, `64K`, `64M`, `1G` (also `KiB`, `MiB`, `GiB`).
 pub fn parse_bytes(s: &str) -> Result<u64, String> {
     let t = s.trim();

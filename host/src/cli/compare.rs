@@ -18,7 +18,7 @@ pub struct CompareArgs {
     #[arg(long, value_name = "BOT")]
     pub against: Option<String>,
     /// Games per bot, on the same deals for every bot.
-    #[arg(long, default_value = "1000", allow_hyphen_values = true, value_parser = super::parse_positive_u64)]
+    #[arg(long, default_value = "1000", allow_hyphen_values = true, value_parser = super::parse_games)]
     pub games: u64,
     /// The seed: the same seed gives the same deals (and `arena match --seed` replays them).
     #[arg(long, default_value_t = 1)]

@@ -25,7 +25,7 @@ pub struct GradeArgs {
     #[arg(long, value_name = "FILE")]
     pub rubric: Option<PathBuf>,
     /// Games per rubric item [default: the rubric's, else 200].
-    #[arg(long, allow_hyphen_values = true, value_parser = super::parse_positive_u64)]
+    #[arg(long, allow_hyphen_values = true, value_parser = super::parse_games)]
     pub games: Option<u64>,
     /// Print the report as JSON.
     #[arg(long)]
@@ -50,7 +50,7 @@ pub struct GradeClassArgs {
     #[arg(long, value_name = "FILE")]
     pub rubric: Option<PathBuf>,
     /// Games per rubric item [default: the rubric's, else 200].
-    #[arg(long, allow_hyphen_values = true, value_parser = super::parse_positive_u64)]
+    #[arg(long, allow_hyphen_values = true, value_parser = super::parse_games)]
     pub games: Option<u64>,
     /// Where to write the gradebook and each student's reports.
     #[arg(long, value_name = "DIR", default_value = "grades")]
@@ -59,7 +59,7 @@ pub struct GradeClassArgs {
     #[arg(long, value_name = "FORMAT")]
     pub tournament: Option<ClassTournament>,
     /// Games per tournament match.
-    #[arg(long, default_value = "10", allow_hyphen_values = true, value_parser = super::parse_positive_u64)]
+    #[arg(long, default_value = "10", allow_hyphen_values = true, value_parser = super::parse_games)]
     pub tournament_games: u64,
     #[command(flatten)]
     pub run: RunArgs,
@@ -160,6 +160,12 @@ pub fn run(args: GradeArgs) -> anyhow::Result<()> {
 pub fn run_class(args: GradeClassArgs) -> anyhow::Result<()> {
     let game = find_game(&args.game)?;
     let rubric = load_rubric(game, args.rubric.as_deref())?;
+    if args.tournament.is_some() && *game.seats().end() != 2 && args.tournament != Some(ClassTournament::RoundRobin) {
+        bail!(
+            "double-elimination needs a two-player game, and {} is not one; use --tournament round-robin",
+            game.name()
+        );
+    }
     let (wasm, skipped) = grade::submissions(&args.dir)
         .with_context(|| format!("{}: cannot read the submissions folder", args.dir.display()))?;
     for s in &skipped {

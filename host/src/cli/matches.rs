@@ -17,7 +17,7 @@ pub struct MatchArgs {
     #[arg(required = true, value_name = "BOT")]
     pub bots: Vec<String>,
     /// Games to play; rounded up so every deal is played from every seat.
-    #[arg(long, default_value = "100", value_parser = super::parse_positive_u64)]
+    #[arg(long, default_value = "100", value_parser = super::parse_games)]
     pub games: u64,
     /// The match seed: the same seed and bots give the same games.
     #[arg(long, default_value_t = 1)]

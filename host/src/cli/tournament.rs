@@ -29,7 +29,7 @@ pub struct TournamentArgs {
     #[arg(long, value_enum)]
     pub format: Format,
     /// Games per match (each deal played from every seat).
-    #[arg(long, default_value = "10", allow_hyphen_values = true, value_parser = super::parse_positive_u64)]
+    #[arg(long, default_value = "10", allow_hyphen_values = true, value_parser = super::parse_games)]
     pub games: u64,
     /// Swiss rounds [default: log2(bots) + 1]; for games of more than two
     /// players, rounds of random tables [default: one per bot].

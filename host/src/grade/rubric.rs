@@ -258,6 +258,11 @@ pub fn parse(text: &str, file: &str, game: &dyn GameDef) -> Result<Rubric, Strin
     if items.is_empty() {
         return Err(format!("{file}: the rubric has no [[item]]"));
     }
+    if let Some(g) = raw.games
+        && !(1..=10_000_000).contains(&g)
+    {
+        return Err(format!("{file}: `games = {g}` must be between 1 and 10000000"));
+    }
     Ok(Rubric {
         game: game.name().to_string(),
         seed: raw.seed,

@@ -130,7 +130,7 @@ pub fn seating(match_seed: u64, index: usize, n: usize) -> (u64, Vec<usize>) {
 
 /// Round `games` up to a whole number of rotations of `n` bots.
 pub fn whole_rotations(games: usize, n: usize) -> usize {
-    games.div_ceil(n.max(1)) * n.max(1)
+    games.div_ceil(n.max(1)).saturating_mul(n.max(1))
 }
 
 /// Play a match. Games run in parallel on rayon's pool; results are the

@@ -234,7 +234,12 @@ impl Sandbox {
         pool.total_component_instances(MAX_LIVE_INSTANCES)
             .total_core_instances(MAX_LIVE_INSTANCES * 16)
             .total_memories(MAX_LIVE_INSTANCES * 2)
-            .total_tables(MAX_LIVE_INSTANCES * 4)
+            .total_tables(MAX_LIVE_INSTANCES * 8)
+            // Per-component ceilings, so one oversized bot is rejected at load
+            // instead of draining the shared pool under other bots' games.
+            .max_core_instances_per_component(16)
+            .max_memories_per_component(2)
+            .max_tables_per_component(8)
             .max_memory_size(limits.memory_bytes)
             .table_elements(limiter::TABLE_ELEMENTS)
             // Resetting a slot with madvise makes every thread's TLB flush: with

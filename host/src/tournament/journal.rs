@@ -80,9 +80,17 @@ impl Journal {
         self.done.len()
     }
 
-    /// A game finished in an earlier run.
-    pub fn get(&self, id: &str, index: usize) -> Option<GameResult> {
-        self.done.get(&(id.to_string(), index)).cloned()
+    /// A game finished in an earlier run, if its record fits a match of
+    /// `bots` bots; a damaged line is ignored and the game played again.
+    pub fn get(&self, id: &str, index: usize, bots: usize) -> Option<GameResult> {
+        let r = self.done.get(&(id.to_string(), index))?;
+        let fits = r.seats.len() == bots
+            && r.seats.iter().all(|&b| b < bots)
+            && r.scores.len() == bots
+            && r.winner.is_none_or(|w| w < bots)
+            && r.positions.as_ref().is_none_or(|p| p.len() == bots)
+            && r.forfeits.iter().chain(&r.forfeit).all(|f| f.seat < bots);
+        fits.then(|| r.clone())
     }
 
     /// Append a finished game. Each line is written whole, so a kill can cut

@@ -246,7 +246,7 @@ impl<'a> Engine<'a> {
             .par_iter()
             .map(|&(m, g)| {
                 let id = &plans[m].id;
-                if let Some(r) = self.journal.as_ref().and_then(|j| j.get(id, g)) {
+                if let Some(r) = self.journal.as_ref().and_then(|j| j.get(id, g, plans[m].bots.len())) {
                     self.progress.inc(1);
                     return Some(r);
                 }
