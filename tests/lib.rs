@@ -53,12 +53,20 @@ pub fn arena_bin() -> PathBuf {
     .clone()
 }
 
+/// A committed bot built against an old world version, e.g. `fixture("0.1.0", "en-garde-aggressive")`.
+/// These files are never rebuilt: they prove that bots compiled in an
+/// earlier week keep loading and playing the same games.
+pub fn fixture(version: &str, name: &str) -> PathBuf {
+    root().join(format!("tests/fixtures/v{version}/{name}.wasm"))
+}
+
 /// A bot argument as the command line takes it: `house:NAME` or a path to a built example.
 pub fn entrant(sandbox: &Sandbox, spec: &str) -> Entrant {
     entrant_for("en-garde", sandbox, spec)
 }
 
-/// A bot for `game`: `house:NAME` or a built example such as `connect-fwar/basic`.
+/// A bot for `game`: `house:NAME`, a built example such as `connect-fwar/basic`,
+/// or a committed old build such as `v0.1.0/en-garde-aggressive`.
 pub fn entrant_for(game: &str, sandbox: &Sandbox, spec: &str) -> Entrant {
     let game = adapters::game(game).expect("a known game");
     if let Some(name) = spec.strip_prefix("house:") {
@@ -67,7 +75,11 @@ pub fn entrant_for(game: &str, sandbox: &Sandbox, spec: &str) -> Entrant {
             bot: BotRef::House(name.to_string()),
         };
     }
-    let program = sandbox.load(&bot(spec), game.world()).unwrap_or_else(|e| panic!("{e}"));
+    let path = match spec.strip_prefix('v').and_then(|s| s.split_once('/')) {
+        Some((version, name)) => fixture(version, name),
+        None => bot(spec),
+    };
+    let program = sandbox.load(&path, game.world()).unwrap_or_else(|e| panic!("{e}"));
     Entrant {
         name: spec.to_string(),
         bot: BotRef::Wasm(Arc::new(program)),
@@ -96,7 +108,7 @@ pub fn play(
     seed: u64,
     record: bool,
 ) -> MatchOutcome {
-    let sandbox = Sandbox::new(limits).expect("sandbox");
+    let sandbox = arena::adapters::sandbox(limits).expect("sandbox");
     let entrants = bots.iter().map(|b| entrant_for(game, &sandbox, b)).collect();
     let spec = MatchSpec {
         game: adapters::game(game).expect("a known game"),
@@ -109,5 +121,5 @@ pub fn play(
         seed,
         record,
     };
-    run_match(&spec)
+    run_match(&spec).expect("the match is set up right")
 }

@@ -7,7 +7,7 @@
 #[doc(hidden)]
 pub mod bindings {
     wit_bindgen::generate!({
-        path: "../wit",
+        path: "../wit/0.1.0",
         world: "connect-fwar",
         pub_export_macro: true,
         export_macro_name: "__export_connect_fwar_world",

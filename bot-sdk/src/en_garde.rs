@@ -7,7 +7,7 @@
 #[doc(hidden)]
 pub mod bindings {
     wit_bindgen::generate!({
-        path: "../wit",
+        path: "../wit/0.1.0",
         world: "en-garde",
         pub_export_macro: true,
         export_macro_name: "__export_en_garde_world",

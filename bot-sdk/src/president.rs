@@ -9,7 +9,7 @@
 #[allow(clippy::too_many_arguments)] // generated glue for a wide record
 pub mod bindings {
     wit_bindgen::generate!({
-        path: "../wit",
+        path: "../wit/0.1.0",
         world: "president",
         additional_derives: [PartialEq, Eq],
         pub_export_macro: true,

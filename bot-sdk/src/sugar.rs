@@ -8,7 +8,7 @@
 #[allow(clippy::too_many_arguments)] // generated glue for a wide record
 pub mod bindings {
     wit_bindgen::generate!({
-        path: "../wit",
+        path: "../wit/0.1.0",
         world: "sugar",
         pub_export_macro: true,
         export_macro_name: "__export_sugar_world",

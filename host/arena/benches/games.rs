@@ -1,0 +1,266 @@
+//! Throughput of wasm bots against their native twins, for every game.
+//!
+//! `cargo bench -p arena --bench games` first prints a summary table
+//! (games per second of each wasm bot and of its house twin, measured in
+//! the same run on one thread, and their ratio; instantiation cost; memory
+//! per instance), then runs the criterion benchmarks. The figures go in
+//! `docs/performance.md`.
+
+use arena::adapters;
+use arena::adapters::en_garde::{EnGarde, WasmFencer};
+use arena::runner::{BotRef, Entrant, GameSetup, MatchSpec, run_match};
+use arena::runner::{Seating, WasmBot};
+use arena::sandbox::{BotProgram, Limits, Sandbox};
+use criterion::{Criterion, criterion_group};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("workspace root")
+        .to_path_buf()
+}
+
+fn wasm(name: &str) -> PathBuf {
+    let path = root().join("example-bots/wasm").join(format!("{name}.wasm"));
+    if !path.exists() {
+        let ok = std::process::Command::new("bash")
+            .arg(root().join("example-bots/build.sh"))
+            .status()
+            .is_ok_and(|s| s.success());
+        assert!(ok, "building the example bots failed");
+    }
+    path
+}
+
+fn entrant(sandbox: &Sandbox, game: &str, spec: &str) -> Entrant {
+    let def = adapters::game(game).expect("game");
+    let bot = match spec.strip_prefix("house:") {
+        Some(name) => BotRef::House(name.to_string()),
+        None => BotRef::Wasm(Arc::new(sandbox.load(&wasm(spec), def.world()).expect("load"))),
+    };
+    Entrant {
+        name: spec.to_string(),
+        bot,
+    }
+}
+
+/// Seconds to play `games` games of `game` between `bots`, on one thread.
+fn time_match(sandbox: &Sandbox, game: &str, bots: &[&str], games: usize) -> f64 {
+    let spec = MatchSpec {
+        game: adapters::game(game).expect("game"),
+        setup: GameSetup { sandbox, variant: None },
+        entrants: bots.iter().map(|b| entrant(sandbox, game, b)).collect(),
+        games,
+        seed: 1,
+        record: false,
+    };
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("pool");
+    let started = Instant::now();
+    let out = pool.install(|| run_match(&spec)).expect("the match is set up right");
+    let secs = started.elapsed().as_secs_f64();
+    assert!(
+        out.report.results.iter().all(|r| r.forfeit.is_none()),
+        "no forfeits in a benchmark"
+    );
+    secs
+}
+
+/// The median of three timings.
+fn median3(mut f: impl FnMut() -> f64) -> f64 {
+    let mut t = [f(), f(), f()];
+    t.sort_by(f64::total_cmp);
+    t[1]
+}
+
+fn rss_kib() -> u64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("VmRSS:"))
+                .and_then(|l| l.split_whitespace().nth(1))
+                .and_then(|v| v.parse().ok())
+        })
+        .unwrap_or(0)
+}
+
+fn load(sandbox: &Sandbox, name: &str) -> BotProgram {
+    sandbox
+        .load(&wasm(name), &adapters::en_garde::since_v0_1::WORLD)
+        .expect("load")
+}
+
+/// One row of the summary: a wasm bot (with fixed opponents) against its house twin.
+struct Row {
+    game: &'static str,
+    label: &'static str,
+    bot: &'static str,
+    others: &'static [&'static str],
+    games: usize,
+}
+
+fn summary() {
+    let sandbox = arena::adapters::sandbox(Limits::default()).expect("sandbox");
+    println!("\n== wasm bots against their native twins (one thread, median of 3) ==");
+    println!("{:<46} {:>10} {:>10} {:>8}", "match", "wasm g/s", "native g/s", "ratio");
+    let rows = [
+        Row {
+            game: "en-garde",
+            label: "aggressive vs house:random",
+            bot: "en-garde/aggressive",
+            others: &["house:random"],
+            games: 1000,
+        },
+        Row {
+            game: "connect-fwar",
+            label: "random (10,000 games)",
+            bot: "connect-fwar/random",
+            others: &[],
+            games: 10_000,
+        },
+        Row {
+            game: "connect-fwar",
+            label: "basic (10,000 games)",
+            bot: "connect-fwar/basic",
+            others: &[],
+            games: 10_000,
+        },
+        Row {
+            game: "connect-fwar",
+            label: "suits (10,000 games)",
+            bot: "connect-fwar/suits",
+            others: &[],
+            games: 10_000,
+        },
+        Row {
+            game: "connect-fwar",
+            label: "ranks (10,000 games)",
+            bot: "connect-fwar/ranks",
+            others: &[],
+            games: 10_000,
+        },
+        Row {
+            game: "sugar",
+            label: "greedy vs house:random",
+            bot: "sugar/greedy",
+            others: &["house:random"],
+            games: 200,
+        },
+        Row {
+            game: "sugar",
+            label: "hunter vs house:random",
+            bot: "sugar/hunter",
+            others: &["house:random"],
+            games: 200,
+        },
+    ];
+    for row in &rows {
+        let house = format!("house:{}", row.bot.rsplit('/').next().unwrap_or(row.bot));
+        let lineup = |me: &str| -> Vec<String> {
+            std::iter::once(me.to_string())
+                .chain(row.others.iter().map(|s| s.to_string()))
+                .collect()
+        };
+        let (w, h) = (lineup(row.bot), lineup(&house));
+        let wv: Vec<&str> = w.iter().map(String::as_str).collect();
+        let hv: Vec<&str> = h.iter().map(String::as_str).collect();
+        let tw = median3(|| time_match(&sandbox, row.game, &wv, row.games));
+        let th = median3(|| time_match(&sandbox, row.game, &hv, row.games));
+        let games = row.games as f64;
+        println!(
+            "{:<46} {:>10.0} {:>10.0} {:>7.2}x",
+            format!("{}: {}", row.game, row.label),
+            games / tw,
+            games / th,
+            tw / th
+        );
+    }
+    // A four-player President table of wasm bots against the same table of house twins.
+    let wasm_table = [
+        "president/lowest",
+        "president/random",
+        "president/lowest",
+        "president/random",
+    ];
+    let house_table = ["house:lowest", "house:random", "house:lowest", "house:random"];
+    let tw = median3(|| time_match(&sandbox, "president", &wasm_table, 400));
+    let th = median3(|| time_match(&sandbox, "president", &house_table, 400));
+    println!(
+        "{:<46} {:>10.0} {:>10.0} {:>7.2}x",
+        "president: 4 wasm bots vs 4 house twins",
+        400.0 / tw,
+        400.0 / th,
+        tw / th
+    );
+
+    // Instantiation: a fresh instance per game.
+    let program = load(&sandbox, "en-garde/aggressive");
+    let n = 2000;
+    let started = Instant::now();
+    for i in 0..n {
+        drop(fencer(&sandbox, &program, i).expect("instance"));
+    }
+    let per = started.elapsed() / n as u32;
+    println!(
+        "\ninstantiation (en-garde/aggressive): {:.1} us per instance",
+        per.as_secs_f64() * 1e6
+    );
+
+    // Memory: resident memory added by holding many live instances at once.
+    let before = rss_kib();
+    let held: Vec<WasmFencer> = (0..500)
+        .map(|i| fencer(&sandbox, &program, i).expect("instance"))
+        .collect();
+    let after = rss_kib();
+    println!(
+        "memory: {:.0} KiB resident per live instance (500 held; the cap per bot is {} MiB)",
+        after.saturating_sub(before) as f64 / held.len() as f64,
+        Limits::default().memory_bytes >> 20
+    );
+    drop(held);
+    println!();
+}
+
+fn benches(c: &mut Criterion) {
+    let sandbox = arena::adapters::sandbox(Limits::default()).expect("sandbox");
+    let program = load(&sandbox, "en-garde/aggressive");
+    let mut g = c.benchmark_group("en-garde");
+    g.sample_size(20).measurement_time(Duration::from_secs(3));
+    g.bench_function("instantiate wasm aggressive", |b| {
+        let mut seed = 0;
+        b.iter(|| {
+            seed += 1;
+            fencer(&sandbox, &program, seed).expect("instance")
+        })
+    });
+    g.bench_function("10 games wasm aggressive vs house random", |b| {
+        b.iter(|| time_match(&sandbox, "en-garde", &["en-garde/aggressive", "house:random"], 10))
+    });
+    g.bench_function("10 games house aggressive vs house random", |b| {
+        b.iter(|| time_match(&sandbox, "en-garde", &["house:aggressive", "house:random"], 10))
+    });
+    g.finish();
+}
+
+criterion_group!(group, benches);
+
+fn main() {
+    // `cargo test --benches` runs this too: keep that quick by skipping the summary.
+    if std::env::args().any(|a| a == "--bench") && std::env::var("ARENA_BENCH_SUMMARY").as_deref() != Ok("0") {
+        summary();
+    }
+    group();
+    Criterion::default().configure_from_args().final_summary();
+}
+
+/// A fresh wasm En Garde player, as the runner seats one.
+fn fencer(
+    sandbox: &arena::sandbox::Sandbox,
+    program: &arena::sandbox::BotProgram,
+    seed: u64,
+) -> Result<WasmFencer, arena::games::Failure> {
+    WasmBot::new(sandbox, program, seed, EnGarde::bind)
+}

@@ -1,0 +1,137 @@
+//! A person playing ConnectFwar in the terminal.
+
+use crate::games::connect_fwar::{Board, COLUMNS, GameInfo, HEIGHT, Player, View};
+use crate::games::{Failure, ForfeitReason};
+use crate::human::Terminal;
+
+/// Draw the board, top row first.
+pub fn render_board(board: &Board, unicode: bool) -> String {
+    let mut s = String::from("      0     1     2     3\n");
+    for row in (0..HEIGHT).rev() {
+        s.push_str("   |");
+        for column in 0..COLUMNS {
+            let cell = board.cell(column, row).map(|c| c.label(unicode)).unwrap_or_default();
+            s.push_str(&format!("{cell:^5}|"));
+        }
+        s.push('\n');
+    }
+    s.push_str("   +-----+-----+-----+-----+\n");
+    s
+}
+
+/// A person choosing columns at the terminal.
+pub struct HumanPlayer {
+    term: Terminal,
+}
+
+impl HumanPlayer {
+    /// A player reading from and writing to `term`.
+    pub fn new(term: Terminal) -> Self {
+        HumanPlayer { term }
+    }
+}
+
+impl Player for HumanPlayer {
+    fn start_game(&mut self, _: &GameInfo) -> Result<(), Failure> {
+        self.term
+            .say("ConnectFwar: place each card you draw; make a row, column or diagonal of four");
+        self.term
+            .say("where neighbours share a suit or a rank, or differ by one. The sooner, the better.");
+        self.term
+            .say("A card goes on a column only if its rank is at least the top card's.");
+        Ok(())
+    }
+
+    fn choose_column(&mut self, view: &View) -> Result<i32, Failure> {
+        let u = self.term.unicode;
+        self.term.say("");
+        self.term.print(&render_board(&view.board, u));
+        let fits = view.fitting_columns();
+        let fits_text = if fits.is_empty() {
+            "it fits nowhere: type d to discard it".to_string()
+        } else {
+            format!(
+                "it fits on {}",
+                fits.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", ")
+            )
+        };
+        self.term.say(&format!(
+            "You drew {}; {}. Cards left in the deck: {}, discarded: {}.",
+            view.card.label(u),
+            fits_text,
+            view.deck_remaining,
+            view.discard.len()
+        ));
+        loop {
+            let Some(answer) = self.term.ask("Column (0-3, or d to discard)> ") else {
+                return Err(Failure::new(ForfeitReason::InvalidAnswer, "the player left"));
+            };
+            let answer = answer.to_ascii_lowercase();
+            if answer == "d" || answer == "discard" {
+                return Ok(-1);
+            }
+            if answer == "q" || answer == "quit" {
+                return Err(Failure::new(ForfeitReason::InvalidAnswer, "the player left"));
+            }
+            match answer.parse::<i64>() {
+                Ok(c) if (0..COLUMNS as i64).contains(&c) => {
+                    let c = c as usize;
+                    if view.board.fits(c, view.card) {
+                        return Ok(c as i32);
+                    }
+                    let why = match view.board.columns[c].last() {
+                        Some(top) if view.board.columns[c].len() < HEIGHT => {
+                            format!("{} is lower than the top card {}", view.card.label(u), top.label(u))
+                        }
+                        _ => format!("column {c} is full"),
+                    };
+                    self.term.say(&format!(
+                        "It does not fit there: {why}. Pick another column, or d to discard."
+                    ));
+                }
+                Ok(_) => self.term.say("There are four columns, 0 to 3."),
+                Err(_) => self.term.say("Type a column number 0-3, or d to discard the card."),
+            }
+        }
+    }
+}
+
+/// Tells the person how the game ended.
+pub struct Narrator {
+    /// Where to write.
+    pub term: Terminal,
+}
+
+impl crate::games::EventSink for Narrator {
+    fn enabled(&self) -> bool {
+        true
+    }
+
+    fn event(&mut self, e: serde_json::Value) {
+        match e["type"].as_str().unwrap_or("") {
+            "draw" if e["placed"].is_null() => self.term.say("Discarded."),
+            "draw" if !e["connected"].is_null() => {
+                let line = &e["connected"];
+                let which = match line["kind"].as_str().unwrap_or("") {
+                    "row" => format!("row {}", line["index"]),
+                    "column" => format!("column {}", line["index"]),
+                    "diagonal" => "the diagonal".to_string(),
+                    _ => "the other diagonal".to_string(),
+                };
+                self.term.say(&format!("\nConnected four in {which}!"));
+            }
+            "game-end" => {
+                let score = e["score"].as_i64().unwrap_or(0);
+                if score > 0 {
+                    self.term.say(&format!(
+                        "You score {score}: the cards left in the deck (48 is perfect). Well played!"
+                    ));
+                } else {
+                    self.term
+                        .say("The deck ran out before a connected four: score 0. Try again!");
+                }
+            }
+            _ => {}
+        }
+    }
+}

@@ -1,0 +1,54 @@
+//! ConnectFwar for bots built against `arena:bots@0.1.0`: the world's WIT
+//! types to the current rules' types and back.
+
+use crate::adapters::v0_1;
+use crate::games::Failure;
+use crate::games::connect_fwar::{Card, GameInfo, Player, View};
+use crate::runner::WasmBot;
+use crate::sandbox::{BotState, WorldSpec};
+use wasmtime::component::InstancePre;
+
+mod bindings {
+    wasmtime::component::bindgen!({ path: "../../wit/0.1.0", world: "connect-fwar" });
+}
+pub use bindings::ConnectFwar as Bindings;
+use bindings::arena::bots::connect_fwar_types as wit;
+
+/// The world ConnectFwar bots of this version target.
+pub static WORLD: WorldSpec = WorldSpec {
+    name: concat!("arena:bots/connect-fwar@", v0_1!()),
+    exports: &["start-game", "choose-column"],
+    typecheck,
+};
+
+fn typecheck(pre: &InstancePre<BotState>) -> wasmtime::Result<()> {
+    bindings::ConnectFwarIndices::new(pre).map(|_| ())
+}
+
+fn wit_card(c: &Card) -> wit::Card {
+    wit::Card {
+        rank: c.rank,
+        suit: c.suit.number(),
+    }
+}
+
+fn wit_cards(cards: &[Card]) -> Vec<wit::Card> {
+    cards.iter().map(wit_card).collect()
+}
+
+impl Player for WasmBot<Bindings> {
+    fn start_game(&mut self, info: &GameInfo) -> Result<(), Failure> {
+        let info = wit::GameInfo { seed: info.seed };
+        self.call(|b, store| b.call_start_game(store, info))
+    }
+
+    fn choose_column(&mut self, view: &View) -> Result<i32, Failure> {
+        let view = wit::View {
+            card: wit_card(&view.card),
+            columns: view.board.columns.iter().map(|c| wit_cards(c)).collect(),
+            deck_remaining: view.deck_remaining,
+            discard: wit_cards(&view.discard),
+        };
+        self.call(|b, store| b.call_choose_column(store, &view))
+    }
+}

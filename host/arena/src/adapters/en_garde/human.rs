@@ -1,0 +1,249 @@
+//! A person fencing in the terminal, against any bot.
+
+use crate::games::en_garde::{
+    Direction, Fencer, GameInfo, Illegal, Move, POINTS_TO_WIN, RoundInfo, STRIP_LENGTH, View, check_move,
+};
+use crate::games::{EventSink, Failure, ForfeitReason, Seat};
+use crate::human::Terminal;
+use serde_json::Value;
+
+/// Draw the strip with both fencers: `Y` for you, `O` for the opponent.
+pub fn render_strip(me: u8, opponent: u8) -> String {
+    let mut labels = String::new();
+    for i in (0..STRIP_LENGTH).step_by(5) {
+        let at = usize::from(i) * 2;
+        while labels.len() < at {
+            labels.push(' ');
+        }
+        labels.push_str(&i.to_string());
+    }
+    let cells: Vec<&str> = (0..STRIP_LENGTH)
+        .map(|i| {
+            if i == me {
+                "Y"
+            } else if i == opponent {
+                "O"
+            } else {
+                "."
+            }
+        })
+        .collect();
+    format!("  {labels}\n  {}\n", cells.join(" "))
+}
+
+/// Read a move like `3f`, `3 b`, `f3` or `2 forward`.
+pub fn parse_move(text: &str) -> Option<Move> {
+    let t = text.to_ascii_lowercase();
+    let digits: String = t.chars().filter(|c| c.is_ascii_digit()).collect();
+    let letters: String = t.chars().filter(|c| c.is_ascii_alphabetic()).collect();
+    let card: u8 = digits.parse().ok()?;
+    let direction = match letters.as_str() {
+        "f" | "fw" | "fwd" | "forward" | "forwards" => Direction::Forward,
+        "b" | "bw" | "back" | "backward" | "backwards" => Direction::Backward,
+        _ => return None,
+    };
+    Some(Move { card, direction })
+}
+
+fn move_text(mv: Move) -> String {
+    let dir = match mv.direction {
+        Direction::Forward => "f",
+        Direction::Backward => "b",
+    };
+    format!("{}{dir}", mv.card)
+}
+
+/// A person choosing moves at the terminal.
+pub struct HumanFencer {
+    term: Terminal,
+}
+
+impl HumanFencer {
+    /// A fencer reading from and writing to `term`.
+    pub fn new(term: Terminal) -> Self {
+        HumanFencer { term }
+    }
+}
+
+impl Fencer for HumanFencer {
+    fn start_game(&mut self, info: &GameInfo) -> Result<(), Failure> {
+        self.term.say(&format!(
+            "En Garde ({} variant): first to {POINTS_TO_WIN} points. You are Y, on the {} end of the strip.",
+            if info.variant == crate::games::en_garde::Variant::Standard {
+                "standard"
+            } else {
+                "simple"
+            },
+            if info.seat == 0 { "left" } else { "right" }
+        ));
+        self.term
+            .say("Play a card to move exactly that many spaces; land on your opponent to hit.");
+        Ok(())
+    }
+
+    fn start_round(&mut self, _: &RoundInfo) -> Result<(), Failure> {
+        Ok(())
+    }
+
+    fn choose_move(&mut self, view: &View) -> Result<Move, Failure> {
+        self.term.say("");
+        self.term.print(&render_strip(view.my_position, view.opponent_position));
+        let hand: Vec<String> = view.hand.iter().map(u8::to_string).collect();
+        self.term.say(&format!(
+            "Score: you {}, opponent {}. Cards left in the deck: {}. Distance: {}. Opponent holds {} cards.",
+            view.my_score,
+            view.opponent_score,
+            view.deck_remaining,
+            view.my_position.abs_diff(view.opponent_position),
+            view.opponent_hand_size
+        ));
+        self.term.say(&format!("Your hand: {}", hand.join(" ")));
+        let legal: Vec<String> = view.legal_moves().into_iter().map(move_text).collect();
+        loop {
+            let Some(answer) = self.term.ask("Your move (card and f/b, e.g. 3f; ? lists moves)> ") else {
+                return Err(Failure::new(ForfeitReason::InvalidAnswer, "the player left"));
+            };
+            match answer.as_str() {
+                "q" | "quit" => return Err(Failure::new(ForfeitReason::InvalidAnswer, "the player left")),
+                "?" | "h" | "help" => {
+                    self.term.say(&format!("Legal moves: {}", legal.join(" ")));
+                    continue;
+                }
+                _ => {}
+            }
+            let Some(mv) = parse_move(&answer) else {
+                self.term
+                    .say("Type a card value and a direction: 3f moves 3 forward, 2b moves 2 back.");
+                continue;
+            };
+            match check_move(view.seat, &view.hand, view.my_position, view.opponent_position, mv) {
+                Ok(_) => return Ok(mv),
+                Err(why) => {
+                    let reason = match why {
+                        Illegal::CardNotInHand => format!("you hold no {}", mv.card),
+                        Illegal::LeavesStrip => "that would leave the strip".to_string(),
+                        Illegal::PassesOpponent => "you may not pass your opponent".to_string(),
+                    };
+                    self.term
+                        .say(&format!("Not allowed: {reason}. Legal moves: {}", legal.join(" ")));
+                }
+            }
+        }
+    }
+}
+
+/// Tells the person what happens: the opponent's moves, hits, points and the end.
+pub struct Narrator {
+    /// Where to write.
+    pub term: Terminal,
+    /// The person's seat.
+    pub me: Seat,
+    /// The opponent's name.
+    pub opponent: String,
+}
+
+impl Narrator {
+    fn who(&self, seat: u64) -> String {
+        if seat as usize == self.me {
+            "You".to_string()
+        } else {
+            self.opponent.clone()
+        }
+    }
+}
+
+impl EventSink for Narrator {
+    fn enabled(&self) -> bool {
+        true
+    }
+
+    fn event(&mut self, e: Value) {
+        let seat = e["seat"].as_u64().unwrap_or(0);
+        let me = self.me;
+        match e["type"].as_str().unwrap_or("") {
+            "round-start" => {
+                let first = e["first-to-move"].as_u64().unwrap_or(0);
+                self.term.say(&format!(
+                    "\n=== Round {}: {} move{} first ===",
+                    e["round"],
+                    self.who(first),
+                    if first as usize == me { "" } else { "s" }
+                ));
+            }
+            "move" if seat as usize != me => {
+                let dir = e["direction"].as_str().unwrap_or("");
+                let to = &e["positions"][seat as usize];
+                if e["parried"] == true {
+                    self.term.say(&format!(
+                        "{} attacks with a {} - and you parry it!",
+                        self.opponent, e["card"]
+                    ));
+                } else {
+                    self.term
+                        .say(&format!("{} plays {} {dir}, to space {to}.", self.opponent, e["card"]));
+                }
+            }
+            "move" if e["parried"] == true => {
+                self.term.say(&format!("Your attack is parried by {}.", self.opponent));
+            }
+            "round-end" => {
+                let scorer = e["scorer"].as_u64();
+                let what = match e["cause"].as_str().unwrap_or("") {
+                    "hit" => "a hit".to_string(),
+                    "last-chance-hit" => "a last-chance hit".to_string(),
+                    "illegal-move" => "an illegal move".to_string(),
+                    "no-legal-move" => "no legal move left".to_string(),
+                    "deck-out" => format!(
+                        "the deck ran out; you advanced {} spaces, {} advanced {}",
+                        e["advanced"][me],
+                        self.opponent,
+                        e["advanced"][1 - me]
+                    ),
+                    other => other.to_string(),
+                };
+                let line = match scorer {
+                    Some(s) if s as usize == me => format!("You score: {what}."),
+                    Some(_) => format!("{} scores: {what}.", self.opponent),
+                    None => format!("No point: {what}."),
+                };
+                let scores = &e["scores"];
+                self.term.say(&format!(
+                    "{line} Score: you {}, {} {}.",
+                    scores[me],
+                    self.opponent,
+                    scores[1 - me]
+                ));
+            }
+            "forfeit" => {
+                let who = self.who(seat);
+                self.term.say(&format!(
+                    "{who} forfeit{}: {}.",
+                    if who == "You" { "" } else { "s" },
+                    e["detail"].as_str().unwrap_or("")
+                ));
+            }
+            "game-end" => {
+                let winner = e["winner"].as_u64();
+                let scores = &e["scores"];
+                let line = match winner {
+                    Some(w) if w as usize == me => {
+                        format!(
+                            "You win {}-{}! Congratulations, well fenced!",
+                            scores[me],
+                            scores[1 - me]
+                        )
+                    }
+                    Some(_) => format!(
+                        "{} wins {}-{}. Better luck next time!",
+                        self.opponent,
+                        scores[1 - me],
+                        scores[me]
+                    ),
+                    None => format!("A draw, {}-{}.", scores[me], scores[1 - me]),
+                };
+                self.term.say(&format!("\n{line}"));
+            }
+            _ => {}
+        }
+    }
+}

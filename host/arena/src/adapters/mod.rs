@@ -1,0 +1,53 @@
+//! Adapters: one folder per game, between the pure rules and the sandbox.
+//!
+//! Each game's folder holds the game as the runner sees it (`mod.rs`: what
+//! the game is, how its players are seated), one bindings module per
+//! released world version it supports (`since_v0_1.rs`, converting that
+//! version's WIT types to the current rules types), its default rubric and,
+//! where a person can play it, its terminal play (`human.rs`).
+//!
+//! Adding a game means adding its folder here and one line in [`GAMES`].
+
+pub mod connect_fwar;
+pub mod en_garde;
+pub mod president;
+pub mod sugar;
+
+use crate::runner::GameDef;
+use crate::sandbox::{HostApi, Limits, Sandbox};
+
+/// The version of the bots' WIT package `arena:bots` that `since_v0_1` modules bind.
+/// A macro, because world and interface names are built from it at compile time.
+macro_rules! v0_1 {
+    () => {
+        "0.1.0"
+    };
+}
+pub(crate) use v0_1;
+
+/// The versions of `arena:bots` the arena loads, oldest first.
+pub const WORLD_VERSIONS: &[&str] = &[v0_1!()];
+
+/// What the arena offers bots besides WASI: the host interface of every supported version.
+pub static HOST_API: HostApi = HostApi {
+    package: "arena:bots/",
+    interfaces: &[concat!("arena:bots/host@", v0_1!())],
+};
+
+/// A sandbox for bots of any game, offering the arena's host interface.
+pub fn sandbox(limits: Limits) -> anyhow::Result<Sandbox> {
+    Sandbox::new(limits, HOST_API)
+}
+
+/// Every game the arena plays.
+pub static GAMES: &[&dyn GameDef] = &[
+    &en_garde::EnGarde,
+    &connect_fwar::ConnectFwar,
+    &sugar::Sugar,
+    &president::President,
+];
+
+/// A game by its command-line name.
+pub fn game(name: &str) -> Option<&'static dyn GameDef> {
+    GAMES.iter().copied().find(|g| g.name() == name)
+}

@@ -1,0 +1,181 @@
+//! `arena match`: the same bots over many games, seats swapped on the same deals.
+
+use super::common::{RunArgs, entrants, find_game, setup};
+use crate::runner::{MatchReport, MatchSpec, run_match};
+use anyhow::{Context, bail};
+use clap::Args;
+use std::path::PathBuf;
+
+/// Options of `arena match`.
+#[derive(Debug, Args)]
+pub struct MatchArgs {
+    /// The game: en-garde (see `arena games`).
+    #[arg(long)]
+    pub game: String,
+    /// The bots: paths to .wasm components, or house:NAME for a built-in bot.
+    #[arg(required = true, value_name = "BOT")]
+    pub bots: Vec<String>,
+    /// Games to play; rounded up so every deal is played from every seat.
+    #[arg(long, default_value = "100", value_parser = super::parse_games)]
+    pub games: u64,
+    /// The match seed: the same seed and bots give the same games.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Rules variant (en-garde: simple or standard).
+    #[arg(long)]
+    pub variant: Option<String>,
+    #[command(flatten)]
+    pub run: RunArgs,
+    /// Print one JSON object instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// Write every event of every game to FILE (JSON lines).
+    #[arg(long, value_name = "FILE")]
+    pub replay: Option<PathBuf>,
+}
+
+/// Run `arena match`.
+pub fn run(args: MatchArgs) -> anyhow::Result<()> {
+    let game = find_game(&args.game)?;
+    let seats = game.seats();
+    if !seats.contains(&args.bots.len()) {
+        bail!(
+            "{} takes {} bots, got {}",
+            game.name(),
+            if seats.start() == seats.end() {
+                seats.start().to_string()
+            } else {
+                format!("{} to {}", seats.start(), seats.end())
+            },
+            args.bots.len()
+        );
+    }
+    let sandbox = crate::adapters::sandbox(args.run.limits())?;
+    let setup = setup(game, &sandbox, args.variant.clone())?;
+    let entrants = entrants(game, &sandbox, &args.bots)?;
+    let spec = MatchSpec {
+        game,
+        setup,
+        entrants,
+        games: usize::try_from(args.games).unwrap_or(usize::MAX),
+        seed: args.seed,
+        record: args.replay.is_some(),
+    };
+    let outcome = args.run.pool()?.install(|| run_match(&spec))?;
+    if let Some(path) = &args.replay {
+        let file = std::fs::File::create(path)
+            .with_context(|| format!("{}: cannot create the replay file", path.display()))?;
+        let mut out = std::io::BufWriter::new(file);
+        crate::replay::write_match(&mut out, &outcome, &spec.entrants)
+            .with_context(|| format!("{}: cannot write the replay file", path.display()))?;
+    }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&outcome.report)?);
+    } else {
+        print!("{}", table(game.title(), &outcome.report));
+    }
+    Ok(())
+}
+
+/// The human-readable results of a match.
+pub fn table(title: &str, report: &MatchReport) -> String {
+    use std::fmt::Write;
+    let n = report.bots.len().max(1);
+    let mut s = String::new();
+    let width = report.bots.iter().map(|b| b.name.len()).max().unwrap_or(3).max(3);
+    if n == 1 {
+        let _ = writeln!(s, "{title}, seed {}: {} games", report.seed, report.games);
+        let _ = writeln!(
+            s,
+            "{:<width$}  {:>6}  {:>10}  {:>15}  {:>6}  forfeits",
+            "bot", "games", "mean score", "95% CI", "sd"
+        );
+        for b in &report.bots {
+            let ci = format!("{:.2}-{:.2}", b.score.ci95[0], b.score.ci95[1]);
+            let _ = writeln!(
+                s,
+                "{:<width$}  {:>6}  {:>10.2}  {:>15}  {:>6.2}  {}",
+                b.name,
+                b.games,
+                b.score.mean,
+                ci,
+                b.score.sd,
+                forfeit_list(&b.forfeits)
+            );
+        }
+        return s;
+    }
+    if report.bots.iter().any(|b| b.positions.is_some()) {
+        let _ = writeln!(
+            s,
+            "{title}, seed {}: {} games at a table of {n}, {} deals each played from every seat",
+            report.seed,
+            report.games,
+            report.games / n
+        );
+        let _ = writeln!(
+            s,
+            "{:<width$}  {:>6}  {:>13}  {:>9}  {:>5}  forfeits",
+            "bot", "games", "mean position", "president", "bum"
+        );
+        for b in &report.bots {
+            let (mean, first, last) = b
+                .positions
+                .as_ref()
+                .map_or((f64::NAN, 0, 0), |p| (p.mean, p.first, p.last));
+            let _ = writeln!(
+                s,
+                "{:<width$}  {:>6}  {:>13.2}  {:>9}  {:>5}  {}",
+                b.name,
+                b.games,
+                mean,
+                first,
+                last,
+                forfeit_list(&b.forfeits)
+            );
+        }
+        return s;
+    }
+    let _ = writeln!(
+        s,
+        "{title} ({} variant), seed {}: {} games, {} deals each played from {} seats",
+        report.variant,
+        report.seed,
+        report.games,
+        report.games / n,
+        n
+    );
+    let _ = writeln!(
+        s,
+        "{:<width$}  {:>6}  {:>5}  {:>6}  {:>5}  {:>6}  forfeits",
+        "bot", "games", "wins", "losses", "draws", "points"
+    );
+    for b in &report.bots {
+        let _ = writeln!(
+            s,
+            "{:<width$}  {:>6}  {:>5}  {:>6}  {:>5}  {:>6}  {}",
+            b.name,
+            b.games,
+            b.wins,
+            b.losses,
+            b.draws,
+            b.points,
+            forfeit_list(&b.forfeits)
+        );
+    }
+    s
+}
+
+/// `fuel 2, trap 1`, or `-` when there were none.
+pub fn forfeit_list(forfeits: &std::collections::BTreeMap<String, u32>) -> String {
+    let list: Vec<String> = forfeits
+        .iter()
+        .filter(|(_, c)| **c > 0)
+        .map(|(r, c)| format!("{r} {c}"))
+        .collect();
+    if list.is_empty() {
+        "-".to_string()
+    } else {
+        list.join(", ")
+    }
+}

@@ -1,0 +1,77 @@
+//! `arena play`: a person plays a game in the terminal, against a bot where the game has opponents.
+
+use super::common::{RunArgs, entrant, find_game, setup};
+use crate::human::{Terminal, locale_is_utf8};
+use anyhow::bail;
+use clap::Args;
+
+/// Options of `arena play`.
+#[derive(Debug, Args)]
+pub struct PlayArgs {
+    /// The game (see `arena games`).
+    #[arg(long)]
+    pub game: String,
+    /// The opponent: a .wasm file or house:NAME (for games with opponents).
+    #[arg(long, value_name = "BOT")]
+    pub vs: Option<String>,
+    /// Rules variant.
+    #[arg(long)]
+    pub variant: Option<String>,
+    /// The deal; by default a new one each time (the seed is printed so you can replay it).
+    #[arg(long)]
+    pub seed: Option<u64>,
+    /// Your seat (0 moves first in the first round).
+    #[arg(long, default_value_t = 0)]
+    pub seat: usize,
+    /// Draw suits as letters (S H C D) even on a UTF-8 terminal.
+    #[arg(long)]
+    pub ascii: bool,
+    #[command(flatten)]
+    pub run: RunArgs,
+}
+
+/// Run `arena play`.
+pub fn run(args: PlayArgs) -> anyhow::Result<()> {
+    let game = find_game(&args.game)?;
+    if !game.has_human_play() {
+        bail!(
+            "{} cannot be played by a person yet; games you can play: en-garde, connect-fwar",
+            game.name()
+        );
+    }
+    let sandbox = crate::adapters::sandbox(args.run.limits())?;
+    let setup = setup(game, &sandbox, args.variant.clone())?;
+    let opponents = match &args.vs {
+        Some(spec) => {
+            let e = entrant(game, &sandbox, spec)?;
+            vec![(e.name, e.bot)]
+        }
+        None => Vec::new(),
+    };
+    // The host may read its own clock; only bots are denied one.
+    let seed = args.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_secs())
+            .unwrap_or(1)
+    });
+    let unicode = !args.ascii && locale_is_utf8();
+    let stdin = std::io::stdin();
+    let term = Terminal::new(Box::new(stdin.lock()), Box::new(std::io::stdout()), unicode);
+    term.say(&format!(
+        "{} - seed {seed} (play this deal again with --seed {seed})",
+        game.title()
+    ));
+    let outcome = match game.play_human(&setup, seed, term, args.seat, &opponents) {
+        Ok(o) => o,
+        Err(e) => bail!("{e}"),
+    };
+    if let Some(f) = outcome
+        .forfeit
+        .filter(|f| f.seat == args.seat && f.detail == "the player left")
+    {
+        let _ = f;
+        println!("You left the game.");
+    }
+    Ok(())
+}

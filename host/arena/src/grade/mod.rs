@@ -1,0 +1,449 @@
+//! Auto-grading: a submission against the house bots, scored with a rubric.
+//!
+//! Every student meets the same deals (the seeds come from the rubric, not
+//! the student), seats are swapped on each deal, and the fuel budget, not
+//! the clock, decides timeouts: the same submission, rubric and seed give
+//! the same grade on any machine.
+
+pub mod rubric;
+
+pub use rubric::{Item, Measure, Rubric};
+
+use crate::games::derive_seed;
+use crate::runner::{BotRef, Entrant, GameDef, GameResult, GameSetup, MatchReport, MatchSpec, SetupError, run_match};
+use crate::sandbox::{Limits, Sandbox};
+use crate::stats::{Estimate, estimate};
+use serde::Serialize;
+use serde_json::{Value, json};
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+/// One rubric item, measured and scored.
+#[derive(Debug, Clone, Serialize)]
+pub struct ItemResult {
+    /// The item's name.
+    pub name: String,
+    /// What was measured.
+    pub measure: Measure,
+    /// Against whom (or which baseline).
+    pub against: Vec<String>,
+    /// The measured value, if measured.
+    pub value: Option<f64>,
+    /// Its 95% confidence interval.
+    pub ci95: Option<[f64; 2]>,
+    /// Games played for it.
+    pub games: usize,
+    /// Points earned.
+    pub points: f64,
+    /// Points possible.
+    pub max_points: f64,
+    /// Whether students see it.
+    pub visible: bool,
+    /// `graded`, `pending` (class ranking without a tournament) or `rejected`.
+    pub status: &'static str,
+    /// For people: the verdict, and a warning when a threshold lies inside the interval.
+    pub note: String,
+}
+
+/// A graded submission.
+#[derive(Debug, Clone, Serialize)]
+pub struct GradeReport {
+    /// The student id (the file stem).
+    pub student: String,
+    /// The file graded.
+    pub file: String,
+    /// SHA-256 of the file.
+    pub sha256: Option<String>,
+    /// The game.
+    pub game: String,
+    /// `graded` or `rejected`.
+    pub status: &'static str,
+    /// Why a submission was rejected.
+    pub reason: Option<String>,
+    /// The rubric's seed.
+    pub seed: u64,
+    /// Games per item.
+    pub games: usize,
+    /// The limits the submission ran under.
+    pub limits: Limits,
+    /// The host version.
+    pub arena_version: &'static str,
+    /// The wasmtime version (fuel costs may change between releases).
+    pub wasmtime_version: &'static str,
+    /// Every item.
+    pub items: Vec<ItemResult>,
+    /// Points earned.
+    pub total: f64,
+    /// Points possible (pending items excluded).
+    pub max_total: f64,
+    /// The submission's worst game, for a replay: (item, game index).
+    #[serde(skip)]
+    pub worst: Option<(usize, usize)>,
+}
+
+impl GradeReport {
+    fn recount(&mut self) {
+        let counted = self.items.iter().filter(|i| i.status != "pending");
+        self.total = counted.clone().map(|i| i.points).sum();
+        self.max_total = counted.map(|i| i.max_points).sum();
+    }
+}
+
+/// Grades submissions for one game with one rubric.
+pub struct Grader<'a> {
+    /// The game.
+    pub game: &'static dyn GameDef,
+    /// The sandbox submissions run in.
+    pub sandbox: &'a Sandbox,
+    /// The rubric.
+    pub rubric: &'a Rubric,
+    /// Games per item (the rubric's unless overridden).
+    pub games: usize,
+}
+
+/// The SHA-256 of a file, hex.
+pub fn sha256_of(path: &Path) -> Option<String> {
+    let bytes = std::fs::read(path).ok()?;
+    Some(Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect())
+}
+
+fn house(name: &str) -> Entrant {
+    Entrant {
+        name: name.to_string(),
+        bot: BotRef::House(name.trim_start_matches("house:").to_string()),
+    }
+}
+
+impl Grader<'_> {
+    fn empty_report(&self, student: &str, path: &Path) -> GradeReport {
+        GradeReport {
+            student: student.to_string(),
+            file: path.display().to_string(),
+            sha256: sha256_of(path),
+            game: self.game.name().to_string(),
+            status: "graded",
+            reason: None,
+            seed: self.rubric.seed,
+            games: self.games,
+            limits: self.sandbox.limits().clone(),
+            arena_version: crate::VERSION,
+            wasmtime_version: crate::replay::WASMTIME_VERSION,
+            items: Vec::new(),
+            total: 0.0,
+            max_total: 0.0,
+            worst: None,
+        }
+    }
+
+    fn rejected(&self, mut report: GradeReport, reason: String) -> GradeReport {
+        report.status = "rejected";
+        report.items = self
+            .rubric
+            .items
+            .iter()
+            .map(|item| ItemResult {
+                name: item.name.clone(),
+                measure: item.measure,
+                against: item.against.clone(),
+                value: None,
+                ci95: None,
+                games: 0,
+                points: 0.0,
+                max_points: item.max_points(),
+                visible: item.visible,
+                status: "rejected",
+                note: format!("no points: {reason}"),
+            })
+            .collect();
+        report.reason = Some(reason);
+        report.recount();
+        report
+    }
+
+    /// The match an item plays: the submission in entrant 0.
+    pub fn item_spec(&self, index: usize, me: &Entrant, opponents: &[String]) -> MatchSpec<'_> {
+        let mut entrants = vec![me.clone()];
+        entrants.extend(opponents.iter().map(|o| house(o)));
+        MatchSpec {
+            game: self.game,
+            setup: GameSetup {
+                sandbox: self.sandbox,
+                variant: None,
+            },
+            entrants,
+            games: self.games,
+            seed: derive_seed(self.rubric.seed, index as u64),
+            record: false,
+        }
+    }
+
+    /// Check, smoke-test and grade one submission.
+    /// An error is the run's own mistake (an unknown house bot), never the student's.
+    pub fn grade(&self, student: &str, path: &Path) -> Result<(GradeReport, Option<Entrant>), SetupError> {
+        let report = self.empty_report(student, path);
+        let program = match self.sandbox.load(path, self.game.world()) {
+            Ok(p) => p,
+            Err(e) => return Ok((self.rejected(report, e.to_string()), None)),
+        };
+        let me = Entrant {
+            name: student.to_string(),
+            bot: BotRef::Wasm(Arc::new(program)),
+        };
+        // The smoke game: one game against the first opponents the rubric names.
+        let first = self
+            .rubric
+            .items
+            .iter()
+            .find(|i| !i.against.is_empty())
+            .map(|i| i.against.clone())
+            .unwrap_or_default();
+        let mut smoke = self.item_spec(usize::MAX, &me, &first);
+        smoke.games = 1;
+        let out = run_match(&smoke)?;
+        if let Some(f) = out
+            .report
+            .results
+            .iter()
+            .flat_map(|r| r.forfeits.iter().filter(move |f| r.seats[f.seat] == 0))
+            .next()
+        {
+            let reason = format!("the smoke game was forfeited ({}: {})", f.reason, f.detail);
+            return Ok((self.rejected(report, reason), Some(me)));
+        }
+        let mut report = report;
+        let mut worst: Option<(f64, usize, usize)> = None;
+        for (index, item) in self.rubric.items.iter().enumerate() {
+            let (result, bad) = self.grade_item(index, item, &me)?;
+            if let Some((badness, game)) = bad
+                && worst.is_none_or(|(b, _, _)| badness > b)
+            {
+                worst = Some((badness, index, game));
+            }
+            report.items.push(result);
+        }
+        report.worst = worst.map(|(_, i, g)| (i, g));
+        report.recount();
+        Ok((report, Some(me)))
+    }
+
+    fn grade_item(
+        &self,
+        index: usize,
+        item: &Item,
+        me: &Entrant,
+    ) -> Result<(ItemResult, Option<(f64, usize)>), SetupError> {
+        let mut result = ItemResult {
+            name: item.name.clone(),
+            measure: item.measure,
+            against: item.against.iter().chain(&item.baseline).cloned().collect(),
+            value: None,
+            ci95: None,
+            games: 0,
+            points: 0.0,
+            max_points: item.max_points(),
+            visible: item.visible,
+            status: "graded",
+            note: String::new(),
+        };
+        if item.measure == Measure::ClassPercentile {
+            result.status = "pending";
+            result.note = "graded by the class tournament (grade-class --tournament)".into();
+            return Ok((result, None));
+        }
+        let spec = self.item_spec(index, me, &item.against);
+        let report = run_match(&spec)?.report;
+        let mine = |r: &GameResult| r.seats.iter().position(|&b| b == 0).unwrap_or(0);
+        let (samples, worst) = match item.measure {
+            Measure::WinRate => (
+                per_deal(&report, |r| score_of_win(r, mine(r))),
+                worst_by(&report, |r| {
+                    let s = mine(r);
+                    (r.winner.is_some_and(|w| w != s)).then(|| (r.scores[1 - s] - r.scores[s]) as f64 + 1000.0)
+                }),
+            ),
+            Measure::MeanPosition => (
+                per_deal(&report, |r| {
+                    r.positions.as_ref().map_or(f64::NAN, |p| f64::from(p[mine(r)]))
+                }),
+                worst_by(&report, |r| r.positions.as_ref().map(|p| f64::from(p[mine(r)]))),
+            ),
+            _ => {
+                let own: Vec<f64> = report.results.iter().map(|r| r.scores[0] as f64).collect();
+                let samples = match &item.baseline {
+                    Some(b) => {
+                        let base = run_match(&self.item_spec(index, &house(b), &[]))?.report;
+                        own.iter()
+                            .zip(&base.results)
+                            .map(|(o, r)| o - r.scores[0] as f64)
+                            .collect()
+                    }
+                    None => own,
+                };
+                (samples, worst_by(&report, |r| Some(-(r.scores[0] as f64))))
+            }
+        };
+        let mut e = estimate(&samples);
+        if item.measure == Measure::WinRate {
+            e.ci95 = [e.ci95[0].max(0.0), e.ci95[1].min(1.0)];
+        }
+        result.games = report.results.len();
+        result.value = Some(e.mean);
+        result.ci95 = Some(e.ci95);
+        result.points = item.points(e.mean);
+        result.note = verdict(item, &e, report.results.len());
+        Ok((result, worst))
+    }
+
+    /// The replay of game `game` of item `item` for `me`, as JSON lines.
+    pub fn replay(&self, item: usize, game: usize, me: &Entrant) -> Result<Vec<u8>, SetupError> {
+        let rubric_item = &self.rubric.items[item];
+        let spec = self.item_spec(item, me, &rubric_item.against);
+        let (result, events) = crate::runner::play_match_game_recorded(&spec, game)?;
+        let outcome = crate::runner::MatchOutcome {
+            report: MatchReport {
+                game: self.game.name().to_string(),
+                variant: self.game.variants()[0].to_string(),
+                seed: spec.seed,
+                games: 1,
+                limits: self.sandbox.limits().clone(),
+                bots: Vec::new(),
+                results: vec![result],
+            },
+            events: vec![events],
+        };
+        let mut out = Vec::new();
+        let _ = crate::replay::write_match(&mut out, &outcome, &spec.entrants);
+        Ok(out)
+    }
+}
+
+fn score_of_win(r: &GameResult, seat: usize) -> f64 {
+    match r.winner {
+        Some(w) if w == seat => 1.0,
+        Some(_) => 0.0,
+        None => 0.5,
+    }
+}
+
+/// Average each deal's games (one per seat rotation): the deal is the independent unit.
+fn per_deal(report: &MatchReport, value: impl Fn(&GameResult) -> f64) -> Vec<f64> {
+    let n = report.results.first().map_or(1, |r| r.seats.len()).max(1);
+    report
+        .results
+        .chunks(n)
+        .map(|deal| deal.iter().map(&value).sum::<f64>() / deal.len() as f64)
+        .collect()
+}
+
+/// The game with the highest `badness`, if any game has one.
+fn worst_by(report: &MatchReport, badness: impl Fn(&GameResult) -> Option<f64>) -> Option<(f64, usize)> {
+    let mut worst: Option<(f64, usize)> = None;
+    for r in &report.results {
+        if let Some(b) = badness(r)
+            && worst.is_none_or(|(w, _)| b > w)
+        {
+            worst = Some((b, r.index));
+        }
+    }
+    worst
+}
+
+fn verdict(item: &Item, e: &Estimate, games: usize) -> String {
+    let fmt = |x: f64| match item.measure {
+        Measure::WinRate => format!("{:.1}%", 100.0 * x),
+        _ => format!("{x:.2}"),
+    };
+    let mut note = format!(
+        "{} (95% CI {} to {}) over {games} games",
+        fmt(e.mean),
+        fmt(e.ci95[0]),
+        fmt(e.ci95[1])
+    );
+    // Strictly inside: an exact result (a zero-width interval) is not a close call.
+    let close: Vec<String> = item
+        .thresholds
+        .iter()
+        .filter(|t| e.ci95[0] < t.at && t.at < e.ci95[1])
+        .map(|t| fmt(t.at))
+        .collect();
+    if !close.is_empty() {
+        note.push_str(&format!(
+            "; too close to call: the threshold {} lies inside the interval, more games (--games) would settle it",
+            close.join(", ")
+        ));
+    }
+    note
+}
+
+/// Score the class-percentile items of `report` for a bot ranked `rank` of `n` (1 = first).
+pub fn apply_ranking(report: &mut GradeReport, rubric: &Rubric, rank: usize, n: usize) {
+    let percentile = if n <= 1 {
+        1.0
+    } else {
+        (n - rank) as f64 / (n - 1) as f64
+    };
+    for (item, result) in rubric.items.iter().zip(report.items.iter_mut()) {
+        if item.measure == Measure::ClassPercentile && result.status == "pending" {
+            result.status = "graded";
+            result.value = Some(percentile);
+            result.points = item.points(percentile);
+            result.note = format!(
+                "ranked {rank} of {n} in the class tournament (percentile {:.0}%)",
+                100.0 * percentile
+            );
+        }
+    }
+    report.recount();
+}
+
+/// The report as Gradescope's `results.json`.
+pub fn gradescope(report: &GradeReport) -> Value {
+    let tests: Vec<Value> = report
+        .items
+        .iter()
+        .filter(|i| i.status != "pending")
+        .map(|i| {
+            json!({
+                "name": i.name,
+                "score": i.points,
+                "max_score": i.max_points,
+                "output": i.note,
+                "visibility": if i.visible { "visible" } else { "hidden" },
+            })
+        })
+        .collect();
+    let output = match &report.reason {
+        Some(reason) => format!("Submission rejected: {reason}"),
+        None => format!(
+            "{} / {} points. Seed {}, {} games per item, arena {}, SHA-256 {}.",
+            report.total,
+            report.max_total,
+            report.seed,
+            report.games,
+            report.arena_version,
+            report.sha256.as_deref().unwrap_or("-")
+        ),
+    };
+    json!({"score": report.total, "max_score": report.max_total, "output": output, "tests": tests})
+}
+
+/// Every `.wasm` file in `dir` (sorted), and the other files, which are skipped.
+pub fn submissions(dir: &Path) -> std::io::Result<(Vec<PathBuf>, Vec<PathBuf>)> {
+    let mut wasm = Vec::new();
+    let mut other = Vec::new();
+    for entry in std::fs::read_dir(dir)? {
+        let path = entry?.path();
+        if path.is_dir() {
+            continue;
+        }
+        if path.extension().is_some_and(|x| x == "wasm") {
+            wasm.push(path)
+        } else {
+            other.push(path)
+        }
+    }
+    wasm.sort();
+    other.sort();
+    Ok((wasm, other))
+}

@@ -1,0 +1,328 @@
+//! Rubrics: what a submission is measured on and how measures become points.
+//!
+//! A rubric is a TOML file (see `docs/grading.md`); each game ships a
+//! default in `host/src/grade/rubrics/`.
+
+use crate::runner::GameDef;
+use serde::{Deserialize, Serialize};
+use toml::Spanned;
+
+/// What an item measures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Measure {
+    /// Two-player games: share of deals won against `against` (a draw counts half). Higher is better.
+    WinRate,
+    /// Solitaires: mean score per game, or with a baseline the mean of (score - baseline's score) on the same decks. Higher is better.
+    MeanScore,
+    /// Games of more than two players: mean finishing position at a table with `against`. Lower is better.
+    MeanPosition,
+    /// The class tournament of `grade-class --tournament`: 1 for the winner, 0 for last place. Higher is better.
+    ClassPercentile,
+}
+
+impl Measure {
+    const NAMES: [(&'static str, Measure); 4] = [
+        ("win-rate", Measure::WinRate),
+        ("mean-score", Measure::MeanScore),
+        ("mean-position", Measure::MeanPosition),
+        ("class-percentile", Measure::ClassPercentile),
+    ];
+
+    /// Whether a lower value is better.
+    pub fn lower_is_better(self) -> bool {
+        self == Measure::MeanPosition
+    }
+}
+
+/// A value at or beyond `at` earns `points` (the best threshold reached counts).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Threshold {
+    /// The value to reach (at least, or at most for lower-is-better measures).
+    pub at: f64,
+    /// Points for reaching it.
+    pub points: f64,
+}
+
+/// One checked rubric item.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Item {
+    /// Shown to students and in the gradebook.
+    pub name: String,
+    /// What is measured.
+    pub measure: Measure,
+    /// The opponents: one for two-player games, the rest of the table for more.
+    pub against: Vec<String>,
+    /// Solitaires: the house bot whose score on the same decks is subtracted.
+    pub baseline: Option<String>,
+    /// Whether students see this item.
+    pub visible: bool,
+    /// Value thresholds and their points.
+    pub thresholds: Vec<Threshold>,
+}
+
+impl Item {
+    /// The most points this item gives.
+    pub fn max_points(&self) -> f64 {
+        self.thresholds.iter().map(|t| t.points).fold(0.0, f64::max)
+    }
+
+    /// Points for a measured value.
+    pub fn points(&self, value: f64) -> f64 {
+        self.thresholds
+            .iter()
+            .filter(|t| {
+                if self.measure.lower_is_better() {
+                    value <= t.at
+                } else {
+                    value >= t.at
+                }
+            })
+            .map(|t| t.points)
+            .fold(0.0, f64::max)
+    }
+}
+
+/// A checked rubric.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Rubric {
+    /// The game it grades.
+    pub game: String,
+    /// The seed every student's games are dealt from.
+    pub seed: u64,
+    /// Games per item.
+    pub games: usize,
+    /// The items.
+    pub items: Vec<Item>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawRubric {
+    game: Spanned<String>,
+    #[serde(default = "default_seed")]
+    seed: u64,
+    #[serde(default)]
+    games: Option<usize>,
+    #[serde(rename = "item")]
+    items: Vec<Spanned<RawItem>>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawItem {
+    name: String,
+    measure: Spanned<String>,
+    #[serde(default)]
+    against: Option<Spanned<Vec<String>>>,
+    #[serde(default)]
+    baseline: Option<Spanned<String>>,
+    #[serde(default = "yes")]
+    visible: bool,
+    thresholds: Spanned<Vec<Threshold>>,
+}
+
+fn default_seed() -> u64 {
+    2026
+}
+
+fn yes() -> bool {
+    true
+}
+
+/// Games per item when neither the rubric nor `--games` says.
+pub const DEFAULT_GAMES: usize = 200;
+
+fn line_of(text: &str, at: usize) -> usize {
+    text[..at.min(text.len())].matches('\n').count() + 1
+}
+
+/// Parse and check a rubric for `game`. Errors name the file and the line.
+pub fn parse(text: &str, file: &str, game: &dyn GameDef) -> Result<Rubric, String> {
+    let raw: RawRubric = toml::from_str(text).map_err(|e| {
+        let line = e.span().map(|s| line_of(text, s.start)).unwrap_or(1);
+        format!("{file} line {line}: {}", e.message())
+    })?;
+    let err = |span: std::ops::Range<usize>, msg: String| format!("{file} line {}: {msg}", line_of(text, span.start));
+    if raw.game.get_ref() != game.name() {
+        return Err(err(
+            raw.game.span(),
+            format!("this rubric is for `{}`, not `{}`", raw.game.get_ref(), game.name()),
+        ));
+    }
+    let seats = game.seats();
+    let house: Vec<&str> = game.house_bots().iter().map(|(n, _)| *n).collect();
+    let check_bot = |bot: &str, span: std::ops::Range<usize>| -> Result<(), String> {
+        match bot.strip_prefix("house:") {
+            Some(name) if house.contains(&name) => Ok(()),
+            _ => Err(err(
+                span,
+                format!(
+                    "unknown bot `{bot}`; use one of: {}",
+                    house
+                        .iter()
+                        .map(|h| format!("house:{h}"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            )),
+        }
+    };
+    let mut items = Vec::with_capacity(raw.items.len());
+    for spanned in raw.items {
+        let item_span = spanned.span();
+        let raw_item = spanned.into_inner();
+        let measure_name = raw_item.measure.get_ref().as_str();
+        let Some(&(_, measure)) = Measure::NAMES.iter().find(|(n, _)| *n == measure_name) else {
+            let names: Vec<&str> = Measure::NAMES.iter().map(|(n, _)| *n).collect();
+            return Err(err(
+                raw_item.measure.span(),
+                format!("unknown measure `{measure_name}`; measures are: {}", names.join(", ")),
+            ));
+        };
+        let fits = match measure {
+            Measure::WinRate => *seats.end() == 2,
+            Measure::MeanScore => *seats.end() == 1,
+            Measure::MeanPosition => *seats.end() > 2,
+            Measure::ClassPercentile => true,
+        };
+        if !fits {
+            return Err(err(
+                raw_item.measure.span(),
+                format!("measure `{measure_name}` does not fit {}", game.name()),
+            ));
+        }
+        let against: Vec<String> = match &raw_item.against {
+            Some(a) => {
+                for bot in a.get_ref() {
+                    check_bot(bot, a.span())?;
+                }
+                a.get_ref().clone()
+            }
+            None => Vec::new(),
+        };
+        let needed = match measure {
+            Measure::WinRate => Some(1..=1),
+            Measure::MeanPosition => Some(seats.start() - 1..=seats.end() - 1),
+            Measure::MeanScore | Measure::ClassPercentile => Some(0..=0),
+        };
+        if let Some(range) = needed
+            && !range.contains(&against.len())
+        {
+            let span = raw_item.against.as_ref().map_or(item_span.clone(), Spanned::span);
+            return Err(err(
+                span,
+                format!(
+                    "`{measure_name}` needs {} bot(s) in `against`, got {}",
+                    fmt_range(&range),
+                    against.len()
+                ),
+            ));
+        }
+        let baseline = match &raw_item.baseline {
+            Some(b) if measure != Measure::MeanScore => {
+                return Err(err(b.span(), "`baseline` only goes with measure `mean-score`".into()));
+            }
+            Some(b) => {
+                check_bot(b.get_ref(), b.span())?;
+                Some(b.get_ref().clone())
+            }
+            None => None,
+        };
+        if raw_item.thresholds.get_ref().is_empty() {
+            return Err(err(
+                raw_item.thresholds.span(),
+                "an item needs at least one threshold".into(),
+            ));
+        }
+        items.push(Item {
+            name: raw_item.name,
+            measure,
+            against,
+            baseline,
+            visible: raw_item.visible,
+            thresholds: raw_item.thresholds.into_inner(),
+        });
+    }
+    if items.is_empty() {
+        return Err(format!("{file}: the rubric has no [[item]]"));
+    }
+    if let Some(g) = raw.games
+        && !(1..=10_000_000).contains(&g)
+    {
+        return Err(format!("{file}: `games = {g}` must be between 1 and 10000000"));
+    }
+    Ok(Rubric {
+        game: game.name().to_string(),
+        seed: raw.seed,
+        games: raw.games.unwrap_or(DEFAULT_GAMES),
+        items,
+    })
+}
+
+fn fmt_range(r: &std::ops::RangeInclusive<usize>) -> String {
+    if r.start() == r.end() {
+        r.start().to_string()
+    } else {
+        format!("{} to {}", r.start(), r.end())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::adapters;
+
+    fn en_garde() -> &'static dyn GameDef {
+        adapters::game("en-garde").unwrap()
+    }
+
+    #[test]
+    fn every_default_rubric_parses_for_its_game() {
+        for game in adapters::GAMES {
+            let text = game.default_rubric();
+            let r = parse(text, "default", *game).unwrap_or_else(|e| panic!("{e}"));
+            assert!(!r.items.is_empty());
+        }
+    }
+
+    #[test]
+    fn points_take_the_best_threshold_reached() {
+        let r = parse(en_garde().default_rubric(), "r", en_garde()).unwrap();
+        let item = &r.items[0];
+        assert_eq!(item.points(0.49), 0.0);
+        assert_eq!(item.points(0.5), 5.0);
+        assert_eq!(item.points(0.8), 10.0);
+        assert_eq!(item.max_points(), 10.0);
+        let rank = &r.items[3];
+        assert_eq!(
+            (rank.points(0.0), rank.points(0.1), rank.points(0.6), rank.points(1.0)),
+            (0.0, 2.0, 6.0, 10.0)
+        );
+    }
+
+    #[test]
+    fn lower_is_better_for_positions() {
+        let p = adapters::game("president").unwrap();
+        let r = parse(p.default_rubric(), "r", p).unwrap();
+        assert_eq!(r.items[0].points(1.9), 10.0);
+        assert_eq!(r.items[0].points(2.4), 5.0);
+        assert_eq!(r.items[0].points(3.0), 0.0);
+    }
+
+    #[test]
+    fn errors_name_the_line() {
+        let text = "game = \"en-garde\"\n\n[[item]]\nname = \"x\"\nmeasure = \"winrate\"\nagainst = [\"house:random\"]\nthresholds = [{ at = 0.5, points = 1 }]\n";
+        let e = parse(text, "r.toml", en_garde()).unwrap_err();
+        assert!(e.starts_with("r.toml line 5: unknown measure `winrate`"), "{e}");
+        let text = text
+            .replace("winrate", "win-rate")
+            .replace("house:random", "house:nobody");
+        let e = parse(&text, "r.toml", en_garde()).unwrap_err();
+        assert!(e.starts_with("r.toml line 6: unknown bot `house:nobody`"), "{e}");
+        let e = parse("game = \"en-garde\"\n[[item]\n", "r.toml", en_garde()).unwrap_err();
+        assert!(e.starts_with("r.toml line 2:"), "{e}");
+        let e = parse(adapters::game("sugar").unwrap().default_rubric(), "r.toml", en_garde()).unwrap_err();
+        assert!(e.contains("line 2: this rubric is for `sugar`"), "{e}");
+    }
+}

@@ -1,0 +1,67 @@
+//! Human play in the terminal: the person's terminal, whatever the game.
+//! Each game's own terminal player lives in its adapter folder (`human.rs`),
+//! so students can learn a game by hand before they code it.
+//!
+//! Input and output are abstract (`BufRead`/`Write`) so tests can script a
+//! whole game through stdin.
+
+use std::cell::RefCell;
+use std::io::{BufRead, Write};
+use std::rc::Rc;
+
+/// The person's terminal: where prompts go and answers come from.
+#[derive(Clone)]
+pub struct Terminal {
+    inner: Rc<RefCell<Io>>,
+    /// Whether to draw suit symbols and other non-ASCII characters.
+    pub unicode: bool,
+}
+
+struct Io {
+    input: Box<dyn BufRead>,
+    output: Box<dyn Write>,
+}
+
+impl Terminal {
+    /// A terminal over the given streams.
+    pub fn new(input: Box<dyn BufRead>, output: Box<dyn Write>, unicode: bool) -> Self {
+        Terminal {
+            inner: Rc::new(RefCell::new(Io { input, output })),
+            unicode,
+        }
+    }
+
+    /// Print text (no newline added).
+    pub fn print(&self, text: &str) {
+        let mut io = self.inner.borrow_mut();
+        // A closed terminal is not worth a crash: the game ends at the next read.
+        let _ = io.output.write_all(text.as_bytes());
+        let _ = io.output.flush();
+    }
+
+    /// Print a line.
+    pub fn say(&self, line: &str) {
+        self.print(&format!("{line}\n"));
+    }
+
+    /// Show `prompt` and read one line; `None` when the input has ended.
+    pub fn ask(&self, prompt: &str) -> Option<String> {
+        self.print(prompt);
+        let mut line = String::new();
+        match self.inner.borrow_mut().input.read_line(&mut line) {
+            Ok(0) | Err(_) => None,
+            Ok(_) => Some(line.trim().to_string()),
+        }
+    }
+}
+
+/// Whether the locale says the terminal speaks UTF-8 (`LC_ALL`, then `LC_CTYPE`, then `LANG`).
+pub fn locale_is_utf8() -> bool {
+    let locale = ["LC_ALL", "LC_CTYPE", "LANG"]
+        .iter()
+        .filter_map(|k| std::env::var(k).ok())
+        .find(|v| !v.is_empty())
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    locale.contains("utf-8") || locale.contains("utf8")
+}

@@ -1,0 +1,318 @@
+//! Matches: the same bots over many games, each deal played from every seat.
+
+use super::{BotRef, GameDef, GameSetup, PlayedGame, SetupError};
+use crate::games::{Forfeit, ForfeitReason, Seat, derive_seed};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+
+/// A bot entered in a match, under the name results show.
+#[derive(Debug, Clone)]
+pub struct Entrant {
+    /// The name shown: the file stem, or `house:NAME`.
+    pub name: String,
+    /// The bot.
+    pub bot: BotRef,
+}
+
+/// One game of a match, as reported.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct GameResult {
+    /// Index of the game in the match, from 0.
+    pub index: usize,
+    /// The seed of the deal this game was played on.
+    pub seed: u64,
+    /// For each seat, the index of the bot sitting there.
+    pub seats: Vec<usize>,
+    /// For each seat, its score.
+    pub scores: Vec<i64>,
+    /// The winning seat, or null for a draw.
+    pub winner: Option<Seat>,
+    /// The forfeit that ended the game, if any (with more than two players: the first).
+    pub forfeit: Option<Forfeit>,
+    /// Every forfeit of the game (games of more than two players go on after one).
+    pub forfeits: Vec<Forfeit>,
+    /// Finishing positions by seat (1 = first), for games that rank players.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub positions: Option<Vec<u32>>,
+}
+
+/// How a bot placed, in games that rank players.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct PositionSummary {
+    /// Mean finishing position (1 = first).
+    pub mean: f64,
+    /// Games finished first (President).
+    pub first: u32,
+    /// Games finished last (Bum).
+    pub last: u32,
+}
+
+/// One bot's totals over a match.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct BotSummary {
+    /// The bot's name.
+    pub name: String,
+    /// SHA-256 of the wasm file, for wasm bots.
+    pub sha256: Option<String>,
+    /// Games played.
+    pub games: u32,
+    /// Games won.
+    pub wins: u32,
+    /// Games lost.
+    pub losses: u32,
+    /// Games drawn.
+    pub draws: u32,
+    /// Sum of its scores over all games.
+    pub points: i64,
+    /// Its score per game: mean, spread and 95% confidence interval.
+    pub score: crate::stats::Estimate,
+    /// Forfeits by reason (every reason listed, zero or not).
+    pub forfeits: BTreeMap<String, u32>,
+    /// Finishing positions, for games that rank players.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub positions: Option<PositionSummary>,
+}
+
+/// A whole match, as reported by `arena match --json`.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct MatchReport {
+    /// The game's name.
+    pub game: String,
+    /// The variant played.
+    pub variant: String,
+    /// The match seed.
+    pub seed: u64,
+    /// Games played.
+    pub games: usize,
+    /// The limits bots ran under.
+    pub limits: crate::sandbox::Limits,
+    /// Per-bot totals, in the order the bots were given.
+    pub bots: Vec<BotSummary>,
+    /// Every game, in order.
+    pub results: Vec<GameResult>,
+}
+
+/// What to play.
+pub struct MatchSpec<'a> {
+    /// The game.
+    pub game: &'static dyn GameDef,
+    /// Its settings.
+    pub setup: GameSetup<'a>,
+    /// The bots; as many as the game seats.
+    pub entrants: Vec<Entrant>,
+    /// Games to play (rounded up to a whole number of seat rotations).
+    pub games: usize,
+    /// The match seed.
+    pub seed: u64,
+    /// Whether to keep every event for a replay.
+    pub record: bool,
+}
+
+/// Everything a match produced: the report and, if recorded, each game's events.
+pub struct MatchOutcome {
+    /// The report.
+    pub report: MatchReport,
+    /// Per game, its events (empty when not recorded).
+    pub events: Vec<Vec<Value>>,
+}
+
+/// For game `index` of a match between `n` bots: the deal it is played on,
+/// and which bot sits in each seat. Each deal is played `n` times with the
+/// seats rotated, so every bot plays every deal from every seat.
+pub fn seating(match_seed: u64, index: usize, n: usize) -> (u64, Vec<usize>) {
+    let n = n.max(1);
+    let deal = derive_seed(match_seed, (index / n) as u64);
+    let rotation = index % n;
+    (deal, (0..n).map(|seat| (seat + rotation) % n).collect())
+}
+
+/// Round `games` up to a whole number of rotations of `n` bots.
+pub fn whole_rotations(games: usize, n: usize) -> usize {
+    games.div_ceil(n.max(1)).saturating_mul(n.max(1))
+}
+
+/// The units a match is played in, as game indices: one game each, or for
+/// a game whose games chain (President's card exchanges) one seat
+/// rotation's series, in deal order. Every command plays these same units,
+/// so a game means the same thing in a match, a grade and a tournament.
+pub fn units(spec: &MatchSpec<'_>) -> Vec<Vec<usize>> {
+    let n = spec.entrants.len().max(1);
+    let games = whole_rotations(spec.games, n);
+    if spec.game.chained() {
+        (0..n.min(games)).map(|r| (r..games).step_by(n).collect()).collect()
+    } else {
+        (0..games).map(|i| vec![i]).collect()
+    }
+}
+
+/// Play one unit of a match (see [`units`]): its games in order, each with
+/// its events if the match is recorded.
+pub fn play_unit(spec: &MatchSpec<'_>, unit: &[usize]) -> Result<Vec<(GameResult, Vec<Value>)>, SetupError> {
+    let n = spec.entrants.len();
+    let Some(&first) = unit.first() else {
+        return Ok(Vec::new());
+    };
+    // Every game of a unit has the same seating: a unit is one rotation.
+    let seats = seating(spec.seed, first, n).1;
+    let seeds: Vec<u64> = unit.iter().map(|&i| seating(spec.seed, i, n).0).collect();
+    let players: Vec<&BotRef> = seats.iter().map(|&b| &spec.entrants[b].bot).collect();
+    let played = spec.game.play_series(&spec.setup, &seeds, &players, spec.record)?;
+    Ok(unit
+        .iter()
+        .zip(seeds)
+        .zip(played)
+        .map(|((&index, deal), (game, events))| finish_game(spec.record, index, deal, seats.clone(), game, events))
+        .collect())
+}
+
+/// Play a match. Units run in parallel on rayon's pool; results are the
+/// same, bit for bit, whatever the number of threads. An error is the
+/// run's mistake (an unknown house bot), found before any result is kept.
+pub fn run_match(spec: &MatchSpec<'_>) -> Result<MatchOutcome, SetupError> {
+    let n = spec.entrants.len();
+    let games = whole_rotations(spec.games, n);
+    let units = units(spec);
+    let mut played: Vec<(GameResult, Vec<Value>)> = units
+        .par_iter()
+        .map(|unit| play_unit(spec, unit))
+        .collect::<Result<Vec<_>, _>>()?
+        .concat();
+    played.sort_by_key(|(r, _)| r.index);
+    let mut bots: Vec<BotSummary> = spec
+        .entrants
+        .iter()
+        .map(|e| BotSummary {
+            name: e.name.clone(),
+            sha256: match &e.bot {
+                BotRef::Wasm(p) => Some(p.sha256.clone()),
+                BotRef::House(_) => None,
+            },
+            games: 0,
+            wins: 0,
+            losses: 0,
+            draws: 0,
+            points: 0,
+            score: crate::stats::estimate(&[]),
+            positions: None,
+            forfeits: ForfeitReason::ALL.iter().map(|r| (r.as_str().to_string(), 0)).collect(),
+        })
+        .collect();
+    let solitaire = n == 1;
+    let mut scores: Vec<Vec<f64>> = vec![Vec::with_capacity(games / n.max(1)); n];
+    for (result, _) in &played {
+        for (seat, &bot) in result.seats.iter().enumerate() {
+            let summary = &mut bots[bot];
+            summary.games += 1;
+            summary.points += result.scores[seat];
+            scores[bot].push(result.scores[seat] as f64);
+            match result.winner {
+                _ if solitaire => {}
+                Some(w) if w == seat => summary.wins += 1,
+                Some(_) => summary.losses += 1,
+                None => summary.draws += 1,
+            }
+            for f in result.forfeits.iter().filter(|f| f.seat == seat) {
+                *summary.forfeits.entry(f.reason.as_str().to_string()).or_default() += 1;
+            }
+            if let Some(p) = result.positions.as_ref().map(|p| p[seat]) {
+                let n = result.seats.len() as u32;
+                let entry = summary.positions.get_or_insert(PositionSummary {
+                    mean: 0.0,
+                    first: 0,
+                    last: 0,
+                });
+                entry.mean += f64::from(p);
+                entry.first += u32::from(p == 1);
+                entry.last += u32::from(p == n);
+            }
+        }
+    }
+    for (summary, xs) in bots.iter_mut().zip(&scores) {
+        summary.score = crate::stats::estimate(xs);
+        let games = f64::from(summary.games.max(1));
+        if let Some(p) = summary.positions.as_mut() {
+            p.mean /= games;
+        }
+    }
+    let (results, events) = played.into_iter().unzip();
+    Ok(MatchOutcome {
+        report: MatchReport {
+            game: spec.game.name().to_string(),
+            variant: spec
+                .setup
+                .variant
+                .clone()
+                .unwrap_or_else(|| spec.game.variants()[0].to_string()),
+            seed: spec.seed,
+            games,
+            limits: spec.setup.sandbox.limits().clone(),
+            bots,
+            results,
+        },
+        events,
+    })
+}
+
+/// Play game `index` of a match again, keeping every event for a replay:
+/// its whole unit is replayed, so the replay is exactly the game that was
+/// scored (for President, after the same card exchanges).
+pub fn play_match_game_recorded(spec: &MatchSpec<'_>, index: usize) -> Result<(GameResult, Vec<Value>), SetupError> {
+    let spec = MatchSpec {
+        game: spec.game,
+        setup: GameSetup {
+            sandbox: spec.setup.sandbox,
+            variant: spec.setup.variant.clone(),
+        },
+        entrants: spec.entrants.clone(),
+        games: spec.games,
+        seed: spec.seed,
+        record: true,
+    };
+    let unit = units(&spec)
+        .into_iter()
+        .find(|u| u.contains(&index))
+        .unwrap_or_else(|| vec![index]);
+    let played = play_unit(&spec, &unit)?;
+    played
+        .into_iter()
+        .find(|(r, _)| r.index == index)
+        .ok_or_else(|| SetupError::Seats(format!("the match has no game {index}")))
+}
+
+fn finish_game(
+    record: bool,
+    index: usize,
+    deal: u64,
+    seats: Vec<usize>,
+    played: PlayedGame,
+    mut events: Vec<Value>,
+) -> (GameResult, Vec<Value>) {
+    let PlayedGame { outcome, logs, fuel } = played;
+    if record {
+        for (seat, log) in logs.into_iter().enumerate() {
+            if let Some(log) = log {
+                events.push(json!({"type": "log", "seat": seat, "lines": log.lines, "truncated": log.truncated}));
+            }
+        }
+        events.push(json!({"type": "fuel", "per-seat": fuel}));
+        for e in &mut events {
+            if let Some(obj) = e.as_object_mut() {
+                obj.insert("game".into(), json!(index));
+            }
+        }
+    }
+    let forfeits = outcome.forfeits().cloned().collect();
+    let result = GameResult {
+        index,
+        seed: deal,
+        seats,
+        scores: outcome.scores,
+        winner: outcome.winner,
+        forfeit: outcome.forfeit,
+        forfeits,
+        positions: outcome.positions,
+    };
+    (result, events)
+}

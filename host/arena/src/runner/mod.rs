@@ -1,0 +1,179 @@
+//! The runner: seats, seeds, duplicate deals and results, for any game.
+//!
+//! It speaks only the common vocabulary (seats, seeds, outcomes, forfeits,
+//! events) and works for 1, 2 or N players without knowing the game.
+
+mod compare;
+mod matches;
+mod seats;
+
+pub use compare::*;
+pub use matches::*;
+pub use seats::*;
+
+use crate::games::{EventSink, Failure, Kind, Outcome, Seat, derive_seed};
+use crate::sandbox::log::LogContents;
+use crate::sandbox::{BotProgram, Limits, Sandbox, WorldSpec};
+use std::sync::Arc;
+
+/// A bot as the runner knows it: built in, or a loaded wasm program.
+#[derive(Debug, Clone)]
+pub enum BotRef {
+    /// A house bot by name.
+    House(String),
+    /// A checked and compiled wasm component.
+    Wasm(Arc<BotProgram>),
+}
+
+/// What a game needs besides its seed and players.
+pub struct GameSetup<'a> {
+    /// The sandbox wasm bots run in.
+    pub sandbox: &'a Sandbox,
+    /// The rules variant, if the game has several.
+    pub variant: Option<String>,
+}
+
+/// A setting a game cannot accept.
+#[derive(Debug, thiserror::Error)]
+pub enum SetupError {
+    /// No such variant.
+    #[error("unknown variant `{0}`")]
+    UnknownVariant(String),
+    /// The game has no terminal play yet.
+    #[error("{0} cannot be played by a person yet")]
+    NoHumanPlay(&'static str),
+    /// Wrong number of opponents for human play.
+    #[error("{0}")]
+    Opponents(String),
+    /// A house bot the game does not have reached a game: the run's mistake, never a seat's.
+    #[error("no house bot `{0}` in this game (see `arena games`)")]
+    UnknownHouseBot(String),
+    /// The wrong number of players reached a game.
+    #[error("{0}")]
+    Seats(String),
+}
+
+/// One game played: its outcome, and per seat the wasm bot's log and fuel.
+#[derive(Debug, Clone)]
+pub struct PlayedGame {
+    /// How it ended.
+    pub outcome: Outcome,
+    /// Per seat: what a wasm bot logged (`None` for house bots).
+    pub logs: Vec<Option<LogContents>>,
+    /// Per seat: fuel a wasm bot used (`None` for house bots).
+    pub fuel: Vec<Option<u64>>,
+}
+
+impl PlayedGame {
+    /// A game played: per seat, the wasm bot's log and fuel (`None` for house bots).
+    pub fn with_reports(outcome: Outcome, reports: Vec<Option<(LogContents, u64)>>) -> PlayedGame {
+        let (logs, fuel) = reports
+            .into_iter()
+            .map(|r| r.map_or((None, None), |(l, f)| (Some(l), Some(f))))
+            .unzip();
+        PlayedGame { outcome, logs, fuel }
+    }
+
+    /// A game played by house bots only: no logs, no fuel.
+    pub fn native(outcome: Outcome) -> PlayedGame {
+        let seats = outcome.scores.len();
+        PlayedGame {
+            outcome,
+            logs: vec![None; seats],
+            fuel: vec![None; seats],
+        }
+    }
+
+    /// A game lost before it began because `seat` could not start (its instantiation failed).
+    pub fn forfeit_at_start(seats: usize, seat: Seat, failure: Failure, events: &mut dyn EventSink) -> PlayedGame {
+        PlayedGame::native(Outcome::forfeited(vec![0; seats], failure.forfeit(seat, events)))
+    }
+}
+
+/// A game the arena can run: its rules behind the common vocabulary.
+pub trait GameDef: Send + Sync {
+    /// Command-line name, e.g. `en-garde`.
+    fn name(&self) -> &'static str;
+    /// Display name, e.g. `En Garde`.
+    fn title(&self) -> &'static str;
+    /// The world its bots must target.
+    fn world(&self) -> &'static WorldSpec;
+    /// Alone, a duel, or a table of several: what results and tournaments are made of.
+    fn kind(&self) -> Kind;
+    /// How many players sit at one table.
+    fn seats(&self) -> std::ops::RangeInclusive<usize>;
+    /// The rubric `arena grade` uses when none is given (TOML).
+    fn default_rubric(&self) -> &'static str;
+    /// The limits bots run under unless the command line says otherwise.
+    fn default_limits(&self) -> Limits {
+        Limits::default()
+    }
+    /// Built-in bots: name and description.
+    fn house_bots(&self) -> &'static [(&'static str, &'static str)];
+    /// Rules variants; the first is the default.
+    fn variants(&self) -> &'static [&'static str];
+    /// Reject settings the game cannot use, before any game is played.
+    fn check_setup(&self, setup: &GameSetup<'_>) -> Result<(), SetupError> {
+        match setup.variant.as_deref() {
+            Some(v) if !self.variants().contains(&v) => Err(SetupError::UnknownVariant(v.to_string())),
+            _ => Ok(()),
+        }
+    }
+    /// Play one game from `seed` with `seats[i]` in seat `i`. An error is the
+    /// run's mistake (an unknown house bot), never a seat's forfeit.
+    fn play(
+        &self,
+        setup: &GameSetup<'_>,
+        seed: u64,
+        seats: &[&BotRef],
+        events: &mut dyn EventSink,
+    ) -> Result<PlayedGame, SetupError>;
+    /// Whether each game depends on the one before at the same seating
+    /// (President's card exchanges): the runner then plays each seat
+    /// rotation as one series, in every command.
+    fn chained(&self) -> bool {
+        false
+    }
+    /// Play games at one seating, in order, each with its events if
+    /// `record`. Games that chain override this; by default each is dealt alone.
+    fn play_series(
+        &self,
+        setup: &GameSetup<'_>,
+        seeds: &[u64],
+        seats: &[&BotRef],
+        record: bool,
+    ) -> Result<Vec<(PlayedGame, Vec<serde_json::Value>)>, SetupError> {
+        seeds
+            .iter()
+            .map(|&seed| {
+                let mut events = Vec::new();
+                let game = if record {
+                    self.play(setup, seed, seats, &mut events)?
+                } else {
+                    self.play(setup, seed, seats, &mut crate::games::NoEvents)?
+                };
+                Ok((game, events))
+            })
+            .collect()
+    }
+    /// Whether a person can play this game in the terminal.
+    fn has_human_play(&self) -> bool {
+        false
+    }
+    /// Play one game with a person at `term` in seat `seat` against `opponents` (name, bot).
+    fn play_human(
+        &self,
+        _setup: &GameSetup<'_>,
+        _seed: u64,
+        _term: crate::human::Terminal,
+        _seat: Seat,
+        _opponents: &[(String, BotRef)],
+    ) -> Result<Outcome, SetupError> {
+        Err(SetupError::NoHumanPlay(self.name()))
+    }
+}
+
+/// The seed a wasm instance's WASI randomness starts from, per game and seat.
+pub fn instance_seed(game_seed: u64, seat: Seat) -> u64 {
+    derive_seed(game_seed, 0x1A57_0000 + seat as u64)
+}

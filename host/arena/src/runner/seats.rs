@@ -1,0 +1,183 @@
+//! One way to seat players at any game's table: a native player (a house bot
+//! or a person), a wasm bot, or a wasm bot that could not start, in one
+//! generic type. Adapters say how their game's players are made
+//! ([`Seating`]); everything else (instance seeds, forfeits before the first
+//! move, logs and fuel afterwards) is done here once for every game.
+
+use super::{BotRef, GameSetup, PlayedGame, SetupError, instance_seed};
+use crate::games::{EventSink, Failure, ForfeitReason, Outcome, Seat};
+use crate::sandbox::log::LogContents;
+use crate::sandbox::{BotProgram, BotState, Fault, FaultKind, Instance, Sandbox};
+use wasmtime::Store;
+
+/// What a sandbox fault means in a game: the forfeit reason a student reads.
+pub fn failure(fault: Fault) -> Failure {
+    let reason = match fault.kind {
+        FaultKind::Trap => ForfeitReason::Trap,
+        FaultKind::Fuel => ForfeitReason::Fuel,
+        FaultKind::Timeout => ForfeitReason::Timeout,
+        FaultKind::Memory => ForfeitReason::Memory,
+    };
+    Failure::new(reason, fault.detail)
+}
+
+/// A wasm bot playing one game: its sandboxed instance, speaking the games' vocabulary.
+pub struct WasmBot<B> {
+    instance: Instance<B>,
+}
+
+impl<B> WasmBot<B> {
+    /// A fresh instance of `program` whose WASI randomness starts from `seed`;
+    /// `bind` looks up the world's exports.
+    pub fn new(
+        sandbox: &Sandbox,
+        program: &BotProgram,
+        seed: u64,
+        bind: impl FnOnce(&mut Store<BotState>, &wasmtime::component::Instance) -> wasmtime::Result<B>,
+    ) -> Result<Self, Failure> {
+        let instance = sandbox.instantiate(program, seed, bind).map_err(failure)?;
+        Ok(WasmBot { instance })
+    }
+
+    /// Call into the bot under its limits; a failure ends the bot for the game.
+    pub fn call<R>(&mut self, f: impl FnOnce(&B, &mut Store<BotState>) -> wasmtime::Result<R>) -> Result<R, Failure> {
+        self.instance.call(f).map_err(failure)
+    }
+
+    /// What the bot logged and the fuel it used, for the game's record.
+    pub fn report(&self) -> (LogContents, u64) {
+        self.instance.report()
+    }
+}
+
+/// A seat whose wasm bot could not start: for games that play on without it,
+/// a player that fails every call.
+pub struct Broken(pub Failure);
+
+/// How one game makes its players: the only seating code an adapter writes.
+pub trait Seating {
+    /// The game's player trait, e.g. `dyn Fencer`.
+    type Player: ?Sized;
+    /// The bindings of a wasm bot's world.
+    type Bindings;
+    /// A house bot of this game by name.
+    fn house(name: &str) -> Option<Box<Self::Player>>;
+    /// Look up the world's exports in a fresh instance.
+    fn bind(store: &mut Store<BotState>, instance: &wasmtime::component::Instance) -> wasmtime::Result<Self::Bindings>;
+    /// A wasm bot as a player of this game.
+    fn wasm(bot: &mut WasmBot<Self::Bindings>) -> &mut Self::Player;
+    /// A bot that could not start as a player, for games that play on
+    /// without it; `None` (the default) forfeits the game before it starts.
+    fn broken(_bot: &mut Broken) -> Option<&mut Self::Player> {
+        None
+    }
+}
+
+/// One seat at a game's table.
+pub enum Seated<S: Seating> {
+    /// A player in this process: a house bot or a person.
+    Native(Box<S::Player>),
+    /// A wasm bot with its own fresh instance.
+    Wasm(WasmBot<S::Bindings>),
+    /// A wasm bot whose instantiation failed.
+    Broken(Broken),
+}
+
+impl<S: Seating> Seated<S> {
+    /// Seat `bot` in `seat` for the game dealt from `seed`. An unknown house
+    /// bot is a mistake of the run's configuration, not of any seat.
+    pub fn bot(setup: &GameSetup<'_>, seed: u64, seat: Seat, bot: &BotRef) -> Result<Self, SetupError> {
+        Ok(match bot {
+            BotRef::House(name) => {
+                Seated::Native(S::house(name).ok_or_else(|| SetupError::UnknownHouseBot(name.clone()))?)
+            }
+            BotRef::Wasm(program) => match WasmBot::new(setup.sandbox, program, instance_seed(seed, seat), S::bind) {
+                Ok(bot) => Seated::Wasm(bot),
+                Err(failure) => Seated::Broken(Broken(failure)),
+            },
+        })
+    }
+
+    /// Why this seat's bot could not start, if it could not.
+    pub fn broken(&self) -> Option<&Failure> {
+        match self {
+            Seated::Broken(Broken(failure)) => Some(failure),
+            _ => None,
+        }
+    }
+}
+
+/// Everyone at one game's table, in seat order.
+pub struct Table<S: Seating> {
+    seats: Vec<Seated<S>>,
+}
+
+impl<S: Seating> Table<S> {
+    /// Seat `bots` (seat `i` gets `bots[i]`) for the game dealt from `seed`.
+    pub fn seat(setup: &GameSetup<'_>, seed: u64, bots: &[&BotRef]) -> Result<Self, SetupError> {
+        let seats = bots
+            .iter()
+            .enumerate()
+            .map(|(seat, bot)| Seated::bot(setup, seed, seat, bot))
+            .collect::<Result<_, _>>()?;
+        Ok(Table { seats })
+    }
+
+    /// A table of seats made by the caller (a person among bots).
+    pub fn of(seats: Vec<Seated<S>>) -> Self {
+        Table { seats }
+    }
+
+    /// Play one game with every seat's player. A seat that could not start
+    /// and cannot play on forfeits the game before it begins; afterwards
+    /// each wasm bot's log and fuel are collected.
+    pub fn play(
+        mut self,
+        events: &mut dyn EventSink,
+        game: impl FnOnce(Vec<&mut S::Player>, &mut dyn EventSink) -> Result<Outcome, SetupError>,
+    ) -> Result<PlayedGame, SetupError> {
+        let n = self.seats.len();
+        let mut players = Vec::with_capacity(n);
+        let mut unplayable = None;
+        for (seat, seated) in self.seats.iter_mut().enumerate() {
+            match seated {
+                Seated::Native(p) => players.push(p.as_mut()),
+                Seated::Wasm(w) => players.push(S::wasm(w)),
+                Seated::Broken(b) => {
+                    let failure = b.0.clone();
+                    match S::broken(b) {
+                        Some(p) => players.push(p),
+                        None => {
+                            unplayable.get_or_insert((seat, failure));
+                        }
+                    }
+                }
+            }
+        }
+        if let Some((seat, failure)) = unplayable {
+            return Ok(PlayedGame::forfeit_at_start(n, seat, failure, events));
+        }
+        let outcome = game(players, events)?;
+        let reports = self
+            .seats
+            .iter()
+            .map(|s| match s {
+                Seated::Wasm(w) => Some(w.report()),
+                _ => None,
+            })
+            .collect();
+        Ok(PlayedGame::with_reports(outcome, reports))
+    }
+}
+
+/// The players of a game with a fixed number of seats, or the run's mistake
+/// if another number reached it.
+pub fn exactly<'a, const N: usize, P: ?Sized>(
+    title: &str,
+    players: Vec<&'a mut P>,
+) -> Result<[&'a mut P; N], SetupError> {
+    let n = players.len();
+    players
+        .try_into()
+        .map_err(|_| SetupError::Seats(format!("{title} is played by {N}, not {n}")))
+}

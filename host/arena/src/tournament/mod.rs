@@ -1,0 +1,555 @@
+//! Tournaments: round robin, double elimination and Swiss, on top of matches.
+//!
+//! A tournament is a list of matches, each a set of bots playing a number
+//! of games on shared deals with the seats rotated. Every game is a job:
+//! jobs run in parallel, each finished game goes to a journal (so a stopped
+//! tournament resumes without playing a game twice), and results are
+//! assembled in a fixed order so the outcome never depends on `--jobs`.
+
+mod bracket;
+mod journal;
+mod ratings;
+mod standings;
+
+pub use bracket::{Bracket, BracketMatch};
+pub use journal::Journal;
+pub use standings::{Rating, Standing};
+
+use crate::games::derive_seed;
+use crate::runner::{Entrant, GameDef, GameResult, GameSetup, MatchSpec, SetupError, play_unit, units};
+use indicatif::{ProgressBar, ProgressStyle};
+use rand::SeedableRng;
+use rand::seq::SliceRandom;
+use rand_chacha::ChaCha8Rng;
+use rayon::prelude::*;
+use serde::Serialize;
+use sha2::{Digest, Sha256};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// The tournament formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum Format {
+    /// Every pairing (or balanced tables, or a shared-deck leaderboard).
+    RoundRobin,
+    /// A winners' and a losers' bracket; two match losses and you are out.
+    DoubleElimination,
+    /// Rounds pairing bots with similar scores who have not met.
+    Swiss,
+}
+
+impl Format {
+    /// The name used on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::RoundRobin => "round-robin",
+            Format::DoubleElimination => "double-elimination",
+            Format::Swiss => "swiss",
+        }
+    }
+}
+
+/// How double elimination seeds its bracket.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[serde(rename_all = "kebab-case")]
+pub enum Seeding {
+    /// In the order the bots were given.
+    Order,
+    /// By a short round robin first.
+    RoundRobin,
+}
+
+/// Why a tournament cannot run.
+#[derive(Debug, thiserror::Error)]
+pub enum TournamentError {
+    /// Fewer than two bots.
+    #[error("a tournament needs at least two bots, got {0}")]
+    TooFew(usize),
+    /// A format that needs two-player games.
+    #[error("{format} needs a two-player game, and {game} {why}; use --format round-robin")]
+    FormatNeedsTwoPlayers {
+        /// The format.
+        format: &'static str,
+        /// The game.
+        game: &'static str,
+        /// What the game is instead.
+        why: &'static str,
+    },
+    /// The journal in --out belongs to another tournament.
+    #[error("{0}")]
+    Journal(String),
+    /// The run itself is wrong (an unknown house bot reached a game).
+    #[error("{0}")]
+    Setup(#[from] SetupError),
+}
+
+/// What to run.
+pub struct TournamentSpec<'a> {
+    /// The game.
+    pub game: &'static dyn GameDef,
+    /// Its settings.
+    pub setup: GameSetup<'a>,
+    /// The bots that loaded.
+    pub entrants: Vec<Entrant>,
+    /// Bots rejected at load: name and reason.
+    pub disqualified: Vec<(String, String)>,
+    /// The format.
+    pub format: Format,
+    /// Games per match (per pairing, table or bracket match).
+    pub games: usize,
+    /// Rounds (Swiss; tables of many-player round robins).
+    pub rounds: Option<usize>,
+    /// Double elimination's seeding.
+    pub seeding: Seeding,
+    /// The tournament seed.
+    pub seed: u64,
+}
+
+/// One match of a tournament and its games.
+#[derive(Debug, Clone, Serialize)]
+pub struct MatchRecord {
+    /// A stable id, e.g. `rr:0:3`, `W1:2`, `swiss:2:1`.
+    pub id: String,
+    /// The bots, by index, in the order of the match's entrants.
+    pub bots: Vec<usize>,
+    /// Every game.
+    pub results: Vec<GameResult>,
+}
+
+impl MatchRecord {
+    /// Game points of each bot in this match (win 1, draw ½).
+    pub fn points(&self) -> Vec<f64> {
+        let mut points = vec![0.0; self.bots.len()];
+        for r in &self.results {
+            match r.winner {
+                Some(w) => points[r.seats[w]] += 1.0,
+                None if r.seats.len() > 1 => r.seats.iter().for_each(|&b| points[b] += 0.5),
+                None => {}
+            }
+        }
+        points
+    }
+}
+
+/// A finished (or stopped) tournament.
+#[derive(Debug, Clone, Serialize)]
+pub struct TournamentReport {
+    /// The game.
+    pub game: String,
+    /// The format.
+    pub format: Format,
+    /// The seed.
+    pub seed: u64,
+    /// Games per match.
+    pub games_per_match: usize,
+    /// Whether every planned game was played (false after Ctrl-C).
+    pub complete: bool,
+    /// Games played.
+    pub games_played: usize,
+    /// The ranking.
+    pub standings: Vec<Standing>,
+    /// Bots rejected at load, with the reason.
+    pub disqualified: Vec<Disqualified>,
+    /// Who is clearly ahead of whom, and where the differences are within noise.
+    pub reading: Vec<String>,
+    /// The bracket, for double elimination.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bracket: Option<Bracket>,
+    /// Every match.
+    pub matches: Vec<MatchRecord>,
+}
+
+/// A bot that could not take part.
+#[derive(Debug, Clone, Serialize)]
+pub struct Disqualified {
+    /// Its name.
+    pub name: String,
+    /// Why.
+    pub reason: String,
+}
+
+/// A planned match.
+#[derive(Debug, Clone)]
+struct Plan {
+    id: String,
+    bots: Vec<usize>,
+    games: usize,
+}
+
+/// Runs the games of a tournament: in parallel, journaled, stoppable.
+pub struct Engine<'a> {
+    spec: &'a TournamentSpec<'a>,
+    journal: Option<Journal>,
+    stop: Arc<AtomicBool>,
+    progress: ProgressBar,
+    played: std::sync::atomic::AtomicUsize,
+    /// The run's own mistake, if one stopped it: reported as an error, never as a result.
+    error: std::sync::Mutex<Option<SetupError>>,
+}
+
+impl<'a> Engine<'a> {
+    /// An engine for `spec`, journaling to `journal`, stopping when `stop` is set.
+    pub fn new(
+        spec: &'a TournamentSpec<'a>,
+        journal: Option<Journal>,
+        stop: Arc<AtomicBool>,
+        show_progress: bool,
+    ) -> Self {
+        let progress = if show_progress {
+            let bar = ProgressBar::new(0);
+            bar.set_style(
+                ProgressStyle::with_template("{spinner} {msg} [{bar:30}] {pos}/{len} games, {per_sec}, ETA {eta}")
+                    .unwrap_or_else(|_| ProgressStyle::default_bar())
+                    .progress_chars("=> "),
+            );
+            bar
+        } else {
+            ProgressBar::hidden()
+        };
+        Engine {
+            spec,
+            journal,
+            stop,
+            progress,
+            played: std::sync::atomic::AtomicUsize::new(0),
+            error: std::sync::Mutex::new(None),
+        }
+    }
+
+    fn match_seed(&self, id: &str) -> u64 {
+        let h = Sha256::digest(id.as_bytes());
+        let mut b = [0u8; 8];
+        b.copy_from_slice(&h[..8]);
+        derive_seed(self.spec.seed, u64::from_le_bytes(b))
+    }
+
+    /// Play the planned matches; `None` if the tournament was stopped.
+    fn play(&self, label: &str, plans: Vec<Plan>) -> Option<Vec<MatchRecord>> {
+        let specs: Vec<MatchSpec<'_>> = plans
+            .iter()
+            .map(|p| MatchSpec {
+                game: self.spec.game,
+                setup: GameSetup {
+                    sandbox: self.spec.setup.sandbox,
+                    variant: self.spec.setup.variant.clone(),
+                },
+                entrants: p.bots.iter().map(|&b| self.spec.entrants[b].clone()).collect(),
+                games: p.games,
+                seed: self.match_seed(&p.id),
+                record: false,
+            })
+            .collect();
+        // A job is one unit of a match: one game, or a seat rotation's
+        // series for games that chain; a unit is replayed whole on resume
+        // unless every one of its games is in the journal.
+        let jobs: Vec<(usize, Vec<usize>)> = specs
+            .iter()
+            .enumerate()
+            .flat_map(|(m, spec)| units(spec).into_iter().map(move |u| (m, u)))
+            .collect();
+        self.progress.set_message(label.to_string());
+        self.progress.inc_length(jobs.iter().map(|(_, u)| u.len() as u64).sum());
+        let results: Vec<Option<Vec<GameResult>>> = jobs
+            .par_iter()
+            .map(|(m, unit)| {
+                let id = &plans[*m].id;
+                let bots = plans[*m].bots.len();
+                let done: Option<Vec<GameResult>> = self
+                    .journal
+                    .as_ref()
+                    .and_then(|j| unit.iter().map(|&g| j.get(id, g, bots)).collect());
+                if let Some(done) = done {
+                    self.progress.inc(unit.len() as u64);
+                    return Some(done);
+                }
+                if self.stop.load(Ordering::Relaxed) {
+                    return None;
+                }
+                let played = match play_unit(&specs[*m], unit) {
+                    Ok(p) => p,
+                    Err(e) => {
+                        self.error.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(e);
+                        self.stop.store(true, Ordering::Relaxed);
+                        return None;
+                    }
+                };
+                let results: Vec<GameResult> = played.into_iter().map(|(r, _)| r).collect();
+                for r in &results {
+                    if let Some(j) = &self.journal {
+                        j.record(id, r.index, r);
+                    }
+                }
+                self.played.fetch_add(results.len(), Ordering::Relaxed);
+                self.progress.inc(results.len() as u64);
+                Some(results)
+            })
+            .collect();
+        if results.iter().any(Option::is_none) {
+            return None;
+        }
+        let mut records: Vec<MatchRecord> = plans
+            .iter()
+            .map(|p| MatchRecord {
+                id: p.id.clone(),
+                bots: p.bots.clone(),
+                results: Vec::new(),
+            })
+            .collect();
+        for ((m, _), r) in jobs.iter().zip(results) {
+            records[*m].results.extend(r.into_iter().flatten());
+        }
+        for r in &mut records {
+            r.results.sort_by_key(|g| g.index);
+        }
+        Some(records)
+    }
+
+    /// Games played (not read back from the journal) so far.
+    pub fn games_played(&self) -> usize {
+        self.played.load(Ordering::Relaxed)
+    }
+}
+
+/// Run a tournament. Stopping (Ctrl-C) returns the report so far with `complete: false`.
+pub fn run(spec: &TournamentSpec<'_>, engine: &Engine<'_>) -> Result<TournamentReport, TournamentError> {
+    let n = spec.entrants.len();
+    if n < 2 {
+        return Err(TournamentError::TooFew(n));
+    }
+    let seats = spec.game.seats();
+    let two_player = *seats.start() == 2 && *seats.end() == 2;
+    if spec.format != Format::RoundRobin && !two_player {
+        let why = if *seats.end() == 1 {
+            "is played alone"
+        } else {
+            "seats more than two players"
+        };
+        return Err(TournamentError::FormatNeedsTwoPlayers {
+            format: spec.format.name(),
+            game: spec.game.name(),
+            why,
+        });
+    }
+    let (matches, bracket, complete) = match spec.format {
+        Format::RoundRobin => {
+            let plans = round_robin_plans(spec);
+            match engine.play("round robin", plans) {
+                Some(m) => (m, None, true),
+                None => (Vec::new(), None, false),
+            }
+        }
+        Format::Swiss => swiss(spec, engine),
+        Format::DoubleElimination => {
+            let (m, b, c) = bracket::double_elimination(spec, engine);
+            (m, Some(b), c)
+        }
+    };
+    if let Some(e) = engine.error.lock().unwrap_or_else(|e| e.into_inner()).take() {
+        return Err(e.into());
+    }
+    let standings = standings::standings(spec, &matches, bracket.as_ref());
+    let reading = standings::reading(&standings);
+    let games_played = matches.iter().map(|m| m.results.len()).sum();
+    Ok(TournamentReport {
+        game: spec.game.name().to_string(),
+        format: spec.format,
+        seed: spec.seed,
+        games_per_match: spec.games,
+        complete,
+        games_played,
+        standings,
+        disqualified: spec
+            .disqualified
+            .iter()
+            .map(|(n, r)| Disqualified {
+                name: n.clone(),
+                reason: r.clone(),
+            })
+            .collect(),
+        reading,
+        bracket,
+        matches,
+    })
+}
+
+fn round_robin_plans(spec: &TournamentSpec<'_>) -> Vec<Plan> {
+    let n = spec.entrants.len();
+    let seats = spec.game.seats();
+    let (min, max) = (*seats.start(), *seats.end());
+    if max == 1 {
+        return (0..n)
+            .map(|b| Plan {
+                id: format!("solo:{b}"),
+                bots: vec![b],
+                games: spec.games,
+            })
+            .collect();
+    }
+    if max == 2 {
+        let mut plans = Vec::new();
+        for a in 0..n {
+            for b in a + 1..n {
+                plans.push(Plan {
+                    id: format!("rr:{a}:{b}"),
+                    bots: vec![a, b],
+                    games: spec.games,
+                });
+            }
+        }
+        return plans;
+    }
+    if n <= max {
+        return vec![Plan {
+            id: "table".into(),
+            bots: (0..n).collect(),
+            games: spec.games,
+        }];
+    }
+    // More bots than seats: rounds of seeded random tables of near-equal size,
+    // so every bot meets every other and every seat about equally often.
+    let rounds = spec.rounds.unwrap_or(n);
+    let tables = n.div_ceil(max);
+    let mut plans = Vec::new();
+    let mut rng = ChaCha8Rng::seed_from_u64(derive_seed(spec.seed, 0x7AB1E));
+    for round in 0..rounds {
+        let mut order: Vec<usize> = (0..n).collect();
+        order.shuffle(&mut rng);
+        let mut start = 0;
+        for t in 0..tables {
+            let size = n / tables + usize::from(t < n % tables);
+            let bots = order[start..start + size].to_vec();
+            start += size;
+            if bots.len() >= min {
+                plans.push(Plan {
+                    id: format!("rr:{round}:{t}"),
+                    bots,
+                    games: spec.games,
+                });
+            }
+        }
+    }
+    plans
+}
+
+/// Swiss: each round pairs bots with similar match points who have not met.
+fn swiss(spec: &TournamentSpec<'_>, engine: &Engine<'_>) -> (Vec<MatchRecord>, Option<Bracket>, bool) {
+    let n = spec.entrants.len();
+    let rounds = spec
+        .rounds
+        .unwrap_or_else(|| (usize::BITS - (n - 1).leading_zeros()) as usize + 1)
+        .min(n - 1)
+        .max(1);
+    let mut points = vec![0.0f64; n];
+    let mut met: BTreeMap<(usize, usize), bool> = BTreeMap::new();
+    let mut byes = vec![false; n];
+    let mut all = Vec::new();
+    for round in 0..rounds {
+        // Rank by match points, then by entry order (a stable, seed-free tiebreak).
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by(|&a, &b| points[b].total_cmp(&points[a]).then(a.cmp(&b)));
+        if order.len() % 2 == 1 {
+            if let Some(pos) = order.iter().rposition(|&b| !byes[b]) {
+                let b = order.remove(pos);
+                byes[b] = true;
+                points[b] += 1.0;
+            } else {
+                order.pop();
+            }
+        }
+        let pairs = pair_unmet(&order, &met);
+        let plans: Vec<Plan> = pairs
+            .iter()
+            .enumerate()
+            .map(|(i, &(a, b))| Plan {
+                id: format!("swiss:{round}:{i}"),
+                bots: vec![a, b],
+                games: spec.games,
+            })
+            .collect();
+        let Some(records) = engine.play(&format!("swiss round {}", round + 1), plans) else {
+            return (all, None, false);
+        };
+        for m in &records {
+            let p = m.points();
+            let (a, b) = (m.bots[0], m.bots[1]);
+            met.insert((a.min(b), a.max(b)), true);
+            match p[0].total_cmp(&p[1]) {
+                std::cmp::Ordering::Greater => points[a] += 1.0,
+                std::cmp::Ordering::Less => points[b] += 1.0,
+                std::cmp::Ordering::Equal => {
+                    points[a] += 0.5;
+                    points[b] += 0.5;
+                }
+            }
+        }
+        all.extend(records);
+    }
+    (all, None, true)
+}
+
+/// Pair `order` top-down, each with the best-ranked bot it has not met
+/// (backtracking when a greedy choice strands someone; a rematch only when
+/// no pairing avoids one).
+fn pair_unmet(order: &[usize], met: &BTreeMap<(usize, usize), bool>) -> Vec<(usize, usize)> {
+    fn go(rest: &[usize], met: &BTreeMap<(usize, usize), bool>, out: &mut Vec<(usize, usize)>, allow: bool) -> bool {
+        let Some((&a, tail)) = rest.split_first() else {
+            return true;
+        };
+        for i in 0..tail.len() {
+            let b = tail[i];
+            if !allow && met.contains_key(&(a.min(b), a.max(b))) {
+                continue;
+            }
+            let mut next: Vec<usize> = tail.to_vec();
+            next.remove(i);
+            out.push((a, b));
+            if go(&next, met, out, allow) {
+                return true;
+            }
+            out.pop();
+        }
+        false
+    }
+    let mut out = Vec::new();
+    if order.len() <= 16 && go(order, met, &mut out, false) {
+        return out;
+    }
+    out.clear();
+    // Large fields or no rematch-free pairing: greedy, rematches allowed.
+    let mut rest = order.to_vec();
+    while rest.len() >= 2 {
+        let a = rest.remove(0);
+        let i = rest
+            .iter()
+            .position(|&b| !met.contains_key(&(a.min(b), a.max(b))))
+            .unwrap_or(0);
+        out.push((a, rest.remove(i)));
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn swiss_pairs_avoid_rematches_when_possible() {
+        let mut met = BTreeMap::new();
+        met.insert((0, 1), true);
+        met.insert((2, 3), true);
+        let pairs = pair_unmet(&[0, 1, 2, 3], &met);
+        assert_eq!(pairs, vec![(0, 2), (1, 3)]);
+        for &(a, b) in &pairs {
+            assert!(!met.contains_key(&(a.min(b), a.max(b))));
+        }
+    }
+
+    #[test]
+    fn swiss_allows_a_rematch_only_when_unavoidable() {
+        let mut met = BTreeMap::new();
+        met.insert((0, 1), true);
+        assert_eq!(pair_unmet(&[0, 1], &met), vec![(0, 1)]);
+    }
+}

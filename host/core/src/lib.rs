@@ -1,0 +1,194 @@
+//! The common vocabulary every layer of the arena speaks: seats, seeds,
+//! outcomes, failures, forfeits and events.
+//!
+//! Nothing here knows about WebAssembly or about any one game. A player that
+//! fails (a trapped or exhausted bot) reports a [`Failure`], which the game
+//! turns into a forfeit by its own rules.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// Index of a seat at the table, starting at 0.
+pub type Seat = usize;
+
+/// Why a bot forfeited a game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ForfeitReason {
+    /// The bot trapped: a panic, an `unreachable`, a stack overflow, a bad memory access.
+    Trap,
+    /// The bot used up its compute budget (fuel) for one call.
+    Fuel,
+    /// The bot ran past the wall-clock limit for one call.
+    Timeout,
+    /// The bot tried to grow its memory beyond the cap.
+    Memory,
+    /// The bot answered something the host cannot accept.
+    InvalidAnswer,
+}
+
+impl ForfeitReason {
+    /// Every reason, in the order tables print them.
+    pub const ALL: [ForfeitReason; 5] = [
+        ForfeitReason::Trap,
+        ForfeitReason::Fuel,
+        ForfeitReason::Timeout,
+        ForfeitReason::Memory,
+        ForfeitReason::InvalidAnswer,
+    ];
+
+    /// The name used in JSON and tables.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ForfeitReason::Trap => "trap",
+            ForfeitReason::Fuel => "fuel",
+            ForfeitReason::Timeout => "timeout",
+            ForfeitReason::Memory => "memory",
+            ForfeitReason::InvalidAnswer => "invalid-answer",
+        }
+    }
+}
+
+impl fmt::Display for ForfeitReason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A player could not answer: the reason and a human-readable detail.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    /// The typed reason callers branch on.
+    pub reason: ForfeitReason,
+    /// What happened, for people (for example the trap message).
+    pub detail: String,
+}
+
+impl Failure {
+    /// A failure with the given reason and detail.
+    pub fn new(reason: ForfeitReason, detail: impl Into<String>) -> Self {
+        Failure {
+            reason,
+            detail: detail.into(),
+        }
+    }
+}
+
+impl Failure {
+    /// Record this failure as `seat`'s forfeit: the replay event now, and
+    /// the forfeit for the outcome. Every forfeit in every game is built here.
+    pub fn forfeit(self, seat: Seat, events: &mut dyn EventSink) -> Forfeit {
+        if events.enabled() {
+            events.event(serde_json::json!({
+                "type": "forfeit", "seat": seat, "reason": self.reason, "detail": self.detail,
+            }));
+        }
+        Forfeit {
+            seat,
+            reason: self.reason,
+            detail: self.detail,
+        }
+    }
+}
+
+/// What kind of table a game is played at.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Kind {
+    /// One player alone, for a score (ConnectFwar).
+    Solitaire,
+    /// Two players, one wins (En Garde, Sugargame).
+    Duel,
+    /// Three or more players ranked by finishing order (President).
+    Table,
+}
+
+/// A forfeit recorded in a game result.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Forfeit {
+    /// The seat that forfeited.
+    pub seat: Seat,
+    /// Why.
+    pub reason: ForfeitReason,
+    /// What happened, for people.
+    pub detail: String,
+}
+
+/// How a game ended, per seat.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Outcome {
+    /// Each seat's score (points, or a solitaire score).
+    pub scores: Vec<i64>,
+    /// The winning seat, or `None` for a draw (or a solitaire game).
+    pub winner: Option<Seat>,
+    /// The forfeit that ended the game, if one did (in games of more than
+    /// two players: the first forfeit; the game went on).
+    pub forfeit: Option<Forfeit>,
+    /// Further forfeits, in games where play goes on after one.
+    pub other_forfeits: Vec<Forfeit>,
+    /// Finishing positions by seat (1 = first), for games that rank players.
+    pub positions: Option<Vec<u32>>,
+}
+
+impl Outcome {
+    /// An outcome with scores, winner and forfeit, and nothing else.
+    pub fn new(scores: Vec<i64>, winner: Option<Seat>, forfeit: Option<Forfeit>) -> Outcome {
+        Outcome {
+            scores,
+            winner,
+            forfeit,
+            other_forfeits: Vec::new(),
+            positions: None,
+        }
+    }
+
+    /// A game ended by `forfeit` with these scores: in a duel the other seat
+    /// wins; alone or at a table, nobody does.
+    pub fn forfeited(scores: Vec<i64>, forfeit: Forfeit) -> Outcome {
+        let winner = (scores.len() == 2).then(|| 1 - forfeit.seat.min(1));
+        Outcome::new(scores, winner, Some(forfeit))
+    }
+
+    /// Every forfeit of the game.
+    pub fn forfeits(&self) -> impl Iterator<Item = &Forfeit> {
+        self.forfeit.iter().chain(&self.other_forfeits)
+    }
+}
+
+/// Receives the events of a game as they happen, for replays.
+pub trait EventSink {
+    /// Record one event; `event` is a JSON object with a `"type"` field.
+    fn event(&mut self, event: serde_json::Value);
+    /// Whether events are wanted at all (building them costs time on the hot path).
+    fn enabled(&self) -> bool;
+}
+
+/// An event sink that keeps nothing.
+pub struct NoEvents;
+
+impl EventSink for NoEvents {
+    fn event(&mut self, _event: serde_json::Value) {}
+    fn enabled(&self) -> bool {
+        false
+    }
+}
+
+impl EventSink for Vec<serde_json::Value> {
+    fn event(&mut self, event: serde_json::Value) {
+        self.push(event);
+    }
+    fn enabled(&self) -> bool {
+        true
+    }
+}
+
+/// Derive an independent 64-bit seed from a parent seed and a label.
+///
+/// SplitMix64 finalisation: portable, and neighbouring labels give
+/// unrelated seeds, so game `i` and game `i + 1` share nothing.
+pub fn derive_seed(parent: u64, label: u64) -> u64 {
+    let mut z = parent.wrapping_add(label.wrapping_add(1).wrapping_mul(0x9E37_79B9_7F4A_7C15));
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}

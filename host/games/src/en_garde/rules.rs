@@ -1,0 +1,591 @@
+//! The rules of En Garde (see `docs/rules/en-garde.md`).
+
+use crate::{EventSink, Failure, ForfeitReason, Outcome, Seat, derive_seed};
+use rand::SeedableRng;
+use rand::seq::SliceRandom;
+use rand_chacha::ChaCha8Rng;
+use serde::{Deserialize, Serialize};
+use serde_json::json;
+
+/// Number of spaces on the strip (spaces 0..=22).
+pub const STRIP_LENGTH: u8 = 23;
+/// Cards in a full hand.
+pub const HAND_SIZE: usize = 5;
+/// Highest card value; the deck holds five cards of each value 1..=5.
+pub const MAX_CARD: u8 = 5;
+/// Copies of each value in the deck.
+pub const COPIES: usize = 5;
+/// Points needed to win a game.
+pub const POINTS_TO_WIN: u8 = 5;
+/// Rounds after which a game without a winner stops (rule 6.3).
+pub const MAX_ROUNDS: u32 = 100;
+
+/// Which rules are in force.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[serde(rename_all = "kebab-case")]
+pub enum Variant {
+    /// No parries; the round ends when the last card is drawn.
+    #[default]
+    Simple,
+    /// Attacks may be parried; the opponent gets a last chance to attack.
+    Standard,
+}
+
+/// Direction of a move, seen from the mover.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Direction {
+    /// Towards the opponent.
+    Forward,
+    /// Away from the opponent.
+    Backward,
+}
+
+/// A move: play `card` and move that many spaces in `direction`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct Move {
+    /// The card played, 1..=5.
+    pub card: u8,
+    /// Which way to move.
+    pub direction: Direction,
+}
+
+/// The previous move of a round.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PlayedMove {
+    /// Who played it.
+    pub seat: Seat,
+    /// The move.
+    pub mv: Move,
+    /// Whether it was an attack that was parried.
+    pub parried: bool,
+}
+
+/// Sent to each player once per game.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GameInfo {
+    /// The player's seat.
+    pub seat: Seat,
+    /// The variant in force.
+    pub variant: Variant,
+    /// Points needed to win.
+    pub points_to_win: u8,
+    /// Spaces on the strip.
+    pub strip_length: u8,
+    /// The player's own random seed, derived from the game seed and seat.
+    pub seed: u64,
+}
+
+/// Sent to each player at the start of each round.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RoundInfo {
+    /// Round number from 1.
+    pub round: u32,
+    /// Seat moving first.
+    pub first_to_move: Seat,
+    /// Scores before the round, by seat.
+    pub scores: [u8; 2],
+}
+
+/// What a seat may know when it is asked for a move.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct View {
+    /// The seat being asked.
+    pub seat: Seat,
+    /// The variant in force.
+    pub variant: Variant,
+    /// Round number from 1.
+    pub round: u32,
+    /// Own hand, ascending.
+    pub hand: Vec<u8>,
+    /// Own space.
+    pub my_position: u8,
+    /// Opponent's space.
+    pub opponent_position: u8,
+    /// Own score.
+    pub my_score: u8,
+    /// Opponent's score.
+    pub opponent_score: u8,
+    /// Cards left in the draw deck.
+    pub deck_remaining: u8,
+    /// Cards discarded this round, oldest first.
+    pub discard: Vec<u8>,
+    /// Cards in the opponent's hand.
+    pub opponent_hand_size: u8,
+    /// The previous move of the round.
+    pub last_move: Option<PlayedMove>,
+}
+
+/// A player of En Garde: a house bot, a wasm bot behind its adapter, or a person.
+pub trait Fencer {
+    /// A game starts.
+    fn start_game(&mut self, info: &GameInfo) -> Result<(), Failure>;
+    /// A round starts.
+    fn start_round(&mut self, info: &RoundInfo) -> Result<(), Failure>;
+    /// Choose a move. Only called when at least one legal move exists.
+    fn choose_move(&mut self, view: &View) -> Result<Move, Failure>;
+}
+
+/// The space a seat starts each round on.
+pub fn start_position(seat: Seat) -> u8 {
+    if seat == 0 { 0 } else { STRIP_LENGTH - 1 }
+}
+
+/// Where a move from `from` would land for `seat`, if it stays on the strip (rule 3.2).
+pub fn landing(seat: Seat, from: u8, mv: Move) -> Option<u8> {
+    let forward_sign: i16 = if seat == 0 { 1 } else { -1 };
+    let sign = match mv.direction {
+        Direction::Forward => forward_sign,
+        Direction::Backward => -forward_sign,
+    };
+    let to = i16::from(from) + sign * i16::from(mv.card);
+    (0..i16::from(STRIP_LENGTH)).contains(&to).then_some(to as u8)
+}
+
+/// Why a move is illegal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Illegal {
+    /// The card is not in the hand (rule 3.1).
+    CardNotInHand,
+    /// The move would leave the strip (rule 3.2).
+    LeavesStrip,
+    /// The move would pass the opponent (rule 3.2).
+    PassesOpponent,
+}
+
+/// Check a move for `seat` with `hand` at `mine` against an opponent at `theirs`.
+/// Returns the landing space.
+pub fn check_move(seat: Seat, hand: &[u8], mine: u8, theirs: u8, mv: Move) -> Result<u8, Illegal> {
+    if !hand.contains(&mv.card) {
+        return Err(Illegal::CardNotInHand);
+    }
+    let to = landing(seat, mine, mv).ok_or(Illegal::LeavesStrip)?;
+    let passes = if seat == 0 { to > theirs } else { to < theirs };
+    if passes {
+        return Err(Illegal::PassesOpponent);
+    }
+    Ok(to)
+}
+
+/// Every distinct legal move, ordered by card ascending, forward before backward.
+///
+/// House bots break ties by this order, and the bot SDK lists moves in the
+/// same order, so twins choose alike.
+pub fn legal_moves(seat: Seat, hand: &[u8], mine: u8, theirs: u8) -> Vec<Move> {
+    let mut values: Vec<u8> = hand.to_vec();
+    values.sort_unstable();
+    values.dedup();
+    let mut moves = Vec::with_capacity(values.len() * 2);
+    for card in values {
+        for direction in [Direction::Forward, Direction::Backward] {
+            let mv = Move { card, direction };
+            if check_move(seat, hand, mine, theirs, mv).is_ok() {
+                moves.push(mv);
+            }
+        }
+    }
+    moves
+}
+
+impl View {
+    /// The legal moves of the viewing seat.
+    pub fn legal_moves(&self) -> Vec<Move> {
+        legal_moves(self.seat, &self.hand, self.my_position, self.opponent_position)
+    }
+
+    /// The distance between the fencers after `mv` (0 is a hit).
+    pub fn distance_after(&self, mv: Move) -> u8 {
+        landing(self.seat, self.my_position, mv)
+            .map(|to| to.abs_diff(self.opponent_position))
+            .unwrap_or(u8::MAX)
+    }
+}
+
+/// How a round ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(tag = "cause", rename_all = "kebab-case")]
+pub enum RoundEnd {
+    /// A move landed on the opponent (rule 3.3).
+    Hit {
+        /// Who scored.
+        scorer: Seat,
+    },
+    /// The mover played an illegal move (rule 5.1).
+    IllegalMove {
+        /// Who scored (the opponent of the offender).
+        scorer: Seat,
+        /// What was wrong.
+        why: Illegal,
+    },
+    /// The seat to move had no legal move (rule 5.2).
+    NoLegalMove {
+        /// Who scored.
+        scorer: Seat,
+    },
+    /// The deck ran out (rule 4.2 / 7.3): the fencer who advanced farther scores.
+    DeckOut {
+        /// Who scored, if the advances differ.
+        scorer: Option<Seat>,
+        /// Spaces each seat advanced from its start.
+        advanced: [u8; 2],
+    },
+    /// The last-chance attack of the standard variant hit (rule 7.3).
+    LastChanceHit {
+        /// Who scored.
+        scorer: Seat,
+    },
+}
+
+impl RoundEnd {
+    /// The seat that scored, if any.
+    pub fn scorer(&self) -> Option<Seat> {
+        match *self {
+            RoundEnd::Hit { scorer }
+            | RoundEnd::IllegalMove { scorer, .. }
+            | RoundEnd::NoLegalMove { scorer }
+            | RoundEnd::LastChanceHit { scorer } => Some(scorer),
+            RoundEnd::DeckOut { scorer, .. } => scorer,
+        }
+    }
+}
+
+/// One round in play: positions, hands, deck and discards.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Round {
+    /// The variant in force.
+    pub variant: Variant,
+    /// Each seat's space.
+    pub positions: [u8; 2],
+    /// Each seat's hand, ascending.
+    pub hands: [Vec<u8>; 2],
+    /// The draw deck; the next card drawn is the last element.
+    pub deck: Vec<u8>,
+    /// Discards, oldest first.
+    pub discard: Vec<u8>,
+    /// The seat to move.
+    pub to_move: Seat,
+    /// The previous move.
+    pub last_move: Option<PlayedMove>,
+}
+
+/// The other seat.
+pub fn opponent(seat: Seat) -> Seat {
+    1 - seat
+}
+
+impl Round {
+    /// Shuffle a fresh deck with `rng`, deal five cards to each seat (seat 0
+    /// first), put both fencers on their start spaces (rules 2.1-2.3).
+    pub fn deal(variant: Variant, first_to_move: Seat, rng: &mut ChaCha8Rng) -> Round {
+        let mut deck: Vec<u8> = (1..=MAX_CARD).flat_map(|v| std::iter::repeat_n(v, COPIES)).collect();
+        deck.shuffle(rng);
+        let mut hands = [Vec::with_capacity(HAND_SIZE), Vec::with_capacity(HAND_SIZE)];
+        for hand in &mut hands {
+            for _ in 0..HAND_SIZE {
+                hand.extend(deck.pop());
+            }
+            hand.sort_unstable();
+        }
+        Round {
+            variant,
+            positions: [start_position(0), start_position(1)],
+            hands,
+            deck,
+            discard: Vec::new(),
+            to_move: first_to_move,
+            last_move: None,
+        }
+    }
+
+    /// The legal moves of `seat` now.
+    pub fn legal_moves(&self, seat: Seat) -> Vec<Move> {
+        legal_moves(
+            seat,
+            &self.hands[seat],
+            self.positions[seat],
+            self.positions[opponent(seat)],
+        )
+    }
+
+    /// The view of `seat`, given the game scores and round number.
+    pub fn view(&self, seat: Seat, scores: [u8; 2], round: u32) -> View {
+        let opp = opponent(seat);
+        View {
+            seat,
+            variant: self.variant,
+            round,
+            hand: self.hands[seat].clone(),
+            my_position: self.positions[seat],
+            opponent_position: self.positions[opp],
+            my_score: scores[seat],
+            opponent_score: scores[opp],
+            deck_remaining: self.deck.len() as u8,
+            discard: self.discard.clone(),
+            opponent_hand_size: self.hands[opp].len() as u8,
+            last_move: self.last_move,
+        }
+    }
+
+    fn distance(&self) -> u8 {
+        self.positions[0].abs_diff(self.positions[1])
+    }
+
+    fn take_card(&mut self, seat: Seat, card: u8) {
+        if let Some(i) = self.hands[seat].iter().position(|&c| c == card) {
+            self.hands[seat].remove(i);
+            self.discard.push(card);
+        }
+    }
+
+    /// Draw one card into `seat`'s hand; returns whether this drew the last card.
+    fn draw(&mut self, seat: Seat) -> bool {
+        match self.deck.pop() {
+            Some(card) => {
+                let hand = &mut self.hands[seat];
+                let at = hand.partition_point(|&c| c <= card);
+                hand.insert(at, card);
+                self.deck.is_empty()
+            }
+            None => false,
+        }
+    }
+
+    /// Play `mv` for the seat to move. Returns how the round ended, if it did.
+    pub fn apply(&mut self, mv: Move) -> Option<RoundEnd> {
+        let seat = self.to_move;
+        let opp = opponent(seat);
+        let to = match check_move(seat, &self.hands[seat], self.positions[seat], self.positions[opp], mv) {
+            Ok(to) => to,
+            Err(why) => return Some(RoundEnd::IllegalMove { scorer: opp, why }),
+        };
+        self.take_card(seat, mv.card);
+        if to == self.positions[opp] {
+            let parry = self.variant == Variant::Standard && self.hands[opp].contains(&mv.card);
+            if !parry {
+                self.last_move = Some(PlayedMove {
+                    seat,
+                    mv,
+                    parried: false,
+                });
+                return Some(RoundEnd::Hit { scorer: seat });
+            }
+            // Rule 7.1: the defender discards a card of the same value, the
+            // attacker stays where it stood, both draw back up.
+            self.take_card(opp, mv.card);
+            self.last_move = Some(PlayedMove {
+                seat,
+                mv,
+                parried: true,
+            });
+            for drawer in [seat, opp] {
+                if self.draw(drawer) {
+                    return Some(self.deck_out(drawer));
+                }
+            }
+            self.to_move = opp;
+            return None;
+        }
+        self.positions[seat] = to;
+        self.last_move = Some(PlayedMove {
+            seat,
+            mv,
+            parried: false,
+        });
+        if self.draw(seat) {
+            return Some(self.deck_out(seat));
+        }
+        self.to_move = opp;
+        None
+    }
+
+    /// The last card was drawn by `drawer` (rules 4.2 and 7.3).
+    fn deck_out(&mut self, drawer: Seat) -> RoundEnd {
+        if self.variant == Variant::Standard {
+            let attacker = opponent(drawer);
+            let distance = self.distance();
+            if self.hands[attacker].contains(&distance) {
+                let mv = Move {
+                    card: distance,
+                    direction: Direction::Forward,
+                };
+                self.take_card(attacker, distance);
+                let parried = self.hands[drawer].contains(&distance);
+                if parried {
+                    self.take_card(drawer, distance);
+                }
+                self.last_move = Some(PlayedMove {
+                    seat: attacker,
+                    mv,
+                    parried,
+                });
+                if !parried {
+                    return RoundEnd::LastChanceHit { scorer: attacker };
+                }
+            }
+        }
+        let advanced = [
+            self.positions[0] - start_position(0),
+            start_position(1) - self.positions[1],
+        ];
+        let scorer = match advanced[0].cmp(&advanced[1]) {
+            std::cmp::Ordering::Greater => Some(0),
+            std::cmp::Ordering::Less => Some(1),
+            std::cmp::Ordering::Equal => None,
+        };
+        RoundEnd::DeckOut { scorer, advanced }
+    }
+}
+
+/// Settings of a game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Config {
+    /// The variant.
+    pub variant: Variant,
+    /// Rounds after which the game stops without a winner (rule 6.3).
+    pub max_rounds: u32,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            variant: Variant::Simple,
+            max_rounds: MAX_ROUNDS,
+        }
+    }
+}
+
+/// The seed each seat's player gets for its own random choices.
+pub fn player_seed(game_seed: u64, seat: Seat) -> u64 {
+    derive_seed(game_seed, 0x5EA7_0000 + seat as u64)
+}
+
+/// The generator that shuffles round `round` (from 1) of the game with `game_seed`.
+pub fn round_rng(game_seed: u64, round: u32) -> ChaCha8Rng {
+    ChaCha8Rng::seed_from_u64(derive_seed(game_seed, u64::from(round)))
+}
+
+fn forfeit(seat: Seat, failure: Failure, scores: [u8; 2], events: &mut dyn EventSink) -> Outcome {
+    let scores = scores.iter().map(|&s| i64::from(s)).collect();
+    Outcome::forfeited(scores, failure.forfeit(seat, events))
+}
+
+/// Play `round` to its end. A player's failure is returned with its seat.
+pub(crate) fn play_round(
+    round: &mut Round,
+    players: &mut [&mut dyn Fencer; 2],
+    scores: [u8; 2],
+    round_no: u32,
+    events: &mut dyn EventSink,
+) -> Result<RoundEnd, (Seat, Failure)> {
+    loop {
+        let seat = round.to_move;
+        if round.legal_moves(seat).is_empty() {
+            return Ok(RoundEnd::NoLegalMove { scorer: opponent(seat) });
+        }
+        let view = round.view(seat, scores, round_no);
+        let mv = players[seat].choose_move(&view).map_err(|f| (seat, f))?;
+        if !(1..=MAX_CARD).contains(&mv.card) {
+            let failure = Failure::new(
+                ForfeitReason::InvalidAnswer,
+                format!("card {} is not a card value (1 to {MAX_CARD})", mv.card),
+            );
+            return Err((seat, failure));
+        }
+        let result = round.apply(mv);
+        if events.enabled() {
+            let parried = round
+                .last_move
+                .is_some_and(|m| m.parried && m.seat == seat && m.mv == mv);
+            events.event(json!({
+                "type": "move", "seat": seat, "card": mv.card, "direction": mv.direction,
+                "parried": parried, "positions": round.positions,
+                "deck-remaining": round.deck.len(), "hands": round.hands,
+            }));
+        }
+        if let Some(end) = result {
+            return Ok(end);
+        }
+    }
+}
+
+/// Play one game between `players` (indexed by seat) from `seed`.
+///
+/// A player's failure forfeits the game to the other seat (rule 8). Every
+/// event goes to `events`, complete enough to replay the game.
+pub fn play_game(config: Config, seed: u64, players: [&mut dyn Fencer; 2], events: &mut dyn EventSink) -> Outcome {
+    let [p0, p1] = players;
+    let mut players: [&mut dyn Fencer; 2] = [p0, p1];
+    let mut scores = [0u8; 2];
+    if events.enabled() {
+        events.event(json!({"type": "game-start", "variant": config.variant, "seed": seed}));
+    }
+    for (seat, player) in players.iter_mut().enumerate() {
+        let info = GameInfo {
+            seat,
+            variant: config.variant,
+            points_to_win: POINTS_TO_WIN,
+            strip_length: STRIP_LENGTH,
+            seed: player_seed(seed, seat),
+        };
+        if let Err(failure) = player.start_game(&info) {
+            return forfeit(seat, failure, scores, events);
+        }
+    }
+    let mut round_no = 0;
+    while scores.iter().all(|&s| s < POINTS_TO_WIN) && round_no < config.max_rounds {
+        round_no += 1;
+        let first = ((round_no - 1) % 2) as Seat;
+        let mut round = Round::deal(config.variant, first, &mut round_rng(seed, round_no));
+        if events.enabled() {
+            events.event(json!({
+                "type": "round-start", "round": round_no, "first-to-move": first,
+                "positions": round.positions, "hands": round.hands,
+                "deck": round.deck.iter().rev().collect::<Vec<_>>(), "scores": scores,
+            }));
+        }
+        let info = RoundInfo {
+            round: round_no,
+            first_to_move: first,
+            scores,
+        };
+        for (seat, player) in players.iter_mut().enumerate() {
+            if let Err(failure) = player.start_round(&info) {
+                return forfeit(seat, failure, scores, events);
+            }
+        }
+        let end = match play_round(&mut round, &mut players, scores, round_no, events) {
+            Ok(end) => end,
+            Err((seat, failure)) => return forfeit(seat, failure, scores, events),
+        };
+        if let Some(scorer) = end.scorer() {
+            scores[scorer] += 1;
+        }
+        if events.enabled() {
+            let mut event = serde_json::to_value(end).unwrap_or_default();
+            if let Some(obj) = event.as_object_mut() {
+                obj.insert("type".into(), json!("round-end"));
+                obj.insert("round".into(), json!(round_no));
+                obj.insert("scores".into(), json!(scores));
+                obj.insert("positions".into(), json!(round.positions));
+                obj.insert("last-move".into(), json!(round.last_move));
+            }
+            events.event(event);
+        }
+    }
+    let winner = match scores[0].cmp(&scores[1]) {
+        std::cmp::Ordering::Greater => Some(0),
+        std::cmp::Ordering::Less => Some(1),
+        std::cmp::Ordering::Equal => None,
+    };
+    if events.enabled() {
+        events.event(json!({"type": "game-end", "scores": scores, "winner": winner, "rounds": round_no}));
+    }
+    Outcome {
+        scores: scores.iter().map(|&s| i64::from(s)).collect(),
+        winner,
+        forfeit: None,
+        other_forfeits: Vec::new(),
+        positions: None,
+    }
+}

@@ -1,0 +1,610 @@
+//! The sandbox: wasmtime only, and nothing of any game.
+//!
+//! It configures the engine (fuel, epochs, stack, deterministic floats),
+//! loads and checks bot files, compiles each file once per run, creates one
+//! store per bot per game with its limits, and turns every failure into a
+//! typed [`Fault`]. Callers call into bots through [`Instance::call`].
+//!
+//! It does not know the bots' WIT package: the caller names the interfaces
+//! it provides in a [`HostApi`].
+
+mod limiter;
+pub mod log;
+pub mod wasi;
+
+use limiter::Limiter;
+use log::{BotLog, LogContents};
+use sha2::{Digest, Sha256};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use wasi::{VirtualClock, VirtualClockView};
+use wasmtime::component::types::ComponentItem;
+use wasmtime::component::{Component, InstancePre, Linker, ResourceTable, WasmStr};
+use wasmtime::{AsContext, Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig, Store, Trap};
+use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
+
+/// Bot instances alive at once, at most: a game holds one per seat (six at
+/// most) for its duration, and each of the `--jobs` threads plays one game at
+/// a time, so 1,000 covers 160 threads.
+pub const MAX_LIVE_INSTANCES: u32 = 1000;
+
+/// Bytes of each linear memory kept resident between games.
+const RESIDENT_BYTES: usize = 2 << 20;
+
+/// How often the epoch ticks; the wall-clock limit is measured in these ticks.
+const EPOCH_TICK: Duration = Duration::from_millis(10);
+
+/// The limits every bot runs under. All are per bot; fuel and time are per call.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Limits {
+    /// Deterministic compute budget per call (wasmtime fuel, about one unit per instruction).
+    pub fuel: u64,
+    /// Wall-clock backstop per call, for what fuel cannot catch.
+    #[serde(serialize_with = "secs")]
+    pub timeout: Duration,
+    /// Largest linear memory a bot may grow to, in bytes.
+    pub memory_bytes: usize,
+    /// Largest wasm stack, in bytes.
+    pub stack_bytes: usize,
+    /// Log bytes kept per bot per game (the `log` import plus stdout and stderr).
+    pub log_bytes: usize,
+    /// Largest bot file accepted, in bytes.
+    pub max_file_bytes: u64,
+}
+
+fn secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_f64(d.as_secs_f64())
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            fuel: 200_000_000,
+            timeout: Duration::from_secs(3),
+            memory_bytes: 64 << 20,
+            stack_bytes: 512 << 10,
+            log_bytes: 64 << 10,
+            max_file_bytes: 64 << 20,
+        }
+    }
+}
+
+/// Why a call into a bot failed. The instance is dead afterwards.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FaultKind {
+    /// The bot trapped: a panic, an `unreachable`, a stack overflow, a bad memory access.
+    Trap,
+    /// The bot used up its fuel (the deterministic compute budget).
+    Fuel,
+    /// The bot ran past the wall-clock backstop.
+    Timeout,
+    /// The bot tried to grow its memory beyond the cap.
+    Memory,
+}
+
+/// A failed call: its kind and what happened, in words for people.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fault {
+    /// The typed kind callers branch on.
+    pub kind: FaultKind,
+    /// What happened, for people (for example the trap message).
+    pub detail: String,
+}
+
+impl Fault {
+    /// A fault of `kind` with `detail`.
+    pub fn new(kind: FaultKind, detail: impl Into<String>) -> Self {
+        Fault {
+            kind,
+            detail: detail.into(),
+        }
+    }
+}
+
+/// What the host offers bots, by name: the sandbox implements the functions
+/// but learns the names from its caller, so it knows no WIT package.
+#[derive(Debug, Clone, Copy)]
+pub struct HostApi {
+    /// The bots' package prefix, e.g. `arena:bots/`: interfaces of it that
+    /// carry only types are linked as empty instances.
+    pub package: &'static str,
+    /// Every version of the host interface a bot may import, e.g.
+    /// `arena:bots/host@0.1.0`; each gets the `log` function.
+    pub interfaces: &'static [&'static str],
+}
+
+/// The world a bot must target: the part of a game's WIT world the sandbox checks.
+pub struct WorldSpec {
+    /// Full name, for messages: `arena:bots/en-garde@0.1.0`.
+    pub name: &'static str,
+    /// Functions the component must export.
+    pub exports: &'static [&'static str],
+    /// Type-check the exports against the world's bindings.
+    pub typecheck: fn(&InstancePre<BotState>) -> wasmtime::Result<()>,
+}
+
+/// Why a bot file was rejected before any game.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The file could not be read.
+    #[error("{path}: cannot read the bot file: {reason}")]
+    Read {
+        /// The file.
+        path: String,
+        /// The operating system's reason.
+        reason: String,
+    },
+    /// The file is over the size limit.
+    #[error(
+        "{path}: the file is {size} bytes, over the limit of {limit} bytes; strip debug info (`strip = true`, `opt-level = \"s\"` in the release profile) or raise --max-file-bytes"
+    )]
+    TooBig {
+        /// The file.
+        path: String,
+        /// Its size.
+        size: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// Not WebAssembly at all.
+    #[error(
+        "{path}: not a WebAssembly file (found {found}); expected a component for world {world}, built with `cargo build --release --target wasm32-wasip2`"
+    )]
+    NotWasm {
+        /// The file.
+        path: String,
+        /// What the first bytes look like.
+        found: String,
+        /// The expected world.
+        world: &'static str,
+    },
+    /// A core module rather than a component.
+    #[error(
+        "{path}: a core WebAssembly module, not a component; expected a component for world {world}: build for `--target wasm32-wasip2`, or wrap the module with `wasm-tools component new`"
+    )]
+    CoreModule {
+        /// The file.
+        path: String,
+        /// The expected world.
+        world: &'static str,
+    },
+    /// The component failed validation or compilation.
+    #[error("{path}: not a valid WebAssembly component: {reason}")]
+    Invalid {
+        /// The file.
+        path: String,
+        /// The validator's reason.
+        reason: String,
+    },
+    /// A component for another world.
+    #[error("{path}: a component for another world; expected world {world} (exports {expected}), found {found}")]
+    WrongWorld {
+        /// The file.
+        path: String,
+        /// The expected world.
+        world: &'static str,
+        /// The exports expected.
+        expected: String,
+        /// What the component has instead.
+        found: String,
+    },
+    /// The component imports something the arena does not provide.
+    #[error(
+        "{path}: imports `{import}`, which the arena does not provide; bots may import only {allowed} and WASI 0.2"
+    )]
+    ForbiddenImport {
+        /// The file.
+        path: String,
+        /// The import.
+        import: String,
+        /// What bots may import besides WASI.
+        allowed: String,
+    },
+}
+
+/// A bot file, checked and compiled, ready to instantiate once per game.
+pub struct BotProgram {
+    /// The file it came from.
+    pub path: PathBuf,
+    /// SHA-256 of the file, hex.
+    pub sha256: String,
+    pre: InstancePre<BotState>,
+}
+
+impl std::fmt::Debug for BotProgram {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BotProgram")
+            .field("path", &self.path)
+            .field("sha256", &self.sha256)
+            .finish()
+    }
+}
+
+/// The state of one bot's store: its WASI context, limits and log.
+pub struct BotState {
+    wasi: WasiCtx,
+    table: ResourceTable,
+    limiter: Limiter,
+    log: BotLog,
+    clock: VirtualClock,
+}
+
+impl WasiView for BotState {
+    fn ctx(&mut self) -> WasiCtxView<'_> {
+        WasiCtxView {
+            ctx: &mut self.wasi,
+            table: &mut self.table,
+        }
+    }
+}
+
+impl VirtualClockView for BotState {
+    fn clock(&self) -> &VirtualClock {
+        &self.clock
+    }
+}
+
+/// Engine, linker, limits and compile cache shared by every bot of a run.
+pub struct Sandbox {
+    engine: Engine,
+    linker: Mutex<Linker<BotState>>,
+    limits: Limits,
+    host: HostApi,
+    cache: Mutex<HashMap<[u8; 32], Component>>,
+    stop_ticker: Arc<AtomicBool>,
+}
+
+impl Drop for Sandbox {
+    fn drop(&mut self) {
+        self.stop_ticker.store(true, Ordering::Relaxed);
+    }
+}
+
+impl Sandbox {
+    /// A sandbox running bots under `limits`.
+    pub fn new(limits: Limits, host: HostApi) -> anyhow::Result<Sandbox> {
+        let mut config = Config::new();
+        config
+            .wasm_component_model(true)
+            .consume_fuel(true)
+            .epoch_interruption(true)
+            .max_wasm_stack(limits.stack_bytes)
+            // Same floats on every machine: replays and grades must not depend on the CPU.
+            .cranelift_nan_canonicalization(true)
+            .relaxed_simd_deterministic(true);
+        // A fresh instance per game makes instantiation part of the per-game
+        // cost: the pooling allocator reuses pre-reserved slots instead of
+        // mapping and unmapping memory every time.
+        let mut pool = PoolingAllocationConfig::default();
+        pool.total_component_instances(MAX_LIVE_INSTANCES)
+            .total_core_instances(MAX_LIVE_INSTANCES * 16)
+            .total_memories(MAX_LIVE_INSTANCES * 2)
+            .total_tables(MAX_LIVE_INSTANCES * 8)
+            // Per-component ceilings, so one oversized bot is rejected at load
+            // instead of draining the shared pool under other bots' games.
+            .max_core_instances_per_component(16)
+            .max_memories_per_component(2)
+            .max_tables_per_component(8)
+            .max_memory_size(limits.memory_bytes)
+            .table_elements(limiter::TABLE_ELEMENTS)
+            // Resetting a slot with madvise makes every thread's TLB flush: with
+            // several threads that kernel time ate the gain of the second core.
+            // Keep a bot's few touched pages resident and reset them with memset
+            // (only the resident ones where the kernel can say which), and
+            // batch the remaining decommits.
+            .linear_memory_keep_resident(RESIDENT_BYTES)
+            .table_keep_resident(64 << 10)
+            .pagemap_scan(wasmtime::Enabled::Auto)
+            .decommit_batch_size(32);
+        config.allocation_strategy(InstanceAllocationStrategy::Pooling(pool));
+        let engine = Engine::new(&config)?;
+        let mut linker = Linker::new(&engine);
+        wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
+        wasi::add_virtual_sleep(&mut linker)?;
+        // The message is read in place from the bot's memory (`WasmStr`), so
+        // a huge string costs the host only what the log cap keeps.
+        for interface in host.interfaces {
+            linker.instance(interface)?.func_wrap(
+                "log",
+                |store: wasmtime::StoreContextMut<'_, BotState>, (message,): (WasmStr,)| {
+                    let store = store.as_context();
+                    let text = message.to_str(&store)?;
+                    store.data().log.line(&text);
+                    Ok(())
+                },
+            )?;
+        }
+        let stop_ticker = Arc::new(AtomicBool::new(false));
+        let ticker_engine = engine.clone();
+        let stop = stop_ticker.clone();
+        std::thread::Builder::new().name("arena-epoch".into()).spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                std::thread::sleep(EPOCH_TICK);
+                ticker_engine.increment_epoch();
+            }
+        })?;
+        Ok(Sandbox {
+            engine,
+            linker: Mutex::new(linker),
+            limits,
+            host,
+            cache: Mutex::new(HashMap::new()),
+            stop_ticker,
+        })
+    }
+
+    /// The limits in force.
+    pub fn limits(&self) -> &Limits {
+        &self.limits
+    }
+
+    /// Read, check and compile a bot file for `world`.
+    pub fn load(&self, path: &Path, world: &WorldSpec) -> Result<BotProgram, LoadError> {
+        let shown = path.display().to_string();
+        let read_err = |e: std::io::Error| LoadError::Read {
+            path: shown.clone(),
+            reason: e.to_string(),
+        };
+        let size = std::fs::metadata(path).map_err(read_err)?.len();
+        if size > self.limits.max_file_bytes {
+            return Err(LoadError::TooBig {
+                path: shown,
+                size,
+                limit: self.limits.max_file_bytes,
+            });
+        }
+        let bytes = std::fs::read(path).map_err(read_err)?;
+        if bytes.len() < 8 || &bytes[..4] != b"\0asm" {
+            let found = describe_non_wasm(&bytes);
+            return Err(LoadError::NotWasm {
+                path: shown,
+                found,
+                world: world.name,
+            });
+        }
+        if bytes[4..8] == [1, 0, 0, 0] {
+            return Err(LoadError::CoreModule {
+                path: shown,
+                world: world.name,
+            });
+        }
+        let hash: [u8; 32] = Sha256::digest(&bytes).into();
+        let component = self.compile(&hash, &bytes).map_err(|e| LoadError::Invalid {
+            path: shown.clone(),
+            reason: first_line(&e),
+        })?;
+        self.check_world(&shown, &component, world)?;
+        let pre = self
+            .linker
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .instantiate_pre(&component)
+            .map_err(|e| LoadError::Invalid {
+                path: shown.clone(),
+                reason: first_line(&e),
+            })?;
+        (world.typecheck)(&pre).map_err(|e| LoadError::WrongWorld {
+            path: shown.clone(),
+            world: world.name,
+            expected: world.exports.join(", "),
+            found: format!("exports of other types ({})", first_line(&e)),
+        })?;
+        let sha256 = hash.iter().map(|b| format!("{b:02x}")).collect();
+        Ok(BotProgram {
+            path: path.to_path_buf(),
+            sha256,
+            pre,
+        })
+    }
+
+    fn compile(&self, hash: &[u8; 32], bytes: &[u8]) -> wasmtime::Result<Component> {
+        if let Some(c) = self.cache.lock().unwrap_or_else(|e| e.into_inner()).get(hash) {
+            return Ok(c.clone());
+        }
+        let component = Component::new(&self.engine, bytes)?;
+        self.cache
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(*hash, component.clone());
+        Ok(component)
+    }
+
+    fn check_world(&self, shown: &str, component: &Component, world: &WorldSpec) -> Result<(), LoadError> {
+        let ty = component.component_type();
+        let exports: Vec<String> = ty.exports(&self.engine).map(|(name, _)| name.to_string()).collect();
+        if world.exports.iter().any(|e| !exports.iter().any(|x| x == e)) {
+            let found = if exports.is_empty() {
+                "no exports".to_string()
+            } else {
+                format!("exports {}", exports.join(", "))
+            };
+            return Err(LoadError::WrongWorld {
+                path: shown.to_string(),
+                world: world.name,
+                expected: world.exports.join(", "),
+                found,
+            });
+        }
+        for (name, item) in ty.imports(&self.engine) {
+            if name.starts_with("wasi:") || self.host.interfaces.contains(&name) {
+                continue;
+            }
+            // A world's shared types arrive as an import of an interface with
+            // no functions; give it an empty instance, it grants nothing.
+            let types_only = name.starts_with(self.host.package)
+                && match &item.ty {
+                    ComponentItem::ComponentInstance(inst) => inst
+                        .exports(&self.engine)
+                        .all(|(_, e)| matches!(e.ty, ComponentItem::Type(_) | ComponentItem::Resource(_))),
+                    _ => false,
+                };
+            if !types_only {
+                return Err(LoadError::ForbiddenImport {
+                    path: shown.to_string(),
+                    import: name.to_string(),
+                    allowed: self.host.interfaces.join(", "),
+                });
+            }
+            let mut linker = self.linker.lock().unwrap_or_else(|e| e.into_inner());
+            if linker.instance(name).is_err() {
+                // Already defined by an earlier bot: nothing to add.
+            }
+        }
+        Ok(())
+    }
+
+    /// A fresh instance of `program` for one game, with its own store, limits,
+    /// log and seeded WASI. `bind` looks up the world's exports.
+    pub fn instantiate<B>(
+        &self,
+        program: &BotProgram,
+        seed: u64,
+        bind: impl FnOnce(&mut Store<BotState>, &wasmtime::component::Instance) -> wasmtime::Result<B>,
+    ) -> Result<Instance<B>, Fault> {
+        let log = BotLog::new(self.limits.log_bytes);
+        let clock = VirtualClock::default();
+        let state = BotState {
+            wasi: wasi::deterministic_ctx(seed, &clock, &log),
+            table: ResourceTable::new(),
+            limiter: Limiter::new(self.limits.memory_bytes),
+            log,
+            clock,
+        };
+        let mut store = Store::new(&self.engine, state);
+        store.limiter(|s| &mut s.limiter);
+        let ticks = self.limits.timeout.as_nanos().div_ceil(EPOCH_TICK.as_nanos()) as u64 + 1;
+        let mut failed = None;
+        let mut fuel_used = 0;
+        let bindings = match arm(&mut store, self.limits.fuel, ticks)
+            .and_then(|()| program.pre.instantiate(&mut store))
+            .and_then(|instance| bind(&mut store, &instance))
+        {
+            Ok(b) => {
+                fuel_used += self.limits.fuel - store.get_fuel().unwrap_or(0);
+                Some(b)
+            }
+            Err(e) => {
+                failed = Some(classify(e, &store));
+                None
+            }
+        };
+        match (bindings, failed) {
+            (Some(bindings), _) => Ok(Instance {
+                store,
+                bindings,
+                fuel: self.limits.fuel,
+                ticks,
+                failed: None,
+                fuel_used,
+            }),
+            (None, Some(f)) => Err(f),
+            (None, None) => Err(Fault::new(FaultKind::Trap, "instantiation failed")),
+        }
+    }
+}
+
+fn arm(store: &mut Store<BotState>, fuel: u64, ticks: u64) -> wasmtime::Result<()> {
+    store.set_fuel(fuel)?;
+    store.set_epoch_deadline(ticks);
+    Ok(())
+}
+
+/// One bot instance playing one game.
+pub struct Instance<B> {
+    store: Store<BotState>,
+    bindings: B,
+    fuel: u64,
+    ticks: u64,
+    failed: Option<Fault>,
+    fuel_used: u64,
+}
+
+impl<B> Instance<B> {
+    /// Call into the bot with a fresh fuel budget and deadline. After a
+    /// failure the instance is dead: every later call returns the same failure.
+    pub fn call<R>(&mut self, f: impl FnOnce(&B, &mut Store<BotState>) -> wasmtime::Result<R>) -> Result<R, Fault> {
+        if let Some(failure) = &self.failed {
+            return Err(failure.clone());
+        }
+        let result = arm(&mut self.store, self.fuel, self.ticks).and_then(|()| f(&self.bindings, &mut self.store));
+        self.fuel_used += self.fuel - self.store.get_fuel().unwrap_or(0);
+        result.map_err(|e| {
+            let failure = classify(e, &self.store);
+            self.failed = Some(failure.clone());
+            failure
+        })
+    }
+
+    /// Take what the bot logged so far.
+    pub fn take_log(&self) -> LogContents {
+        self.store.data().log.take()
+    }
+
+    /// What the bot logged and the fuel it used, for the game's record.
+    pub fn report(&self) -> (LogContents, u64) {
+        (self.take_log(), self.fuel_used)
+    }
+
+    /// Fuel the bot has used in this game, instantiation included.
+    pub fn fuel_used(&self) -> u64 {
+        self.fuel_used
+    }
+}
+
+/// Turn a wasmtime error into the reason the bot forfeits.
+fn classify(error: wasmtime::Error, store: &Store<BotState>) -> Fault {
+    let state = store.data();
+    if state.limiter.exceeded() {
+        return Fault::new(
+            FaultKind::Memory,
+            format!("tried to grow memory beyond the cap of {} bytes", state.limiter.cap()),
+        );
+    }
+    if let Some(trap) = error.downcast_ref::<Trap>() {
+        return match trap {
+            Trap::OutOfFuel => Fault::new(FaultKind::Fuel, "ran out of fuel (the compute budget per call)"),
+            Trap::Interrupt => Fault::new(FaultKind::Timeout, "ran past the wall-clock limit per call"),
+            Trap::StackOverflow => Fault::new(FaultKind::Trap, "stack overflow (unbounded recursion?)"),
+            other => {
+                let mut detail = other.to_string();
+                if let Some(panic) = state.log.last_panic() {
+                    detail = format!("{detail}: {panic}");
+                }
+                Fault::new(FaultKind::Trap, detail)
+            }
+        };
+    }
+    if let Some(exit) = error.downcast_ref::<wasmtime_wasi::I32Exit>() {
+        return Fault::new(FaultKind::Trap, format!("the bot exited with status {}", exit.0));
+    }
+    Fault::new(FaultKind::Trap, first_line(&error))
+}
+
+fn first_line(error: &wasmtime::Error) -> String {
+    let text = format!("{error:#}");
+    text.lines().next().unwrap_or("unknown error").to_string()
+}
+
+fn describe_non_wasm(bytes: &[u8]) -> String {
+    if bytes.is_empty() {
+        return "an empty file".into();
+    }
+    if bytes.starts_with(b"\x7fELF") {
+        return "a native ELF executable".into();
+    }
+    if bytes.starts_with(b"PK") {
+        return "a zip archive".into();
+    }
+    if bytes
+        .iter()
+        .take(64)
+        .all(|b| b.is_ascii() && (!b.is_ascii_control() || b.is_ascii_whitespace()))
+    {
+        return "text".into();
+    }
+    let head: Vec<String> = bytes.iter().take(4).map(|b| format!("{b:02x}")).collect();
+    format!("bytes {}", head.join(" "))
+}
