@@ -1,6 +1,7 @@
 //! `arena games`: what can be played, and against whom.
 
 use crate::adapters::GAMES;
+use crate::games::Kind;
 
 /// Print every game with its world, seats, variants and house bots.
 pub fn run() -> anyhow::Result<()> {
@@ -12,8 +13,18 @@ pub fn run() -> anyhow::Result<()> {
         } else {
             format!("{}-{} players", seats.start(), seats.end())
         };
+        let kind = match game.kind() {
+            Kind::Solitaire => "played alone",
+            Kind::Duel => "a duel",
+            Kind::Table => "a table game",
+        };
+        let person = if game.has_human_play() {
+            "; a person can play it (`arena play`)"
+        } else {
+            ""
+        };
         println!(
-            "{} ({}): {players}, world {}",
+            "{} ({}): {kind}, {players}, world {}{person}",
             game.name(),
             game.title(),
             game.world().name

@@ -1,6 +1,7 @@
 //! `arena grade` and `arena grade-class`: submissions against the house bots, scored by a rubric.
 
 use super::common::{RunArgs, find_game};
+use crate::games::Kind;
 use crate::grade::{self, GradeReport, Grader, Rubric, rubric};
 use crate::runner::{Entrant, GameDef, GameSetup};
 use crate::tournament::{self, Engine, Format, Seeding, TournamentSpec};
@@ -160,7 +161,7 @@ pub fn run(args: GradeArgs) -> anyhow::Result<()> {
 pub fn run_class(args: GradeClassArgs) -> anyhow::Result<()> {
     let game = find_game(&args.game)?;
     let rubric = load_rubric(game, args.rubric.as_deref())?;
-    if args.tournament.is_some() && *game.seats().end() != 2 && args.tournament != Some(ClassTournament::RoundRobin) {
+    if args.tournament.is_some() && game.kind() != Kind::Duel && args.tournament != Some(ClassTournament::RoundRobin) {
         bail!(
             "double-elimination needs a two-player game, and {} is not one; use --tournament round-robin",
             game.name()

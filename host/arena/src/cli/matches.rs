@@ -1,7 +1,8 @@
 //! `arena match`: the same bots over many games, seats swapped on the same deals.
 
 use super::common::{RunArgs, entrants, find_game, setup};
-use crate::runner::{MatchReport, MatchSpec, run_match};
+use crate::games::Kind;
+use crate::runner::{GameDef, MatchReport, MatchSpec, run_match};
 use anyhow::{Context, bail};
 use clap::Args;
 use std::path::PathBuf;
@@ -72,18 +73,19 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
     if args.json {
         println!("{}", serde_json::to_string_pretty(&outcome.report)?);
     } else {
-        print!("{}", table(game.title(), &outcome.report));
+        print!("{}", table(game, &outcome.report));
     }
     Ok(())
 }
 
 /// The human-readable results of a match.
-pub fn table(title: &str, report: &MatchReport) -> String {
+pub fn table(game: &dyn GameDef, report: &MatchReport) -> String {
     use std::fmt::Write;
+    let title = game.title();
     let n = report.bots.len().max(1);
     let mut s = String::new();
     let width = report.bots.iter().map(|b| b.name.len()).max().unwrap_or(3).max(3);
-    if n == 1 {
+    if game.kind() == Kind::Solitaire {
         let _ = writeln!(s, "{title}, seed {}: {} games", report.seed, report.games);
         let _ = writeln!(
             s,
@@ -105,7 +107,7 @@ pub fn table(title: &str, report: &MatchReport) -> String {
         }
         return s;
     }
-    if report.bots.iter().any(|b| b.positions.is_some()) {
+    if game.kind() == Kind::Table {
         let _ = writeln!(
             s,
             "{title}, seed {}: {} games at a table of {n}, {} deals each played from every seat",

@@ -33,6 +33,17 @@ pub struct GameSetup<'a> {
     pub variant: Option<String>,
 }
 
+/// One game to play: its settings, its seed, and who sits where (`seats[i]` in seat `i`).
+#[derive(Clone, Copy)]
+pub struct Deal<'a> {
+    /// The sandbox and variant.
+    pub setup: &'a GameSetup<'a>,
+    /// The game's seed: the deal, and each wasm instance's randomness.
+    pub seed: u64,
+    /// The bot in each seat.
+    pub seats: &'a [&'a BotRef],
+}
+
 /// A setting a game cannot accept.
 #[derive(Debug, thiserror::Error)]
 pub enum SetupError {
@@ -90,28 +101,73 @@ impl PlayedGame {
     }
 }
 
+/// What a game is, declared once by its adapter: everything `match`,
+/// `compare`, `tournament`, `grade`, `play` and the tables read, so nothing
+/// above the adapters matches on a game's name.
+pub struct About {
+    /// Command-line name, e.g. `en-garde`.
+    pub name: &'static str,
+    /// Display name, e.g. `En Garde`.
+    pub title: &'static str,
+    /// Alone, a duel, or a table of several.
+    pub kind: Kind,
+    /// How many players sit at one table.
+    pub seats: std::ops::RangeInclusive<usize>,
+    /// The world bots of the newest version target.
+    pub world: &'static WorldSpec,
+    /// Built-in bots: name and description.
+    pub house_bots: &'static [(&'static str, &'static str)],
+    /// Rules variants; the first is the default.
+    pub variants: &'static [&'static str],
+    /// The rubric `arena grade` uses when none is given (TOML).
+    pub default_rubric: &'static str,
+    /// Whether a person can play it in the terminal (`GameDef::play_human`).
+    pub human_play: bool,
+    /// Whether each game depends on the one before at the same seating
+    /// (President's card exchanges; see `GameDef::chained`).
+    pub chained: bool,
+}
+
 /// A game the arena can run: its rules behind the common vocabulary.
 pub trait GameDef: Send + Sync {
+    /// What the game is: the facts every command reads.
+    fn about(&self) -> &'static About;
     /// Command-line name, e.g. `en-garde`.
-    fn name(&self) -> &'static str;
+    fn name(&self) -> &'static str {
+        self.about().name
+    }
     /// Display name, e.g. `En Garde`.
-    fn title(&self) -> &'static str;
+    fn title(&self) -> &'static str {
+        self.about().title
+    }
     /// The world its bots must target.
-    fn world(&self) -> &'static WorldSpec;
+    fn world(&self) -> &'static WorldSpec {
+        self.about().world
+    }
     /// Alone, a duel, or a table of several: what results and tournaments are made of.
-    fn kind(&self) -> Kind;
+    fn kind(&self) -> Kind {
+        self.about().kind
+    }
     /// How many players sit at one table.
-    fn seats(&self) -> std::ops::RangeInclusive<usize>;
+    fn seats(&self) -> std::ops::RangeInclusive<usize> {
+        self.about().seats.clone()
+    }
     /// The rubric `arena grade` uses when none is given (TOML).
-    fn default_rubric(&self) -> &'static str;
+    fn default_rubric(&self) -> &'static str {
+        self.about().default_rubric
+    }
     /// The limits bots run under unless the command line says otherwise.
     fn default_limits(&self) -> Limits {
         Limits::default()
     }
     /// Built-in bots: name and description.
-    fn house_bots(&self) -> &'static [(&'static str, &'static str)];
+    fn house_bots(&self) -> &'static [(&'static str, &'static str)] {
+        self.about().house_bots
+    }
     /// Rules variants; the first is the default.
-    fn variants(&self) -> &'static [&'static str];
+    fn variants(&self) -> &'static [&'static str] {
+        self.about().variants
+    }
     /// Reject settings the game cannot use, before any game is played.
     fn check_setup(&self, setup: &GameSetup<'_>) -> Result<(), SetupError> {
         match setup.variant.as_deref() {
@@ -119,20 +175,14 @@ pub trait GameDef: Send + Sync {
             _ => Ok(()),
         }
     }
-    /// Play one game from `seed` with `seats[i]` in seat `i`. An error is the
-    /// run's mistake (an unknown house bot), never a seat's forfeit.
-    fn play(
-        &self,
-        setup: &GameSetup<'_>,
-        seed: u64,
-        seats: &[&BotRef],
-        events: &mut dyn EventSink,
-    ) -> Result<PlayedGame, SetupError>;
+    /// Play one game of `deal`. An error is the run's mistake (an unknown
+    /// house bot), never a seat's forfeit.
+    fn play(&self, deal: Deal<'_>, events: &mut dyn EventSink) -> Result<PlayedGame, SetupError>;
     /// Whether each game depends on the one before at the same seating
     /// (President's card exchanges): the runner then plays each seat
     /// rotation as one series, in every command.
     fn chained(&self) -> bool {
-        false
+        self.about().chained
     }
     /// Play games at one seating, in order, each with its events if
     /// `record`. Games that chain override this; by default each is dealt alone.
@@ -147,10 +197,11 @@ pub trait GameDef: Send + Sync {
             .iter()
             .map(|&seed| {
                 let mut events = Vec::new();
+                let deal = Deal { setup, seed, seats };
                 let game = if record {
-                    self.play(setup, seed, seats, &mut events)?
+                    self.play(deal, &mut events)?
                 } else {
-                    self.play(setup, seed, seats, &mut crate::games::NoEvents)?
+                    self.play(deal, &mut crate::games::NoEvents)?
                 };
                 Ok((game, events))
             })
@@ -158,7 +209,7 @@ pub trait GameDef: Send + Sync {
     }
     /// Whether a person can play this game in the terminal.
     fn has_human_play(&self) -> bool {
-        false
+        self.about().human_play
     }
     /// Play one game with a person at `term` in seat `seat` against `opponents` (name, bot).
     fn play_human(

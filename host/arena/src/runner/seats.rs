@@ -4,7 +4,7 @@
 //! ([`Seating`]); everything else (instance seeds, forfeits before the first
 //! move, logs and fuel afterwards) is done here once for every game.
 
-use super::{BotRef, GameSetup, PlayedGame, SetupError, instance_seed};
+use super::{BotRef, Deal, GameSetup, PlayedGame, SetupError, instance_seed};
 use crate::games::{EventSink, Failure, ForfeitReason, Outcome, Seat};
 use crate::sandbox::log::LogContents;
 use crate::sandbox::{BotProgram, BotState, Fault, FaultKind, Instance, Sandbox};
@@ -73,6 +73,38 @@ pub trait Seating {
     }
 }
 
+/// The [`Seating`] of a game whose players implement `$player`, whose house
+/// bots come from `$house(name)` and whose wasm bots are bound by
+/// `$bindings`; add `plays_on` for a game that goes on without a seat whose
+/// bot could not start (that seat then fails its first call).
+macro_rules! seating {
+    ($game:ty, $player:path, $house:path, $bindings:ty $(, $plays_on:ident)?) => {
+        impl $crate::runner::Seating for $game {
+            type Player = dyn $player;
+            type Bindings = $bindings;
+            fn house(name: &str) -> Option<Box<dyn $player>> {
+                $house(name).map(|b| b as Box<dyn $player>)
+            }
+            fn bind(
+                store: &mut wasmtime::Store<$crate::sandbox::BotState>,
+                instance: &wasmtime::component::Instance,
+            ) -> wasmtime::Result<$bindings> {
+                <$bindings>::new(store, instance)
+            }
+            fn wasm(bot: &mut $crate::runner::WasmBot<$bindings>) -> &mut Self::Player {
+                bot
+            }
+            $(
+                fn broken(bot: &mut $crate::runner::Broken) -> Option<&mut Self::Player> {
+                    let _ = stringify!($plays_on);
+                    Some(bot)
+                }
+            )?
+        }
+    };
+}
+pub(crate) use seating;
+
 /// One seat at a game's table.
 pub enum Seated<S: Seating> {
     /// A player in this process: a house bot or a person.
@@ -113,12 +145,13 @@ pub struct Table<S: Seating> {
 }
 
 impl<S: Seating> Table<S> {
-    /// Seat `bots` (seat `i` gets `bots[i]`) for the game dealt from `seed`.
-    pub fn seat(setup: &GameSetup<'_>, seed: u64, bots: &[&BotRef]) -> Result<Self, SetupError> {
-        let seats = bots
+    /// Seat the bots of `deal`, each with a fresh instance.
+    pub fn seat(deal: Deal<'_>) -> Result<Self, SetupError> {
+        let seats = deal
+            .seats
             .iter()
             .enumerate()
-            .map(|(seat, bot)| Seated::bot(setup, seed, seat, bot))
+            .map(|(seat, bot)| Seated::bot(deal.setup, deal.seed, seat, bot))
             .collect::<Result<_, _>>()?;
         Ok(Table { seats })
     }

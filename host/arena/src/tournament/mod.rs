@@ -15,7 +15,7 @@ pub use bracket::{Bracket, BracketMatch};
 pub use journal::Journal;
 pub use standings::{Rating, Standing};
 
-use crate::games::derive_seed;
+use crate::games::{Kind, derive_seed};
 use crate::runner::{Entrant, GameDef, GameResult, GameSetup, MatchSpec, SetupError, play_unit, units};
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::SeedableRng;
@@ -318,10 +318,8 @@ pub fn run(spec: &TournamentSpec<'_>, engine: &Engine<'_>) -> Result<TournamentR
     if n < 2 {
         return Err(TournamentError::TooFew(n));
     }
-    let seats = spec.game.seats();
-    let two_player = *seats.start() == 2 && *seats.end() == 2;
-    if spec.format != Format::RoundRobin && !two_player {
-        let why = if *seats.end() == 1 {
+    if spec.format != Format::RoundRobin && spec.game.kind() != Kind::Duel {
+        let why = if spec.game.kind() == Kind::Solitaire {
             "is played alone"
         } else {
             "seats more than two players"

@@ -2,7 +2,7 @@
 //! short reading of which differences are real and which are noise.
 
 use super::{Bracket, Format, MatchRecord, TournamentSpec, ratings};
-use crate::games::ForfeitReason;
+use crate::games::{ForfeitReason, Kind};
 use crate::stats::{Estimate, estimate};
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -61,7 +61,7 @@ pub struct Standing {
 /// Rank the bots of a tournament.
 pub fn standings(spec: &TournamentSpec<'_>, matches: &[MatchRecord], bracket: Option<&Bracket>) -> Vec<Standing> {
     let n = spec.entrants.len();
-    let seats = *spec.game.seats().end();
+    let kind = spec.game.kind();
     let mut rows: Vec<Standing> = spec
         .entrants
         .iter()
@@ -97,7 +97,7 @@ pub fn standings(spec: &TournamentSpec<'_>, matches: &[MatchRecord], bracket: Op
                 if let Some(p) = &g.positions {
                     positions[bot].push(f64::from(p[seat]));
                 }
-                if seats > 1 {
+                if kind != Kind::Solitaire {
                     match g.winner {
                         Some(w) if w == seat => row.wins += 1,
                         Some(_) => row.losses += 1,
@@ -112,17 +112,17 @@ pub fn standings(spec: &TournamentSpec<'_>, matches: &[MatchRecord], bracket: Op
     }
     for (bot, row) in rows.iter_mut().enumerate() {
         row.points = f64::from(row.wins) + 0.5 * f64::from(row.draws);
-        if seats == 1 {
+        if kind == Kind::Solitaire {
             row.score = Some(estimate(&scores[bot]));
         }
         if !positions[bot].is_empty() {
             row.mean_position = Some(positions[bot].iter().sum::<f64>() / positions[bot].len() as f64);
         }
     }
-    let ratings = match seats {
-        1 => None,
-        2 => Some(ratings::glicko(n, matches)),
-        _ => Some(ratings::weng_lin(n, matches)),
+    let ratings = match kind {
+        Kind::Solitaire => None,
+        Kind::Duel => Some(ratings::glicko(n, matches)),
+        Kind::Table => Some(ratings::weng_lin(n, matches)),
     };
     if let Some(r) = &ratings {
         for (row, rating) in rows.iter_mut().zip(r) {
@@ -153,11 +153,11 @@ pub fn standings(spec: &TournamentSpec<'_>, matches: &[MatchRecord], bracket: Op
                 .then(rating(rb).total_cmp(&rating(ra)))
                 .then(a.cmp(&b))
         }),
-        _ if seats == 1 => order.sort_by(|&a, &b| {
+        _ if kind == Kind::Solitaire => order.sort_by(|&a, &b| {
             let m = |r: &Standing| r.score.map_or(f64::NEG_INFINITY, |s| s.mean);
             m(&rows[b]).total_cmp(&m(&rows[a])).then(a.cmp(&b))
         }),
-        _ if seats > 2 => order.sort_by(|&a, &b| {
+        _ if kind == Kind::Table => order.sort_by(|&a, &b| {
             let m = |r: &Standing| r.mean_position.unwrap_or(f64::INFINITY);
             m(&rows[a])
                 .total_cmp(&m(&rows[b]))

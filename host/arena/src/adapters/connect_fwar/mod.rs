@@ -7,68 +7,37 @@ pub mod since_v0_1;
 use crate::games::connect_fwar::{self as rules, Player};
 use crate::games::{EventSink, Kind, Outcome, Seat};
 use crate::human::Terminal;
-use crate::runner::{BotRef, GameDef, GameSetup, PlayedGame, Seated, Seating, SetupError, Table, WasmBot, exactly};
-use crate::sandbox::{BotState, WorldSpec};
-use wasmtime::Store;
+use crate::runner::{About, BotRef, Deal, GameDef, GameSetup, PlayedGame, Seated, SetupError, Table, exactly, seating};
+
+/// What ConnectFwar is.
+pub static ABOUT: About = About {
+    name: "connect-fwar",
+    title: "ConnectFwar",
+    kind: Kind::Solitaire,
+    seats: 1..=1,
+    world: &since_v0_1::WORLD,
+    house_bots: rules::HOUSE_BOTS,
+    variants: &["standard"],
+    default_rubric: include_str!("rubric.toml"),
+    human_play: true,
+    chained: false,
+};
 
 /// ConnectFwar as the runner sees it.
 pub struct ConnectFwar;
 
-impl Seating for ConnectFwar {
-    type Player = dyn Player;
-    type Bindings = since_v0_1::Bindings;
-    fn house(name: &str) -> Option<Box<dyn Player>> {
-        rules::house_bot(name).map(|b| b as Box<dyn Player>)
-    }
-    fn bind(store: &mut Store<BotState>, instance: &wasmtime::component::Instance) -> wasmtime::Result<Self::Bindings> {
-        since_v0_1::Bindings::new(store, instance)
-    }
-    fn wasm(bot: &mut WasmBot<Self::Bindings>) -> &mut Self::Player {
-        bot
-    }
-}
+seating!(ConnectFwar, Player, rules::house_bot, since_v0_1::Bindings);
 
 impl GameDef for ConnectFwar {
-    fn name(&self) -> &'static str {
-        "connect-fwar"
-    }
-    fn title(&self) -> &'static str {
-        "ConnectFwar"
-    }
-    fn kind(&self) -> Kind {
-        Kind::Solitaire
-    }
-    fn world(&self) -> &'static WorldSpec {
-        &since_v0_1::WORLD
-    }
-    fn seats(&self) -> std::ops::RangeInclusive<usize> {
-        1..=1
-    }
-    fn house_bots(&self) -> &'static [(&'static str, &'static str)] {
-        rules::HOUSE_BOTS
-    }
-    fn variants(&self) -> &'static [&'static str] {
-        &["standard"]
-    }
-    fn default_rubric(&self) -> &'static str {
-        include_str!("rubric.toml")
+    fn about(&self) -> &'static About {
+        &ABOUT
     }
 
-    fn play(
-        &self,
-        setup: &GameSetup<'_>,
-        seed: u64,
-        seats: &[&BotRef],
-        events: &mut dyn EventSink,
-    ) -> Result<PlayedGame, SetupError> {
-        Table::<Self>::seat(setup, seed, seats)?.play(events, |players, events| {
+    fn play(&self, deal: Deal<'_>, events: &mut dyn EventSink) -> Result<PlayedGame, SetupError> {
+        Table::<Self>::seat(deal)?.play(events, |players, events| {
             let [player] = exactly(self.title(), players)?;
-            Ok(rules::play_game(seed, player, events))
+            Ok(rules::play_game(deal.seed, player, events))
         })
-    }
-
-    fn has_human_play(&self) -> bool {
-        true
     }
 
     fn play_human(

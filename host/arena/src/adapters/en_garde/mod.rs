@@ -7,12 +7,24 @@ pub mod since_v0_1;
 use crate::games::en_garde::{self as rules, Fencer, Variant};
 use crate::games::{EventSink, Kind, Outcome, Seat};
 use crate::human::Terminal;
-use crate::runner::{BotRef, GameDef, GameSetup, PlayedGame, Seated, Seating, SetupError, Table, WasmBot, exactly};
-use crate::sandbox::{BotState, WorldSpec};
-use wasmtime::Store;
+use crate::runner::{About, BotRef, Deal, GameDef, GameSetup, PlayedGame, Seated, SetupError, Table, exactly, seating};
 
 /// A wasm bot fencing, whatever world version it targets.
-pub type WasmFencer = WasmBot<<EnGarde as Seating>::Bindings>;
+pub type WasmFencer = crate::runner::WasmBot<since_v0_1::Bindings>;
+
+/// What En Garde is.
+pub static ABOUT: About = About {
+    name: "en-garde",
+    title: "En Garde",
+    kind: Kind::Duel,
+    seats: 2..=2,
+    world: &since_v0_1::WORLD,
+    house_bots: rules::HOUSE_BOTS,
+    variants: &["simple", "standard"],
+    default_rubric: include_str!("rubric.toml"),
+    human_play: true,
+    chained: false,
+};
 
 /// En Garde as the runner sees it.
 pub struct EnGarde;
@@ -31,65 +43,22 @@ impl EnGarde {
     }
 }
 
-impl Seating for EnGarde {
-    type Player = dyn Fencer;
-    type Bindings = since_v0_1::Bindings;
-    fn house(name: &str) -> Option<Box<dyn Fencer>> {
-        rules::house_bot(name).map(|b| b as Box<dyn Fencer>)
-    }
-    fn bind(store: &mut Store<BotState>, instance: &wasmtime::component::Instance) -> wasmtime::Result<Self::Bindings> {
-        since_v0_1::Bindings::new(store, instance)
-    }
-    fn wasm(bot: &mut WasmBot<Self::Bindings>) -> &mut Self::Player {
-        bot
-    }
-}
+seating!(EnGarde, Fencer, rules::house_bot, since_v0_1::Bindings);
 
 impl GameDef for EnGarde {
-    fn name(&self) -> &'static str {
-        "en-garde"
-    }
-    fn title(&self) -> &'static str {
-        "En Garde"
-    }
-    fn kind(&self) -> Kind {
-        Kind::Duel
-    }
-    fn world(&self) -> &'static WorldSpec {
-        &since_v0_1::WORLD
-    }
-    fn seats(&self) -> std::ops::RangeInclusive<usize> {
-        2..=2
-    }
-    fn house_bots(&self) -> &'static [(&'static str, &'static str)] {
-        rules::HOUSE_BOTS
-    }
-    fn variants(&self) -> &'static [&'static str] {
-        &["simple", "standard"]
-    }
-    fn default_rubric(&self) -> &'static str {
-        include_str!("rubric.toml")
+    fn about(&self) -> &'static About {
+        &ABOUT
     }
     fn check_setup(&self, setup: &GameSetup<'_>) -> Result<(), SetupError> {
         Self::config(setup).map(|_| ())
     }
 
-    fn play(
-        &self,
-        setup: &GameSetup<'_>,
-        seed: u64,
-        seats: &[&BotRef],
-        events: &mut dyn EventSink,
-    ) -> Result<PlayedGame, SetupError> {
-        let config = Self::config(setup)?;
-        Table::<Self>::seat(setup, seed, seats)?.play(events, |players, events| {
+    fn play(&self, deal: Deal<'_>, events: &mut dyn EventSink) -> Result<PlayedGame, SetupError> {
+        let config = Self::config(deal.setup)?;
+        Table::<Self>::seat(deal)?.play(events, |players, events| {
             let [a, b] = exactly(self.title(), players)?;
-            Ok(rules::play_game(config, seed, [a, b], events))
+            Ok(rules::play_game(config, deal.seed, [a, b], events))
         })
-    }
-
-    fn has_human_play(&self) -> bool {
-        true
     }
 
     fn play_human(

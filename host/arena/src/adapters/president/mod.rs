@@ -5,10 +5,22 @@ pub mod since_v0_1;
 
 use crate::games::president::{self as rules, Card, GameInfo, PresidentPlayer, View};
 use crate::games::{EventSink, Failure, Kind, NoEvents};
-use crate::runner::{BotRef, Broken, GameDef, GameSetup, PlayedGame, Seating, SetupError, Table, WasmBot};
-use crate::sandbox::{BotState, WorldSpec};
+use crate::runner::{About, BotRef, Broken, Deal, GameDef, GameSetup, PlayedGame, SetupError, Table, seating};
 use serde_json::Value;
-use wasmtime::Store;
+
+/// What President is.
+pub static ABOUT: About = About {
+    name: "president",
+    title: "President",
+    kind: Kind::Table,
+    seats: rules::PLAYERS,
+    world: &since_v0_1::WORLD,
+    house_bots: rules::HOUSE_BOTS,
+    variants: &["standard"],
+    default_rubric: include_str!("rubric.toml"),
+    human_play: false,
+    chained: true,
+};
 
 /// President as the runner sees it.
 pub struct President;
@@ -23,34 +35,24 @@ impl PresidentPlayer for Broken {
     }
 }
 
-impl Seating for President {
-    type Player = dyn PresidentPlayer;
-    type Bindings = since_v0_1::Bindings;
-    fn house(name: &str) -> Option<Box<dyn PresidentPlayer>> {
-        rules::house_bot(name).map(|b| b as Box<dyn PresidentPlayer>)
-    }
-    fn bind(store: &mut Store<BotState>, instance: &wasmtime::component::Instance) -> wasmtime::Result<Self::Bindings> {
-        since_v0_1::Bindings::new(store, instance)
-    }
-    fn wasm(bot: &mut WasmBot<Self::Bindings>) -> &mut Self::Player {
-        bot
-    }
-    fn broken(bot: &mut Broken) -> Option<&mut Self::Player> {
-        Some(bot)
-    }
-}
+seating!(
+    President,
+    PresidentPlayer,
+    rules::house_bot,
+    since_v0_1::Bindings,
+    plays_on
+);
 
 /// Play one game after the finishing order `last` (for the card exchange);
 /// also gives this game's finishing order.
 fn play_one(
-    setup: &GameSetup<'_>,
-    seed: u64,
+    deal: Deal<'_>,
     last: Option<Vec<u32>>,
-    seats: &[&BotRef],
     events: &mut dyn EventSink,
 ) -> Result<(PlayedGame, Vec<u32>), SetupError> {
     let mut positions = Vec::new();
-    let played = Table::<President>::seat(setup, seed, seats)?.play(events, |players, events| {
+    let seed = deal.seed;
+    let played = Table::<President>::seat(deal)?.play(events, |players, events| {
         let mut players: Vec<&mut dyn PresidentPlayer> =
             players.into_iter().map(|p| -> &mut dyn PresidentPlayer { p }).collect();
         let record = rules::play_game(seed, last, &mut players, events);
@@ -61,43 +63,12 @@ fn play_one(
 }
 
 impl GameDef for President {
-    fn name(&self) -> &'static str {
-        "president"
-    }
-    fn title(&self) -> &'static str {
-        "President"
-    }
-    fn kind(&self) -> Kind {
-        Kind::Table
-    }
-    fn world(&self) -> &'static WorldSpec {
-        &since_v0_1::WORLD
-    }
-    fn seats(&self) -> std::ops::RangeInclusive<usize> {
-        rules::PLAYERS
-    }
-    fn house_bots(&self) -> &'static [(&'static str, &'static str)] {
-        rules::HOUSE_BOTS
-    }
-    fn variants(&self) -> &'static [&'static str] {
-        &["standard"]
-    }
-    fn default_rubric(&self) -> &'static str {
-        include_str!("rubric.toml")
+    fn about(&self) -> &'static About {
+        &ABOUT
     }
 
-    fn play(
-        &self,
-        setup: &GameSetup<'_>,
-        seed: u64,
-        seats: &[&BotRef],
-        events: &mut dyn EventSink,
-    ) -> Result<PlayedGame, SetupError> {
-        Ok(play_one(setup, seed, None, seats, events)?.0)
-    }
-
-    fn chained(&self) -> bool {
-        true
+    fn play(&self, deal: Deal<'_>, events: &mut dyn EventSink) -> Result<PlayedGame, SetupError> {
+        Ok(play_one(deal, None, events)?.0)
     }
 
     fn play_series(
@@ -111,10 +82,11 @@ impl GameDef for President {
         let mut out = Vec::with_capacity(seeds.len());
         for &seed in seeds {
             let mut events: Vec<Value> = Vec::new();
+            let deal = Deal { setup, seed, seats };
             let played = if record {
-                play_one(setup, seed, last.clone(), seats, &mut events)
+                play_one(deal, last.clone(), &mut events)
             } else {
-                play_one(setup, seed, last.clone(), seats, &mut NoEvents)
+                play_one(deal, last.clone(), &mut NoEvents)
             };
             let (game, positions) = played?;
             last = Some(positions);

@@ -5,63 +5,36 @@ pub mod since_v0_1;
 
 use crate::games::sugar::{self as rules, SugarPlayer};
 use crate::games::{EventSink, Kind};
-use crate::runner::{BotRef, GameDef, GameSetup, PlayedGame, Seating, SetupError, Table, WasmBot, exactly};
-use crate::sandbox::{BotState, WorldSpec};
-use wasmtime::Store;
+use crate::runner::{About, Deal, GameDef, PlayedGame, SetupError, Table, exactly, seating};
+
+/// What Sugargame is.
+pub static ABOUT: About = About {
+    name: "sugar",
+    title: "Sugargame",
+    kind: Kind::Duel,
+    seats: 2..=2,
+    world: &since_v0_1::WORLD,
+    house_bots: rules::HOUSE_BOTS,
+    variants: &["standard"],
+    default_rubric: include_str!("rubric.toml"),
+    human_play: false,
+    chained: false,
+};
 
 /// Sugargame as the runner sees it.
 pub struct Sugar;
 
-impl Seating for Sugar {
-    type Player = dyn SugarPlayer;
-    type Bindings = since_v0_1::Bindings;
-    fn house(name: &str) -> Option<Box<dyn SugarPlayer>> {
-        rules::house_bot(name).map(|b| b as Box<dyn SugarPlayer>)
-    }
-    fn bind(store: &mut Store<BotState>, instance: &wasmtime::component::Instance) -> wasmtime::Result<Self::Bindings> {
-        since_v0_1::Bindings::new(store, instance)
-    }
-    fn wasm(bot: &mut WasmBot<Self::Bindings>) -> &mut Self::Player {
-        bot
-    }
-}
+seating!(Sugar, SugarPlayer, rules::house_bot, since_v0_1::Bindings);
 
 impl GameDef for Sugar {
-    fn name(&self) -> &'static str {
-        "sugar"
-    }
-    fn title(&self) -> &'static str {
-        "Sugargame"
-    }
-    fn kind(&self) -> Kind {
-        Kind::Duel
-    }
-    fn world(&self) -> &'static WorldSpec {
-        &since_v0_1::WORLD
-    }
-    fn seats(&self) -> std::ops::RangeInclusive<usize> {
-        2..=2
-    }
-    fn house_bots(&self) -> &'static [(&'static str, &'static str)] {
-        rules::HOUSE_BOTS
-    }
-    fn variants(&self) -> &'static [&'static str] {
-        &["standard"]
-    }
-    fn default_rubric(&self) -> &'static str {
-        include_str!("rubric.toml")
+    fn about(&self) -> &'static About {
+        &ABOUT
     }
 
-    fn play(
-        &self,
-        setup: &GameSetup<'_>,
-        seed: u64,
-        seats: &[&BotRef],
-        events: &mut dyn EventSink,
-    ) -> Result<PlayedGame, SetupError> {
-        Table::<Self>::seat(setup, seed, seats)?.play(events, |players, events| {
+    fn play(&self, deal: Deal<'_>, events: &mut dyn EventSink) -> Result<PlayedGame, SetupError> {
+        Table::<Self>::seat(deal)?.play(events, |players, events| {
             let [a, b] = exactly(self.title(), players)?;
-            Ok(rules::play_game(seed, [a, b], events))
+            Ok(rules::play_game(deal.seed, [a, b], events))
         })
     }
 }
