@@ -1,39 +1,31 @@
-//! ConnectFwar bots: implement [`Bot`] and export it with [`export_connect_fwar!`](crate::export_connect_fwar).
+//! ConnectFwar bots: implement [`Bot`] and export it with
+//! [`export!`](crate::export)`(connect_fwar, YourBot)`.
 //!
 //! Each turn you get the card just drawn and name a column 0-3. A column
 //! where the card does not fit (or any other number) discards it. The rules
-//! are in `docs/rules/connect-fwar.md`.
+//! are in `docs/rules/connect-fwar.md`; the helpers here call the arena's
+//! own ([`arena_games::connect_fwar`]).
 
-#[doc(hidden)]
-pub mod bindings {
-    wit_bindgen::generate!({
-        path: "../wit/0.1.0",
-        world: "connect-fwar",
-        pub_export_macro: true,
-        export_macro_name: "__export_connect_fwar_world",
-        default_bindings_module: "arena_bot_sdk::connect_fwar::bindings",
-        runtime_path: "arena_bot_sdk::__private::wit_bindgen::rt",
-        with: { "arena:bots/host@0.1.0": crate::en_garde::bindings::arena::bots::host },
-    });
-}
+use crate::__private::Export;
+use arena_games::connect_fwar as rules;
+
+crate::world_bindings!("connect-fwar");
 
 pub use bindings::arena::bots::connect_fwar_types::{Card, GameInfo, View};
-
-/// Columns on the board.
-pub const COLUMNS: usize = 4;
-/// Cards a column holds.
-pub const HEIGHT: usize = 4;
+pub use rules::{COLUMNS, HEIGHT};
 
 /// Suit numbers, as in `Card::suit`.
 pub mod suit {
+    use super::rules::Suit;
+
     /// Spades.
-    pub const SPADES: u8 = 1;
+    pub const SPADES: u8 = Suit::Spades as u8;
     /// Hearts.
-    pub const HEARTS: u8 = 2;
+    pub const HEARTS: u8 = Suit::Hearts as u8;
     /// Clubs.
-    pub const CLUBS: u8 = 3;
+    pub const CLUBS: u8 = Suit::Clubs as u8;
     /// Diamonds.
-    pub const DIAMONDS: u8 = 4;
+    pub const DIAMONDS: u8 = Suit::Diamonds as u8;
 }
 
 /// A ConnectFwar bot. One value is created per game.
@@ -44,18 +36,26 @@ pub trait Bot: 'static {
     fn choose_column(&mut self, view: &View) -> i32;
 }
 
-/// Whether two neighbouring cards connect: same suit, same rank, or ranks one apart.
+/// The card as the rules know it, if its suit is one of the four.
+pub(crate) fn rules_card(card: &Card) -> Option<rules::Card> {
+    rules::Suit::from_number(card.suit).map(|suit| rules::Card { rank: card.rank, suit })
+}
+
+/// Whether two neighbouring cards connect: same suit, same rank, or ranks
+/// one apart. A card whose suit is not 1-4 connects to nothing.
 pub fn connects(a: &Card, b: &Card) -> bool {
-    a.suit == b.suit || a.rank == b.rank || a.rank.abs_diff(b.rank) == 1
+    match (rules_card(a), rules_card(b)) {
+        (Some(a), Some(b)) => rules::connects(a, b),
+        _ => false,
+    }
 }
 
 impl View {
     /// Whether the drawn card fits in `column`: room left, and a rank at least the top card's.
     pub fn fits(&self, column: usize) -> bool {
-        match self.columns.get(column) {
-            Some(col) => col.len() < HEIGHT && col.last().is_none_or(|top| self.card.rank >= top.rank),
-            None => false,
-        }
+        self.columns
+            .get(column)
+            .is_some_and(|col| rules::fits_on(col.len(), col.last().map(|top| top.rank), self.card.rank))
     }
 
     /// The columns the drawn card fits in, left to right.
@@ -69,32 +69,12 @@ impl View {
     }
 }
 
-/// Export a type implementing [`Bot`] as the ConnectFwar world's exports.
-#[macro_export]
-macro_rules! export_connect_fwar {
-    ($bot:ty) => {
-        const _: () = {
-            use $crate::connect_fwar::{Bot as _, bindings};
-            struct ArenaConnectFwarExport;
-            ::std::thread_local! {
-                static BOT: ::core::cell::RefCell<::core::option::Option<$bot>> =
-                    const { ::core::cell::RefCell::new(::core::option::Option::None) };
-            }
-            impl bindings::Guest for ArenaConnectFwarExport {
-                fn start_game(info: $crate::connect_fwar::GameInfo) {
-                    let bot = <$bot as $crate::connect_fwar::Bot>::new(&info);
-                    BOT.with(|b| *b.borrow_mut() = ::core::option::Option::Some(bot));
-                }
-                fn choose_column(view: $crate::connect_fwar::View) -> i32 {
-                    BOT.with(|b| match b.borrow_mut().as_mut() {
-                        ::core::option::Option::Some(bot) => bot.choose_column(&view),
-                        ::core::option::Option::None => ::core::panic!("choose-column called before start-game"),
-                    })
-                }
-            }
-            $crate::connect_fwar::bindings::__export_connect_fwar_world!(
-                ArenaConnectFwarExport with_types_in $crate::connect_fwar::bindings
-            );
-        };
-    };
+impl<B: Bot> bindings::Guest for Export<B> {
+    fn start_game(info: GameInfo) {
+        Export::start(B::new(&info));
+    }
+
+    fn choose_column(view: View) -> i32 {
+        Export::<B>::with(|bot| bot.choose_column(&view)).expect("choose-column called before start-game")
+    }
 }

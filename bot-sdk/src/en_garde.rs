@@ -1,27 +1,21 @@
-//! En Garde bots: implement [`Bot`] and export it with [`export_en_garde!`](crate::export_en_garde).
+//! En Garde bots: implement [`Bot`] and export it with
+//! [`export!`](crate::export)`(en_garde, YourBot)`.
 //!
 //! Positions are absolute spaces 0..=22. Seat 0 starts on 0 and moves
 //! forward towards 22; seat 1 starts on 22 and moves forward towards 0.
-//! The rules are in `docs/rules/en-garde.md`.
+//! The rules are in `docs/rules/en-garde.md`; the helpers on [`View`] call
+//! the arena's own ([`arena_games::en_garde`]).
 
-#[doc(hidden)]
-pub mod bindings {
-    wit_bindgen::generate!({
-        path: "../wit/0.1.0",
-        world: "en-garde",
-        pub_export_macro: true,
-        export_macro_name: "__export_en_garde_world",
-        default_bindings_module: "arena_bot_sdk::en_garde::bindings",
-        runtime_path: "arena_bot_sdk::__private::wit_bindgen::rt",
-    });
-}
+use crate::__private::Export;
+use arena_games::{Seat, en_garde as rules};
+
+crate::world_bindings!("en-garde");
 
 pub use bindings::arena::bots::en_garde_types::{
     Direction, FencerMove as Move, GameInfo, PlayedMove, RoundInfo, RulesVariant as Variant, View,
 };
-
 /// Spaces on the strip.
-pub const STRIP_LENGTH: u8 = 23;
+pub use rules::STRIP_LENGTH;
 
 /// An En Garde bot. One value is created per game, when the game starts.
 pub trait Bot: 'static {
@@ -33,53 +27,76 @@ pub trait Bot: 'static {
     fn choose_move(&mut self, view: &View) -> Move;
 }
 
+impl From<Direction> for rules::Direction {
+    fn from(direction: Direction) -> Self {
+        match direction {
+            Direction::Forward => rules::Direction::Forward,
+            Direction::Backward => rules::Direction::Backward,
+        }
+    }
+}
+
+impl From<rules::Direction> for Direction {
+    fn from(direction: rules::Direction) -> Self {
+        match direction {
+            rules::Direction::Forward => Direction::Forward,
+            rules::Direction::Backward => Direction::Backward,
+        }
+    }
+}
+
+impl From<Move> for rules::Move {
+    fn from(mv: Move) -> Self {
+        rules::Move {
+            card: mv.card,
+            direction: mv.direction.into(),
+        }
+    }
+}
+
+impl From<rules::Move> for Move {
+    fn from(mv: rules::Move) -> Self {
+        Move {
+            card: mv.card,
+            direction: mv.direction.into(),
+        }
+    }
+}
+
 impl View {
+    fn my_seat(&self) -> Seat {
+        Seat::from(self.seat)
+    }
+
     /// Where `mv` would land, if it stays on the strip.
     pub fn landing(&self, mv: &Move) -> Option<u8> {
-        let forward: i16 = if self.seat == 0 { 1 } else { -1 };
-        let sign = match mv.direction {
-            Direction::Forward => forward,
-            Direction::Backward => -forward,
-        };
-        let to = i16::from(self.my_position) + sign * i16::from(mv.card);
-        (0..i16::from(STRIP_LENGTH)).contains(&to).then_some(to as u8)
+        rules::landing(self.my_seat(), self.my_position, (*mv).into())
     }
 
     /// Whether `mv` is legal: the card is in hand, it stays on the strip and does not pass the opponent.
     pub fn is_legal(&self, mv: &Move) -> bool {
-        if !self.hand.contains(&mv.card) {
-            return false;
-        }
-        match self.landing(mv) {
-            Some(to) if self.seat == 0 => to <= self.opponent_position,
-            Some(to) => to >= self.opponent_position,
-            None => false,
-        }
+        rules::check_move(
+            self.my_seat(),
+            &self.hand,
+            self.my_position,
+            self.opponent_position,
+            (*mv).into(),
+        )
+        .is_ok()
     }
 
     /// Every distinct legal move: cards ascending, forward before backward
     /// (the same order the arena's house bots use).
     pub fn legal_moves(&self) -> Vec<Move> {
-        let mut cards = self.hand.clone();
-        cards.sort_unstable();
-        cards.dedup();
-        let mut moves = Vec::new();
-        for card in cards {
-            for direction in [Direction::Forward, Direction::Backward] {
-                let mv = Move { card, direction };
-                if self.is_legal(&mv) {
-                    moves.push(mv);
-                }
-            }
-        }
-        moves
+        rules::legal_moves(self.my_seat(), &self.hand, self.my_position, self.opponent_position)
+            .into_iter()
+            .map(Move::from)
+            .collect()
     }
 
-    /// The distance between the fencers after `mv` (0 means a hit).
+    /// The distance between the fencers after `mv` (0 means a hit; `u8::MAX` off the strip).
     pub fn distance_after(&self, mv: &Move) -> u8 {
-        self.landing(mv)
-            .map(|to| to.abs_diff(self.opponent_position))
-            .unwrap_or(u8::MAX)
+        rules::distance_after(self.my_seat(), self.my_position, self.opponent_position, (*mv).into())
     }
 
     /// The distance between the fencers now.
@@ -88,37 +105,16 @@ impl View {
     }
 }
 
-/// Export a type implementing [`Bot`] as the En Garde world's exports.
-#[macro_export]
-macro_rules! export_en_garde {
-    ($bot:ty) => {
-        const _: () = {
-            use $crate::en_garde::{Bot as _, bindings};
-            struct ArenaEnGardeExport;
-            ::std::thread_local! {
-                static BOT: ::core::cell::RefCell<::core::option::Option<$bot>> =
-                    const { ::core::cell::RefCell::new(::core::option::Option::None) };
-            }
-            impl bindings::Guest for ArenaEnGardeExport {
-                fn start_game(info: $crate::en_garde::GameInfo) {
-                    let bot = <$bot as $crate::en_garde::Bot>::new(&info);
-                    BOT.with(|b| *b.borrow_mut() = ::core::option::Option::Some(bot));
-                }
-                fn start_round(info: $crate::en_garde::RoundInfo) {
-                    BOT.with(|b| {
-                        if let ::core::option::Option::Some(bot) = b.borrow_mut().as_mut() {
-                            bot.start_round(&info);
-                        }
-                    });
-                }
-                fn choose_move(view: $crate::en_garde::View) -> $crate::en_garde::Move {
-                    BOT.with(|b| match b.borrow_mut().as_mut() {
-                        ::core::option::Option::Some(bot) => bot.choose_move(&view),
-                        ::core::option::Option::None => ::core::panic!("choose-move called before start-game"),
-                    })
-                }
-            }
-            $crate::en_garde::bindings::__export_en_garde_world!(ArenaEnGardeExport with_types_in $crate::en_garde::bindings);
-        };
-    };
+impl<B: Bot> bindings::Guest for Export<B> {
+    fn start_game(info: GameInfo) {
+        Export::start(B::new(&info));
+    }
+
+    fn start_round(info: RoundInfo) {
+        Export::<B>::with(|bot| bot.start_round(&info));
+    }
+
+    fn choose_move(view: View) -> Move {
+        Export::<B>::with(|bot| bot.choose_move(&view)).expect("choose-move called before start-game")
+    }
 }

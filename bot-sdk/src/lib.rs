@@ -1,6 +1,6 @@
 //! Write bots for the arena in Rust.
 //!
-//! Implement one trait, export it with one macro, and build with
+//! Implement one trait, export it with [`export!`], and build with
 //! `cargo build --release --target wasm32-wasip2`: the `.wasm` file in
 //! `target/wasm32-wasip2/release/` is your bot.
 //!
@@ -15,12 +15,16 @@
 //!         *moves.iter().min_by_key(|m| view.distance_after(m)).unwrap_or(&moves[0])
 //!     }
 //! }
-//! arena_bot_sdk::export_en_garde!(Lunge);
+//! arena_bot_sdk::export!(en_garde, Lunge);
 //! ```
 //!
 //! Each game gets a fresh instance of your bot, so state kept in the bot
 //! struct lasts exactly one game. Randomness: seed [`Rng`] from the
 //! `seed` the game gives you and your bot plays reproducibly.
+//!
+//! The helpers on each game's `View` (legal moves and the like) call the
+//! arena's own rules, the [`arena_games`] crate, so they agree with the
+//! referee by construction.
 
 // Lets generated code name this crate the same way from inside and outside.
 extern crate self as arena_bot_sdk;
@@ -29,6 +33,12 @@ pub mod connect_fwar;
 pub mod en_garde;
 pub mod president;
 pub mod sugar;
+#[cfg(test)]
+mod tests;
+
+/// The arena's rules, which the helpers call; each game's types convert to
+/// the rules' types with `From` (for example `arena_games::sugar::View::from(&view)`).
+pub use arena_games;
 
 /// A fast, portable, seedable random generator (ChaCha8).
 pub type Rng = rand_chacha::ChaCha8Rng;
@@ -36,11 +46,95 @@ pub use rand::{Rng as RngExt, SeedableRng};
 
 /// Write one line to your bot's log, kept in the replay (capped per game).
 pub fn log(message: &str) {
-    en_garde::bindings::arena::bots::host::log(message);
+    host::arena::bots::host::log(message);
 }
 
-/// Used by the export macros; not part of the API.
+/// The `arena:bots/host` interface every world imports, generated once: each
+/// game's bindings use this module instead of generating their own.
+#[doc(hidden)]
+pub mod host {
+    wit_bindgen::generate!({
+        path: "../wit/0.1.0",
+        inline: "package arena:bot-sdk; world host { import arena:bots/host@0.1.0; }",
+        world: "arena:bot-sdk/host",
+        generate_all,
+        runtime_path: "arena_bot_sdk::__private::wit_bindgen::rt",
+    });
+}
+
+/// The bindings of one game's world, with its export macro named `export`
+/// (see [`export!`]) and the shared [`host`] interface.
+macro_rules! world_bindings {
+    ($world:literal $(, $option:ident: $value:tt)*) => {
+        #[doc(hidden)]
+        #[allow(clippy::too_many_arguments)] // generated glue for wide records
+        pub mod bindings {
+            wit_bindgen::generate!({
+                path: "../wit/0.1.0",
+                world: $world,
+                pub_export_macro: true,
+                export_macro_name: "export",
+                runtime_path: "arena_bot_sdk::__private::wit_bindgen::rt",
+                with: { "arena:bots/host@0.1.0": crate::host::arena::bots::host },
+                $($option: $value,)*
+            });
+        }
+    };
+}
+use world_bindings;
+
+/// Export a bot: `export!(game, Type)`, where `game` is the module of its
+/// game (`en_garde`, `connect_fwar`, `sugar` or `president`) and `Type`
+/// implements that module's `Bot` trait.
+///
+/// ```no_run
+/// # use arena_bot_sdk::connect_fwar::{Bot, GameInfo, View};
+/// struct Leftmost;
+/// impl Bot for Leftmost {
+///     fn new(_info: &GameInfo) -> Self { Leftmost }
+///     fn choose_column(&mut self, view: &View) -> i32 {
+///         view.fitting_columns().first().map_or(0, |&c| c as i32)
+///     }
+/// }
+/// arena_bot_sdk::export!(connect_fwar, Leftmost);
+/// ```
+#[macro_export]
+macro_rules! export {
+    ($game:ident, $bot:ty $(,)?) => {
+        const _: () = {
+            type ArenaBot = $crate::__private::Export<$bot>;
+            $crate::$game::bindings::export! { ArenaBot with_types_in $crate::$game::bindings }
+        };
+    };
+}
+
+/// Used by [`export!`]; not part of the API.
 #[doc(hidden)]
 pub mod __private {
+    use std::any::Any;
+    use std::cell::RefCell;
+    use std::marker::PhantomData;
+
     pub use wit_bindgen;
+
+    /// The world exports of bot type `B`: each game's `bindings::Guest` is
+    /// implemented for it, calling `B` through that game's `Bot` trait.
+    pub struct Export<B>(PhantomData<B>);
+
+    std::thread_local! {
+        /// The bot playing the current game (a component exports one bot type).
+        static BOT: RefCell<Option<Box<dyn Any>>> = const { RefCell::new(None) };
+    }
+
+    impl<B: 'static> Export<B> {
+        /// A game starts: `bot` plays it.
+        pub fn start(bot: B) {
+            BOT.with(|b| *b.borrow_mut() = Some(Box::new(bot)));
+        }
+
+        /// Run `f` on the bot of the current game; `None` before the first game starts.
+        pub fn with<R>(f: impl FnOnce(&mut B) -> R) -> Option<R> {
+            BOT.with(|b| b.borrow_mut().as_mut().and_then(|bot| bot.downcast_mut::<B>()).map(f))
+        }
+    }
 }

@@ -1,27 +1,19 @@
-//! Sugargame bots: implement [`Bot`] and export it with [`export_sugar!`](crate::export_sugar).
+//! Sugargame bots: implement [`Bot`] and export it with
+//! [`export!`](crate::export)`(sugar, YourBot)`.
 //!
 //! Cells are (x, y), y = 0 the top row. Player 1 (seat 0) owns agents 0-4 on
 //! the top row; player 2 owns agents 5-9 on the bottom row. The rules are in
-//! `docs/rules/sugar.md`.
+//! `docs/rules/sugar.md`; the helpers on [`View`] call the arena's own
+//! ([`arena_games::sugar`]).
 
-#[doc(hidden)]
-#[allow(clippy::too_many_arguments)] // generated glue for a wide record
-pub mod bindings {
-    wit_bindgen::generate!({
-        path: "../wit/0.1.0",
-        world: "sugar",
-        pub_export_macro: true,
-        export_macro_name: "__export_sugar_world",
-        default_bindings_module: "arena_bot_sdk::sugar::bindings",
-        runtime_path: "arena_bot_sdk::__private::wit_bindgen::rt",
-        with: { "arena:bots/host@0.1.0": crate::en_garde::bindings::arena::bots::host },
-    });
-}
+use crate::__private::Export;
+use arena_games::{Seat, sugar as rules};
+
+crate::world_bindings!("sugar");
 
 pub use bindings::arena::bots::sugar_types::{Action, Agent, AgentMove, Direction, PlaceInfo, View};
-
 /// Cells per side.
-pub const SIZE: u8 = 5;
+pub use rules::SIZE;
 
 /// A Sugargame bot. One value is created per game, at placement.
 pub trait Bot: 'static {
@@ -33,20 +25,100 @@ pub trait Bot: 'static {
     fn choose_action(&mut self, view: &View) -> Action;
 }
 
+const fn wit_direction(direction: rules::Direction) -> Direction {
+    match direction {
+        rules::Direction::Up => Direction::Up,
+        rules::Direction::Down => Direction::Down,
+        rules::Direction::Left => Direction::Left,
+        rules::Direction::Right => Direction::Right,
+    }
+}
+
 /// All four directions, in the order [`View::legal_moves`] tries them.
-pub const DIRECTIONS: [Direction; 4] = [Direction::Up, Direction::Down, Direction::Left, Direction::Right];
+pub const DIRECTIONS: [Direction; 4] = {
+    let all = rules::Direction::ALL;
+    [
+        wit_direction(all[0]),
+        wit_direction(all[1]),
+        wit_direction(all[2]),
+        wit_direction(all[3]),
+    ]
+};
+
+impl From<rules::Direction> for Direction {
+    fn from(direction: rules::Direction) -> Self {
+        wit_direction(direction)
+    }
+}
+
+impl From<Direction> for rules::Direction {
+    fn from(direction: Direction) -> Self {
+        match direction {
+            Direction::Up => rules::Direction::Up,
+            Direction::Down => rules::Direction::Down,
+            Direction::Left => rules::Direction::Left,
+            Direction::Right => rules::Direction::Right,
+        }
+    }
+}
+
+impl From<Agent> for rules::Agent {
+    fn from(a: Agent) -> Self {
+        rules::Agent {
+            id: a.id,
+            owner: Seat::from(a.owner),
+            x: a.x,
+            y: a.y,
+        }
+    }
+}
+
+impl From<rules::Agent> for Agent {
+    fn from(a: rules::Agent) -> Self {
+        Agent {
+            id: a.id,
+            owner: a.owner as u8,
+            x: a.x,
+            y: a.y,
+        }
+    }
+}
+
+impl From<Action> for rules::Action {
+    fn from(action: Action) -> Self {
+        match action {
+            Action::Move(m) => rules::Action::Move {
+                agent: m.agent,
+                direction: m.direction.into(),
+            },
+            Action::Pass => rules::Action::Pass,
+        }
+    }
+}
+
+impl From<&View> for rules::View {
+    /// The view as the rules see it (missing sugar counts as none).
+    fn from(view: &View) -> Self {
+        let mut sugar: rules::Grid = Default::default();
+        for (cell, &s) in sugar.iter_mut().flatten().zip(&view.sugar) {
+            *cell = s;
+        }
+        let last_action = |seat: usize| view.last_actions.get(seat).copied().flatten().map(rules::Action::from);
+        rules::View {
+            seat: Seat::from(view.seat),
+            step: view.step,
+            sugar,
+            agents: view.agents.iter().copied().map(rules::Agent::from).collect(),
+            my_score: view.my_score,
+            opponent_score: view.opponent_score,
+            last_actions: [last_action(0), last_action(1)],
+        }
+    }
+}
 
 /// The cell one step from (x, y), if it is on the grid.
 pub fn neighbour(x: u8, y: u8, direction: Direction) -> Option<(u8, u8)> {
-    let (dx, dy): (i8, i8) = match direction {
-        Direction::Up => (0, -1),
-        Direction::Down => (0, 1),
-        Direction::Left => (-1, 0),
-        Direction::Right => (1, 0),
-    };
-    let (nx, ny) = (x as i8 + dx, y as i8 + dy);
-    let on = |v: i8| (0..SIZE as i8).contains(&v);
-    (on(nx) && on(ny)).then_some((nx as u8, ny as u8))
+    rules::neighbour(x, y, direction.into())
 }
 
 /// Manhattan distance between two cells.
@@ -101,91 +173,37 @@ impl View {
 
     /// Every legal move: by agent id, then up, down, left, right (the house bots' order).
     pub fn legal_moves(&self) -> Vec<Step> {
-        let mut steps = Vec::new();
-        for a in self.my_agents() {
-            for direction in DIRECTIONS {
-                if let Some(to) = neighbour(a.x, a.y, direction)
-                    && self.agent_at(to.0, to.1).is_none()
-                {
-                    steps.push(Step {
-                        agent: *a,
-                        direction,
-                        to,
-                    });
-                }
-            }
-        }
-        steps
+        rules::View::from(self)
+            .legal_moves()
+            .into_iter()
+            .map(|(agent, direction, to)| Step {
+                agent: agent.into(),
+                direction: direction.into(),
+                to,
+            })
+            .collect()
     }
 
     /// How many enemy agents stand next to (x, y). Two or more kill whoever stands there.
     pub fn enemies_next_to(&self, x: u8, y: u8) -> usize {
-        DIRECTIONS
-            .iter()
-            .filter_map(|&d| neighbour(x, y, d))
-            .filter(|&(nx, ny)| self.agent_at(nx, ny).is_some_and(|a| a.owner != self.seat))
-            .count()
+        rules::View::from(self).enemies_next_to(x, y)
     }
 
     /// How many enemy agents `step` would kill.
     pub fn kills_after(&self, step: &Step) -> usize {
-        let moved: Vec<Agent> = self
-            .agents
-            .iter()
-            .map(|a| {
-                if a.id == step.agent.id {
-                    Agent {
-                        x: step.to.0,
-                        y: step.to.1,
-                        ..*a
-                    }
-                } else {
-                    *a
-                }
-            })
-            .collect();
-        let at = |x: u8, y: u8| moved.iter().find(|a| a.x == x && a.y == y);
-        moved
-            .iter()
-            .filter(|a| a.id != step.agent.id && a.owner != self.seat)
-            .filter(|a| {
-                DIRECTIONS
-                    .iter()
-                    .filter_map(|&d| neighbour(a.x, a.y, d))
-                    .filter(|&(x, y)| at(x, y).is_some_and(|b| b.owner != a.owner))
-                    .count()
-                    >= 2
-            })
-            .count()
+        rules::View::from(self).kills_after(step.agent.id, step.to)
     }
 }
 
-/// Export a type implementing [`Bot`] as the Sugargame world's exports.
-#[macro_export]
-macro_rules! export_sugar {
-    ($bot:ty) => {
-        const _: () = {
-            use $crate::sugar::{Bot as _, bindings};
-            struct ArenaSugarExport;
-            ::std::thread_local! {
-                static BOT: ::core::cell::RefCell<::core::option::Option<$bot>> =
-                    const { ::core::cell::RefCell::new(::core::option::Option::None) };
-            }
-            impl bindings::Guest for ArenaSugarExport {
-                fn place(info: $crate::sugar::PlaceInfo) -> ::std::vec::Vec<u8> {
-                    let mut bot = <$bot as $crate::sugar::Bot>::new(&info);
-                    let placement = bot.place(&info);
-                    BOT.with(|b| *b.borrow_mut() = ::core::option::Option::Some(bot));
-                    placement
-                }
-                fn choose_action(view: $crate::sugar::View) -> $crate::sugar::Action {
-                    BOT.with(|b| match b.borrow_mut().as_mut() {
-                        ::core::option::Option::Some(bot) => bot.choose_action(&view),
-                        ::core::option::Option::None => ::core::panic!("choose-action called before place"),
-                    })
-                }
-            }
-    $crate::sugar::bindings::__export_sugar_world!(ArenaSugarExport with_types_in $crate::sugar::bindings);
-        };
-    };
+impl<B: Bot> bindings::Guest for Export<B> {
+    fn place(info: PlaceInfo) -> Vec<u8> {
+        let mut bot = B::new(&info);
+        let placement = bot.place(&info);
+        Export::start(bot);
+        placement
+    }
+
+    fn choose_action(view: View) -> Action {
+        Export::<B>::with(|bot| bot.choose_action(&view)).expect("choose-action called before place")
+    }
 }

@@ -18,4 +18,4 @@ impl Bot for Crowd {
     }
 }
 
-arena_bot_sdk::export_sugar!(Crowd);
+arena_bot_sdk::export!(sugar, Crowd);

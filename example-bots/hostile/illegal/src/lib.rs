@@ -21,4 +21,4 @@ impl Bot for Illegal {
     }
 }
 
-arena_bot_sdk::export_en_garde!(Illegal);
+arena_bot_sdk::export!(en_garde, Illegal);

@@ -17,4 +17,4 @@ impl Bot for Spin {
     }
 }
 
-arena_bot_sdk::export_en_garde!(Spin);
+arena_bot_sdk::export!(en_garde, Spin);

@@ -19,4 +19,4 @@ impl Bot for Chatty {
     }
 }
 
-arena_bot_sdk::export_en_garde!(Chatty);
+arena_bot_sdk::export!(en_garde, Chatty);

@@ -19,4 +19,4 @@ impl Bot for Hog {
     }
 }
 
-arena_bot_sdk::export_en_garde!(Hog);
+arena_bot_sdk::export!(en_garde, Hog);

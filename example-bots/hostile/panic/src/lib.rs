@@ -16,4 +16,4 @@ impl Bot for Oops {
     }
 }
 
-arena_bot_sdk::export_en_garde!(Oops);
+arena_bot_sdk::export!(en_garde, Oops);

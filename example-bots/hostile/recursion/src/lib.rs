@@ -22,4 +22,4 @@ impl Bot for Deep {
     }
 }
 
-arena_bot_sdk::export_en_garde!(Deep);
+arena_bot_sdk::export!(en_garde, Deep);

@@ -21,4 +21,4 @@ impl Bot for Stuck {
     }
 }
 
-arena_bot_sdk::export_en_garde!(Stuck);
+arena_bot_sdk::export!(en_garde, Stuck);

@@ -22,4 +22,4 @@ impl Bot for Sleepy {
     }
 }
 
-arena_bot_sdk::export_en_garde!(Sleepy);
+arena_bot_sdk::export!(en_garde, Sleepy);

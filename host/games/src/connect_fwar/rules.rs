@@ -87,6 +87,12 @@ pub fn connects(a: Card, b: Card) -> bool {
     a.suit == b.suit || a.rank == b.rank || a.rank.abs_diff(b.rank) == 1
 }
 
+/// Whether a card of `rank` may go on a column holding `height` cards, the
+/// top one of rank `top_rank` (rule 3.2): room left, and a rank at least the top card's.
+pub fn fits_on(height: usize, top_rank: Option<u8>, rank: u8) -> bool {
+    height < HEIGHT && top_rank.is_none_or(|top| rank >= top)
+}
+
 /// A full, fresh deck in a fixed order (suit by suit, Ace to King).
 pub fn fresh_deck() -> Vec<Card> {
     Suit::ALL
@@ -151,10 +157,9 @@ impl Board {
     /// Whether `card` may go into `column` (rule 3.2): room left, and a rank
     /// at least that of the column's top card.
     pub fn fits(&self, column: usize, card: Card) -> bool {
-        match self.columns.get(column) {
-            Some(col) => col.len() < HEIGHT && col.last().is_none_or(|top| card.rank >= top.rank),
-            None => false,
-        }
+        self.columns
+            .get(column)
+            .is_some_and(|col| fits_on(col.len(), col.last().map(|top| top.rank), card.rank))
     }
 
     /// The first connected four (rule 4), if the board has one.

@@ -31,6 +31,29 @@ pub enum Variant {
     Standard,
 }
 
+impl Variant {
+    /// Every variant's name, the default first.
+    pub const NAMES: [&'static str; 2] = ["simple", "standard"];
+
+    /// The variant called `name`, or `None` for a name that is none of
+    /// [`Variant::NAMES`] (never a silent default).
+    pub fn from_name(name: &str) -> Option<Variant> {
+        match name {
+            "simple" => Some(Variant::Simple),
+            "standard" => Some(Variant::Standard),
+            _ => None,
+        }
+    }
+
+    /// The variant's name, as `from_name` reads it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Variant::Simple => "simple",
+            Variant::Standard => "standard",
+        }
+    }
+}
+
 /// Direction of a move, seen from the mover.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -188,6 +211,12 @@ pub fn legal_moves(seat: Seat, hand: &[u8], mine: u8, theirs: u8) -> Vec<Move> {
     moves
 }
 
+/// The distance between the fencers after `seat` at `mine` plays `mv`
+/// against an opponent at `theirs`: 0 is a hit, `u8::MAX` a move off the strip.
+pub fn distance_after(seat: Seat, mine: u8, theirs: u8, mv: Move) -> u8 {
+    landing(seat, mine, mv).map_or(u8::MAX, |to| to.abs_diff(theirs))
+}
+
 impl View {
     /// The legal moves of the viewing seat.
     pub fn legal_moves(&self) -> Vec<Move> {
@@ -196,9 +225,7 @@ impl View {
 
     /// The distance between the fencers after `mv` (0 is a hit).
     pub fn distance_after(&self, mv: Move) -> u8 {
-        landing(self.seat, self.my_position, mv)
-            .map(|to| to.abs_diff(self.opponent_position))
-            .unwrap_or(u8::MAX)
+        distance_after(self.seat, self.my_position, self.opponent_position, mv)
     }
 }
 

@@ -15,4 +15,4 @@ impl Bot for Basic {
     }
 }
 
-arena_bot_sdk::export_connect_fwar!(Basic);
+arena_bot_sdk::export!(connect_fwar, Basic);

@@ -17,4 +17,4 @@ impl Bot for Random {
     }
 }
 
-arena_bot_sdk::export_connect_fwar!(Random);
+arena_bot_sdk::export!(connect_fwar, Random);

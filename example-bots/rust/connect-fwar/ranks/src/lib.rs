@@ -14,4 +14,4 @@ impl Bot for Ranks {
     }
 }
 
-arena_bot_sdk::export_connect_fwar!(Ranks);
+arena_bot_sdk::export!(connect_fwar, Ranks);

@@ -14,4 +14,4 @@ impl Bot for Suits {
     }
 }
 
-arena_bot_sdk::export_connect_fwar!(Suits);
+arena_bot_sdk::export!(connect_fwar, Suits);

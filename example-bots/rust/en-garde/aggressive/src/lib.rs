@@ -22,4 +22,4 @@ impl Bot for Aggressive {
     }
 }
 
-arena_bot_sdk::export_en_garde!(Aggressive);
+arena_bot_sdk::export!(en_garde, Aggressive);

@@ -21,4 +21,4 @@ impl Bot for Cowardly {
     }
 }
 
-arena_bot_sdk::export_en_garde!(Cowardly);
+arena_bot_sdk::export!(en_garde, Cowardly);

@@ -18,4 +18,4 @@ impl Bot for Random {
     }
 }
 
-arena_bot_sdk::export_en_garde!(Random);
+arena_bot_sdk::export!(en_garde, Random);

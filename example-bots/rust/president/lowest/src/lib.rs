@@ -14,4 +14,4 @@ impl Bot for Lowest {
     }
 }
 
-arena_bot_sdk::export_president!(Lowest);
+arena_bot_sdk::export!(president, Lowest);

@@ -25,4 +25,4 @@ impl Bot for Random {
     }
 }
 
-arena_bot_sdk::export_president!(Random);
+arena_bot_sdk::export!(president, Random);

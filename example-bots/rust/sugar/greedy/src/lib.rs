@@ -40,4 +40,4 @@ impl Bot for Greedy {
     }
 }
 
-arena_bot_sdk::export_sugar!(Greedy);
+arena_bot_sdk::export!(sugar, Greedy);

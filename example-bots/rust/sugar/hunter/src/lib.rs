@@ -32,4 +32,4 @@ impl Bot for Hunter {
     }
 }
 
-arena_bot_sdk::export_sugar!(Hunter);
+arena_bot_sdk::export!(sugar, Hunter);

@@ -28,4 +28,4 @@ impl Bot for Random {
     }
 }
 
-arena_bot_sdk::export_sugar!(Random);
+arena_bot_sdk::export!(sugar, Random);
