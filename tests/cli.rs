@@ -1,73 +1,34 @@
 //! The `arena` binary: reproducible output, replays, and one clear line for bad input.
 
-use arena_tests::{arena_bin, bot, root};
-use std::process::{Command, Output};
+use arena_tests::{arena, arena_json, assert_one_line_error, bot, bot_arg, temp};
 
-fn arena(args: &[&str]) -> Output {
-    Command::new(arena_bin())
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("run arena")
-}
-
-fn path(name: &str) -> String {
-    bot(name).display().to_string()
+/// `arena match --game en-garde` between the wasm aggressive bot and house:random, then `rest`.
+fn aggressive_vs_random(rest: &[&str]) -> Vec<String> {
+    let agg = bot_arg("en-garde/aggressive");
+    let args = ["match", "--game", "en-garde", &agg, "house:random"];
+    args.iter().chain(rest).map(|a| a.to_string()).collect()
 }
 
 #[test]
 fn the_same_seed_gives_byte_identical_json_whatever_the_thread_count() {
-    let agg = path("en-garde/aggressive");
-    let args = [
-        "match",
-        "--game",
-        "en-garde",
-        &agg,
-        "house:random",
-        "--games",
-        "40",
-        "--seed",
-        "99",
-        "--json",
-    ];
-    let first = arena(&args);
+    let run = |seed: &str, jobs: &[&str]| {
+        arena(&aggressive_vs_random(
+            &[&["--games", "40", "--json", "--seed", seed], jobs].concat(),
+        ))
+    };
+    let first = run("99", &[]);
     assert!(first.status.success(), "{}", String::from_utf8_lossy(&first.stderr));
-    let second = arena(&[&args[..], &["--jobs", "1"]].concat());
-    let third = arena(&[&args[..], &["--jobs", "2"]].concat());
+    let second = run("99", &["--jobs", "1"]);
+    let third = run("99", &["--jobs", "2"]);
     assert_eq!(first.stdout, second.stdout);
     assert_eq!(first.stdout, third.stdout);
-    let other_seed = arena(&[
-        "match",
-        "--game",
-        "en-garde",
-        &agg,
-        "house:random",
-        "--games",
-        "40",
-        "--seed",
-        "100",
-        "--json",
-    ]);
+    let other_seed = run("100", &[]);
     assert_ne!(first.stdout, other_seed.stdout);
 }
 
 #[test]
 fn json_output_has_the_documented_shape() {
-    let agg = path("en-garde/aggressive");
-    let out = arena(&[
-        "match",
-        "--game",
-        "en-garde",
-        &agg,
-        "house:random",
-        "--games",
-        "3",
-        "--seed",
-        "5",
-        "--json",
-    ]);
-    assert!(out.status.success());
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    let v = arena_json(&aggressive_vs_random(&["--games", "3", "--seed", "5", "--json"]));
     assert_eq!(v["game"], "en-garde");
     assert_eq!(v["seed"], 5);
     assert_eq!(v["games"], 4, "rounded up so each deal is played from both seats");
@@ -93,7 +54,7 @@ fn json_output_has_the_documented_shape() {
 
 #[test]
 fn the_table_names_each_bot_with_its_totals() {
-    let agg = path("en-garde/aggressive");
+    let agg = bot_arg("en-garde/aggressive");
     let out = arena(&["match", "--game", "en-garde", &agg, "house:cowardly", "--games", "10"]);
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
@@ -104,10 +65,9 @@ fn the_table_names_each_bot_with_its_totals() {
 
 #[test]
 fn a_replay_holds_every_event_of_every_game() {
-    let dir = std::env::temp_dir().join(format!("arena-replay-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = temp("replay");
     let file = dir.join("m.jsonl");
-    let flood = path("hostile/log-flood");
+    let flood = bot_arg("hostile/log-flood");
     let out = arena(&[
         "match",
         "--game",
@@ -146,34 +106,16 @@ fn a_replay_holds_every_event_of_every_game() {
     std::fs::remove_dir_all(&dir).ok();
 }
 
-/// Bad input: exactly one line on stderr, a non-zero exit, no panic.
-fn assert_one_line_error(args: &[&str], expect: &str) {
-    let out = arena(args);
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "{args:?} should fail");
-    assert_eq!(
-        stderr.trim_end().lines().count(),
-        1,
-        "{args:?}: one line, got:\n{stderr}"
-    );
-    assert!(stderr.contains(expect), "{args:?}: expected `{expect}` in: {stderr}");
-    assert!(
-        !stderr.contains("panicked") && !stderr.contains("backtrace"),
-        "{stderr}"
-    );
-}
-
 #[test]
 fn bad_input_is_one_clear_line() {
-    let dir = std::env::temp_dir().join(format!("arena-bad-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
+    let dir = temp("bad");
     let text = dir.join("notes.wasm");
     std::fs::write(&text, "these are my notes\n").unwrap();
     let core = dir.join("core.wasm");
     std::fs::write(&core, b"\0asm\x01\0\0\0").unwrap();
     let (text, core) = (text.display().to_string(), core.display().to_string());
-    let agg = path("en-garde/aggressive");
-    let wrong = path("hostile/wrong-world");
+    let agg = bot_arg("en-garde/aggressive");
+    let wrong = bot_arg("hostile/wrong-world");
     let m = |rest: &[&str]| {
         [&["match", "--game", "en-garde"][..], rest]
             .concat()
@@ -206,22 +148,51 @@ fn bad_input_is_one_clear_line() {
             "a component for another world; expected world arena:bots/en-garde@0.1.0",
         ),
         (m(&[&agg, "house:nobody"]), "no house bot `nobody`"),
-        (m(&[&agg, "house:random", "--fuel", "0"]), "greater than zero"),
-        (m(&[&agg, "house:random", "--fuel", "-1"]), "--fuel"),
-        (m(&[&agg, "house:random", "--memory", "0"]), "greater than zero"),
-        (m(&[&agg, "house:random", "--memory", "-64M"]), "--memory"),
-        (m(&[&agg, "house:random", "--timeout", "0"]), "greater than zero"),
-        (m(&[&agg, "house:random", "--timeout", "-2"]), "--timeout"),
-        (m(&[&agg, "house:random", "--games", "0"]), "greater than zero"),
-        (
-            m(&[&agg, "house:random", "--variant", "epee"]),
-            "unknown variant `epee`",
-        ),
+        (aggressive_vs_random(&["--fuel", "0"]), "greater than zero"),
+        (aggressive_vs_random(&["--fuel", "-1"]), "--fuel"),
+        (aggressive_vs_random(&["--memory", "0"]), "greater than zero"),
+        (aggressive_vs_random(&["--memory", "-64M"]), "--memory"),
+        (aggressive_vs_random(&["--timeout", "0"]), "greater than zero"),
+        (aggressive_vs_random(&["--timeout", "-2"]), "--timeout"),
+        (aggressive_vs_random(&["--games", "0"]), "greater than zero"),
+        (aggressive_vs_random(&["--variant", "epee"]), "unknown variant `epee`"),
         (m(&[&agg]), "en-garde takes 2 bots, got 1"),
     ];
     for (args, expect) in &cases {
-        let args: Vec<&str> = args.iter().map(String::as_str).collect();
-        assert_one_line_error(&args, expect);
+        assert_one_line_error(args, expect);
     }
     std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn memory_beyond_what_a_wasm32_bot_addresses_is_refused_in_one_line() {
+    for too_much in ["5G", "4097M", "1000G"] {
+        assert_one_line_error(
+            &aggressive_vs_random(&["--memory", too_much]),
+            "a wasm32 bot addresses at most 4G of memory, so give at most 4G",
+        );
+    }
+    let at_most = arena(&aggressive_vs_random(&["--memory", "4G", "--games", "2"]));
+    assert!(at_most.status.success(), "{}", String::from_utf8_lossy(&at_most.stderr));
+}
+
+#[test]
+fn max_file_bytes_sets_the_largest_bot_file_accepted() {
+    let size = std::fs::metadata(bot("en-garde/aggressive")).unwrap().len();
+    let limit = (size - 1).to_string();
+    assert_one_line_error(
+        &aggressive_vs_random(&["--max-file-bytes", &limit]),
+        &format!("the file is {size} bytes, over the limit of {limit} bytes"),
+    );
+    assert_one_line_error(&aggressive_vs_random(&["--max-file-bytes", "0"]), "--max-file-bytes");
+    let exactly = arena(&aggressive_vs_random(&[
+        "--max-file-bytes",
+        &size.to_string(),
+        "--games",
+        "2",
+        "--json",
+    ]));
+    assert!(exactly.status.success(), "{}", String::from_utf8_lossy(&exactly.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&exactly.stdout).unwrap();
+    assert_eq!(report["limits"]["max_file_bytes"], size, "the report records the limit");
 }

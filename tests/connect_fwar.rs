@@ -2,30 +2,14 @@
 //! baselines, and `arena compare` reports them on shared decks.
 
 use arena::sandbox::Limits;
-use arena_tests::{arena_bin, bot, play, root};
-use std::process::Command;
+use arena_tests::{arena, assert_one_line_error, bot_arg, compare_json, play};
 
 #[test]
 fn each_wasm_baseline_scores_exactly_what_its_house_twin_scores() {
+    let run = |bot: &str| play("connect-fwar", Limits::default(), None, &[bot], 500, 17, false);
     for name in ["random", "basic", "suits", "ranks"] {
-        let wasm = play(
-            "connect-fwar",
-            Limits::default(),
-            None,
-            &[&format!("connect-fwar/{name}")],
-            500,
-            17,
-            false,
-        );
-        let house = play(
-            "connect-fwar",
-            Limits::default(),
-            None,
-            &[&format!("house:{name}")],
-            500,
-            17,
-            false,
-        );
+        let wasm = run(&format!("connect-fwar/{name}"));
+        let house = run(&format!("house:{name}"));
         assert_eq!(wasm.report.results, house.report.results, "{name}");
         assert!(wasm.report.results.iter().all(|r| r.forfeit.is_none()));
         assert_eq!(wasm.report.bots[0].score, house.report.bots[0].score);
@@ -51,30 +35,13 @@ fn a_hostile_bot_forfeits_a_solitaire_with_score_zero() {
     assert_eq!(out.report.bots[0].forfeits["fuel"], 4);
 }
 
-fn arena(args: &[&str]) -> std::process::Output {
-    Command::new(arena_bin())
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("run arena")
-}
-
 #[test]
 fn compare_reports_means_with_intervals_on_the_same_decks() {
-    let basic = bot("connect-fwar/basic").display().to_string();
-    let out = arena(&[
-        "compare",
-        "--game",
+    let basic = bot_arg("connect-fwar/basic");
+    let v = compare_json(
         "connect-fwar",
-        &basic,
-        "house:basic",
-        "house:random",
-        "--games",
-        "400",
-        "--json",
-    ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        &[&basic, "house:basic", "house:random", "--games", "400"],
+    );
     assert_eq!(v["measure"], "mean-score");
     let bots = v["bots"].as_array().unwrap();
     assert_eq!(bots[0]["estimate"], bots[1]["estimate"], "twins on the same decks");
@@ -98,20 +65,17 @@ fn compare_reports_means_with_intervals_on_the_same_decks() {
 
 #[test]
 fn compare_against_a_reference_gives_win_rates_for_two_player_games() {
-    let out = arena(&[
-        "compare",
-        "--game",
+    let v = compare_json(
         "en-garde",
-        "house:aggressive",
-        "house:cowardly",
-        "--against",
-        "house:random",
-        "--games",
-        "100",
-        "--json",
-    ]);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        &[
+            "house:aggressive",
+            "house:cowardly",
+            "--against",
+            "house:random",
+            "--games",
+            "100",
+        ],
+    );
     assert_eq!(v["measure"], "win-rate");
     assert_eq!(v["against"], "house:random");
     let rate = |i: usize| v["bots"][i]["estimate"]["mean"].as_f64().unwrap();
@@ -125,7 +89,7 @@ fn compare_against_a_reference_gives_win_rates_for_two_player_games() {
 
 #[test]
 fn compare_bad_input_is_one_line() {
-    let garde = bot("en-garde/aggressive").display().to_string();
+    let garde = bot_arg("en-garde/aggressive");
     let cases: Vec<(Vec<&str>, &str)> = vec![
         (vec!["compare", "--game", "connect-fwar"], "required"),
         (
@@ -146,11 +110,7 @@ fn compare_bad_input_is_one_line() {
         ),
     ];
     for (args, expect) in cases {
-        let out = arena(&args);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        assert!(!out.status.success(), "{args:?}");
-        assert_eq!(stderr.trim_end().lines().count(), 1, "{args:?}: {stderr}");
-        assert!(stderr.contains(expect), "{args:?}: {stderr}");
+        assert_one_line_error(&args, expect);
     }
 }
 

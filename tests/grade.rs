@@ -1,33 +1,13 @@
 //! Grading end to end through the binary: one submission, a class, rubrics and Gradescope.
 
-use arena_tests::{arena_bin, bot, root};
+use arena_tests::{arena, arena_json, bot, bot_arg, temp};
 use serde_json::Value;
-use std::process::{Command, Output};
-
-fn arena(args: &[&str]) -> Output {
-    Command::new(arena_bin())
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("run arena")
-}
-
-fn temp(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("arena-grade-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
-
-fn path(name: &str) -> String {
-    bot(name).display().to_string()
-}
 
 #[test]
 fn a_good_bot_earns_the_points_and_the_report_records_how_to_reproduce_it() {
     let dir = temp("one");
     let gs = dir.join("results.json");
-    let agg = path("en-garde/aggressive");
+    let agg = bot_arg("en-garde/aggressive");
     let args = [
         "grade",
         "--game",
@@ -39,9 +19,7 @@ fn a_good_bot_earns_the_points_and_the_report_records_how_to_reproduce_it() {
         "--gradescope",
         gs.to_str().unwrap(),
     ];
-    let out = arena(&args);
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let v: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let v = arena_json(&args);
     assert_eq!(v["status"], "graded");
     assert_eq!(v["seed"], 2026);
     assert_eq!(v["games"], 100);
@@ -84,7 +62,7 @@ fn a_weak_bot_loses_points_and_close_calls_are_flagged() {
         "grade",
         "--game",
         "en-garde",
-        &path("en-garde/random"),
+        &bot_arg("en-garde/random"),
         "--games",
         "40",
         "--json",
@@ -103,17 +81,15 @@ fn a_broken_or_hostile_submission_gets_zero_with_the_reason() {
         ("hostile/infinite-loop", "smoke game was forfeited (fuel"),
         ("hostile/wrong-world", "a component for another world"),
     ] {
-        let out = arena(&[
+        let v = arena_json(&[
             "grade",
             "--game",
             "en-garde",
-            &path(file),
+            &bot_arg(file),
             "--fuel",
             "5000000",
             "--json",
         ]);
-        assert!(out.status.success());
-        let v: Value = serde_json::from_slice(&out.stdout).unwrap();
         assert_eq!(v["status"], "rejected");
         assert_eq!(v["total"], 0.0);
         assert!(v["reason"].as_str().unwrap().contains(reason), "{}", v["reason"]);
@@ -168,7 +144,7 @@ fn a_class_is_graded_fairly_with_a_gradebook_and_reports_per_student() {
             "grade",
             "--game",
             "en-garde",
-            &path("en-garde/aggressive"),
+            &bot_arg("en-garde/aggressive"),
             "--games",
             "40",
             "--json",
@@ -219,7 +195,7 @@ fn rubric_errors_name_the_file_and_line() {
             "grade",
             "--game",
             "en-garde",
-            &path("en-garde/aggressive"),
+            &bot_arg("en-garde/aggressive"),
             "--rubric",
             file.to_str().unwrap(),
         ]);

@@ -4,8 +4,10 @@
 use arena::adapters;
 use arena::runner::{BotRef, Entrant, GameSetup, MatchOutcome, MatchSpec, run_match};
 use arena::sandbox::{Limits, Sandbox};
+use std::ffi::OsStr;
+use std::fmt::Debug;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, Output};
 use std::sync::{Arc, OnceLock};
 
 /// The workspace root.
@@ -37,20 +39,142 @@ pub fn bot(name: &str) -> PathBuf {
 }
 
 /// Build the `arena` binary (once per test process) and return its path.
+///
+/// It is built with the profile, target and target folder of the test that
+/// asks, so `cargo test` runs a fresh debug binary and `cargo test
+/// --release` a fresh release one, never a missing or stale binary of the
+/// other profile. (`CARGO_BIN_EXE_arena` is only set for tests of the
+/// package that has the binary, and these tests are a package of their own.)
 pub fn arena_bin() -> PathBuf {
     static BIN: OnceLock<PathBuf> = OnceLock::new();
     BIN.get_or_init(|| {
+        let exe = std::env::current_exe().expect("test executable path");
+        let build = BinBuild::matching(&exe, |dir| dir.join("CACHEDIR.TAG").is_file());
         let status = Command::new(env!("CARGO"))
-            .args(["build", "--quiet", "-p", "arena", "--bin", "arena"])
+            .args(&build.args)
             .current_dir(root())
             .status()
             .expect("run cargo build");
-        assert!(status.success(), "building arena failed");
-        // The test executable lives in <target>/<profile>/deps/.
-        let exe = std::env::current_exe().expect("test executable path");
-        exe.parent().and_then(Path::parent).expect("target dir").join("arena")
+        assert!(
+            status.success(),
+            "building arena failed: cargo {}",
+            build.args.join(" ")
+        );
+        build.path
     })
     .clone()
+}
+
+/// How to build the `arena` binary to match a test executable, and where it lands.
+#[derive(Debug, PartialEq, Eq)]
+pub struct BinBuild {
+    /// The arguments to `cargo`.
+    pub args: Vec<String>,
+    /// The binary cargo builds.
+    pub path: PathBuf,
+}
+
+impl BinBuild {
+    /// The build matching the test executable `test_exe`, which cargo puts in
+    /// `<target-dir>/[<triple>/]<profile-folder>/deps/`. `is_target_dir`
+    /// tells the target folder itself (cargo marks it with `CACHEDIR.TAG`)
+    /// from a `<triple>` folder under it, which `--target` adds.
+    pub fn matching(test_exe: &Path, is_target_dir: impl Fn(&Path) -> bool) -> BinBuild {
+        let profile_dir = test_exe
+            .parent()
+            .and_then(Path::parent)
+            .expect("a test executable lives in <target>/<profile>/deps/");
+        let folder = profile_dir
+            .file_name()
+            .and_then(|f| f.to_str())
+            .expect("a profile folder named in UTF-8");
+        // Cargo builds the `dev` and `test` profiles into `debug`, `release`
+        // and `bench` into `release`, and a custom profile into its own name.
+        let profile = if folder == "debug" { "dev" } else { folder };
+        let above = profile_dir.parent().expect("the target folder");
+        let (target_dir, triple) = match above.parent() {
+            Some(parent) if !is_target_dir(above) && is_target_dir(parent) => {
+                (parent, above.file_name().and_then(|f| f.to_str()))
+            }
+            _ => (above, None),
+        };
+        let mut args: Vec<String> = [
+            "build",
+            "--quiet",
+            "-p",
+            "arena",
+            "--bin",
+            "arena",
+            "--profile",
+            profile,
+        ]
+        .map(String::from)
+        .to_vec();
+        args.extend(["--target-dir".to_string(), target_dir.display().to_string()]);
+        if let Some(triple) = triple {
+            args.extend(["--target".to_string(), triple.to_string()]);
+        }
+        BinBuild {
+            args,
+            path: profile_dir.join(format!("arena{}", std::env::consts::EXE_SUFFIX)),
+        }
+    }
+}
+
+/// Run the `arena` binary with `args` in the workspace root.
+pub fn arena(args: &[impl AsRef<OsStr>]) -> Output {
+    Command::new(arena_bin())
+        .args(args)
+        .current_dir(root())
+        .output()
+        .expect("run arena")
+}
+
+/// Run the `arena` binary, which must succeed, and read what it prints as JSON.
+pub fn arena_json(args: &[impl AsRef<OsStr> + Debug]) -> serde_json::Value {
+    let out = arena(args);
+    assert!(
+        out.status.success(),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).expect("JSON")
+}
+
+/// `arena compare --game GAME`, then `rest`, read as JSON.
+pub fn compare_json(game: &str, rest: &[&str]) -> serde_json::Value {
+    arena_json(&[&["compare", "--game", game, "--json"][..], rest].concat())
+}
+
+/// Bad input: exactly one line on stderr containing `expect`, a non-zero exit, no panic.
+pub fn assert_one_line_error(args: &[impl AsRef<OsStr> + Debug], expect: &str) {
+    let out = arena(args);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{args:?} should fail");
+    assert_eq!(
+        stderr.trim_end().lines().count(),
+        1,
+        "{args:?}: one line, got:\n{stderr}"
+    );
+    assert!(stderr.contains(expect), "{args:?}: expected `{expect}` in: {stderr}");
+    assert!(
+        !stderr.contains("panicked") && !stderr.contains("backtrace"),
+        "{stderr}"
+    );
+}
+
+/// A built example bot as a command-line argument, e.g. `bot_arg("en-garde/aggressive")`.
+pub fn bot_arg(name: &str) -> String {
+    bot(name).display().to_string()
+}
+
+/// A fresh, empty folder for one test: `name` must be unique within the
+/// test file; the process id keeps parallel test processes apart.
+pub fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("arena-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("create a temporary folder");
+    dir
 }
 
 /// A committed bot built against an old world version, e.g. `fixture("0.1.0", "en-garde-aggressive")`.
@@ -122,4 +246,57 @@ pub fn play(
         record,
     };
     run_match(&spec).expect("the match is set up right")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn build(exe: &str, target_dirs: &[&str]) -> BinBuild {
+        BinBuild::matching(Path::new(exe), |d| target_dirs.iter().any(|t| Path::new(t) == d))
+    }
+
+    fn flag<'a>(b: &'a BinBuild, name: &str) -> Option<&'a str> {
+        let at = b.args.iter().position(|a| a == name)?;
+        b.args.get(at + 1).map(String::as_str)
+    }
+
+    #[test]
+    fn cargo_test_builds_the_dev_binary_next_to_the_tests() {
+        let b = build("/w/target/debug/deps/cli-0123", &["/w/target"]);
+        assert_eq!(flag(&b, "--profile"), Some("dev"));
+        assert_eq!(flag(&b, "--target-dir"), Some("/w/target"));
+        assert_eq!(flag(&b, "--target"), None);
+        assert_eq!(
+            b.path,
+            Path::new("/w/target/debug").join(format!("arena{}", std::env::consts::EXE_SUFFIX))
+        );
+    }
+
+    #[test]
+    fn cargo_test_release_builds_the_release_binary_it_runs() {
+        let b = build("/w/target/release/deps/cli-0123", &["/w/target"]);
+        assert_eq!(flag(&b, "--profile"), Some("release"));
+        assert_eq!(b.path.parent(), Some(Path::new("/w/target/release")));
+    }
+
+    #[test]
+    fn a_custom_profile_target_dir_and_target_are_kept() {
+        let b = build("/elsewhere/x86_64-unknown-linux-gnu/ci/deps/cli-0123", &["/elsewhere"]);
+        assert_eq!(flag(&b, "--profile"), Some("ci"));
+        assert_eq!(flag(&b, "--target-dir"), Some("/elsewhere"));
+        assert_eq!(flag(&b, "--target"), Some("x86_64-unknown-linux-gnu"));
+        assert_eq!(
+            b.path.parent(),
+            Some(Path::new("/elsewhere/x86_64-unknown-linux-gnu/ci"))
+        );
+    }
+
+    #[test]
+    fn the_binary_is_built_for_the_profile_this_test_runs_in() {
+        let exe = std::env::current_exe().unwrap();
+        let bin = arena_bin();
+        assert_eq!(bin.parent(), exe.parent().and_then(Path::parent), "same profile folder");
+        assert!(bin.is_file(), "{} was built", bin.display());
+    }
 }

@@ -1,7 +1,11 @@
 //! Human play in the terminal, driven by scripted stdin.
 
+use arena::adapters;
+use arena::human::Terminal;
+use arena::runner::{BotRef, GameSetup};
+use arena::sandbox::Limits;
 use arena_tests::{arena_bin, bot, root};
-use std::io::Write;
+use std::io::{Cursor, Write};
 use std::process::{Command, Stdio};
 
 fn play(args: &[&str], lang: &str, script: &str) -> (bool, String, String) {
@@ -145,4 +149,79 @@ fn play_bad_input_is_one_line() {
         assert_eq!(err.trim_end().lines().count(), 1, "{err}");
         assert!(err.contains(expect), "{args:?}: {err}");
     }
+}
+
+#[test]
+fn a_person_who_quits_or_closes_the_input_is_told_they_left() {
+    let cases = [
+        (
+            vec!["play", "--game", "en-garde", "--vs", "house:random", "--seed", "3"],
+            "q\n",
+        ),
+        (
+            vec!["play", "--game", "en-garde", "--vs", "house:random", "--seat", "1"],
+            "",
+        ),
+        (vec!["play", "--game", "connect-fwar", "--seed", "3"], "quit\n"),
+        (vec!["play", "--game", "connect-fwar", "--seed", "3"], "0\n"),
+    ];
+    for (args, script) in cases {
+        let (ok, out, err) = play(&args, "C", script);
+        assert!(ok, "{err}");
+        assert!(
+            out.trim_end().ends_with("You left the game."),
+            "{args:?} {script:?}:\n{out}"
+        );
+    }
+    // Played to the end: nobody left.
+    let (ok, out, _) = play(
+        &["play", "--game", "connect-fwar", "--seed", "3"],
+        "C",
+        &"d\n".repeat(52),
+    );
+    assert!(ok);
+    assert!(!out.contains("You left"), "{out}");
+}
+
+/// A terminal that reads `script` and throws away what it prints.
+fn scripted(script: &str) -> Terminal {
+    Terminal::new(
+        Box::new(Cursor::new(script.to_string())),
+        Box::new(std::io::sink()),
+        false,
+    )
+}
+
+#[test]
+fn leaving_is_recorded_by_the_terminal_not_read_from_a_message() {
+    let sandbox = adapters::sandbox(Limits::default()).unwrap();
+    let setup = GameSetup {
+        sandbox: &sandbox,
+        variant: None,
+    };
+    let random = [("house:random".to_string(), BotRef::House("random".into()))];
+    for (game, opponents, seat, script) in [
+        ("en-garde", &random[..], 0, "q\n"),
+        ("en-garde", &random[..], 1, ""),
+        ("connect-fwar", &[][..], 0, "1\nq\n"),
+    ] {
+        let term = scripted(script);
+        let outcome = adapters::game(game)
+            .unwrap()
+            .play_human(&setup, 7, term.clone(), seat, opponents)
+            .unwrap();
+        assert!(term.has_left(), "{game} {script:?}");
+        assert_eq!(
+            outcome.forfeit.map(|f| f.seat),
+            Some(seat),
+            "{game}: the person's seat forfeits"
+        );
+    }
+    let stayed = scripted(&"d\n".repeat(52));
+    let outcome = adapters::game("connect-fwar")
+        .unwrap()
+        .play_human(&setup, 7, stayed.clone(), 0, &[])
+        .unwrap();
+    assert!(!stayed.has_left());
+    assert!(outcome.forfeit.is_none());
 }

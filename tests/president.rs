@@ -3,7 +3,7 @@
 
 use arena::games::ForfeitReason;
 use arena::sandbox::Limits;
-use arena_tests::{arena_bin, play, root};
+use arena_tests::{arena, arena_bin, assert_one_line_error, compare_json, play, root};
 use std::process::Command;
 
 #[test]
@@ -186,4 +186,100 @@ fn the_table_shows_mean_positions() {
         .unwrap();
     let err = String::from_utf8_lossy(&too_many.stderr);
     assert!(err.contains("president takes 2 to 6 bots, got 1"), "{err}");
+}
+
+#[test]
+fn compare_seats_each_bot_with_copies_of_the_reference_and_reports_its_mean_position() {
+    let v = compare_json(
+        "president",
+        &[
+            "house:random",
+            "house:lowest",
+            "--against",
+            "house:random",
+            "--games",
+            "80",
+        ],
+    );
+    assert_eq!(v["measure"], "mean-position", "a table game, not a win rate");
+    assert_eq!(v["players"], 4, "a table of four by default, as the rubric grades");
+    assert_eq!(v["against"], "house:random");
+    let bot = |i: usize| &v["bots"][i];
+    // A bot among three copies of itself plays every deal from every seat
+    // of the same table: its finishing positions are 1, 2, 3 and 4.
+    assert_eq!(bot(0)["estimate"]["mean"], 2.5);
+    assert_eq!(
+        bot(0)["estimate"]["n"],
+        20,
+        "the deal is the unit: 80 games at four seats"
+    );
+    assert_eq!(bot(0)["positions"]["first"], 20);
+    assert_eq!(bot(0)["positions"]["last"], 20);
+    let lowest = bot(1)["estimate"]["mean"].as_f64().unwrap();
+    assert!((1.0..2.5).contains(&lowest), "lowest beats random: {lowest}");
+    assert!(bot(1)["record"].is_null(), "no win-draw-loss at a table");
+
+    let three = compare_json(
+        "president",
+        &[
+            "house:lowest",
+            "--against",
+            "house:random",
+            "--players",
+            "3",
+            "--games",
+            "30",
+        ],
+    );
+    assert_eq!(three["players"], 3);
+    assert_eq!(three["games"], 30);
+    let mean = three["bots"][0]["estimate"]["mean"].as_f64().unwrap();
+    assert!((1.0..=3.0).contains(&mean), "{mean}");
+
+    let text = String::from_utf8(
+        arena(&[
+            "compare",
+            "--game",
+            "president",
+            "house:lowest",
+            "--against",
+            "house:random",
+            "--games",
+            "20",
+        ])
+        .stdout,
+    )
+    .unwrap();
+    assert!(
+        text.contains("mean position") && text.contains("lower is better"),
+        "{text}"
+    );
+}
+
+#[test]
+fn compare_bad_table_options_are_one_line() {
+    let compare = |rest: &[&'static str]| [&["compare", "--game"][..], rest].concat();
+    assert_one_line_error(
+        &compare(&[
+            "president",
+            "house:random",
+            "--against",
+            "house:random",
+            "--players",
+            "7",
+        ]),
+        "president seats 2 to 6 players, not 7",
+    );
+    assert_one_line_error(&compare(&["president", "house:random"]), "--against");
+    assert_one_line_error(
+        &compare(&[
+            "en-garde",
+            "house:random",
+            "--against",
+            "house:random",
+            "--players",
+            "3",
+        ]),
+        "--players is only for games like president",
+    );
 }

@@ -9,24 +9,9 @@ use std::time::Duration;
 fn each_wasm_bot_plays_exactly_like_its_house_twin() {
     for name in ["random", "greedy", "hunter"] {
         for opponent in ["house:random", "house:hunter"] {
-            let wasm = play(
-                "sugar",
-                Limits::default(),
-                None,
-                &[&format!("sugar/{name}"), opponent],
-                40,
-                11,
-                false,
-            );
-            let house = play(
-                "sugar",
-                Limits::default(),
-                None,
-                &[&format!("house:{name}"), opponent],
-                40,
-                11,
-                false,
-            );
+            let run = |bot: &str| play("sugar", Limits::default(), None, &[bot, opponent], 40, 11, false);
+            let wasm = run(&format!("sugar/{name}"));
+            let house = run(&format!("house:{name}"));
             assert_eq!(wasm.report.results, house.report.results, "{name} vs {opponent}");
             assert!(wasm.report.results.iter().all(|r| r.forfeit.is_none()));
         }

@@ -1,43 +1,25 @@
 //! Tournaments end to end through the binary: formats, determinism over
 //! --jobs, resuming from the journal, Ctrl-C, disqualification and bad input.
 
-use arena_tests::{arena_bin, bot, root};
+use arena_tests::{arena, arena_bin, arena_json as json, assert_one_line_error, bot, bot_arg, root, temp};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashSet};
-use std::process::{Command, Output};
+use std::process::Command;
 
-fn arena(args: &[&str]) -> Output {
-    Command::new(arena_bin())
-        .args(args)
-        .current_dir(root())
-        .output()
-        .expect("run arena")
+/// `arena tournament --game GAME --format FORMAT`, then `rest`.
+fn tournament(game: &str, format: &str, rest: &[&str]) -> Vec<String> {
+    let args = ["tournament", "--game", game, "--format", format];
+    args.iter().chain(rest).map(|a| a.to_string()).collect()
 }
 
-fn json(args: &[&str]) -> Value {
-    let out = arena(args);
-    assert!(
-        out.status.success(),
-        "{args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).expect("JSON")
-}
-
-fn path(name: &str) -> String {
-    bot(name).display().to_string()
-}
-
-fn temp(name: &str) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("arena-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
+/// A JSON array of whole numbers (bot indices).
+fn numbers(array: &Value) -> Vec<u64> {
+    array.as_array().unwrap().iter().map(|x| x.as_u64().unwrap()).collect()
 }
 
 /// A folder of wasm bots: copies of the examples under other names, plus a rejected one.
 fn class_dir(name: &str, copies: usize) -> std::path::PathBuf {
     let dir = temp(name);
-    std::fs::create_dir_all(&dir).unwrap();
     let kinds = ["aggressive", "cowardly", "random"];
     for i in 0..copies {
         let kind = kinds[i % kinds.len()];
@@ -54,33 +36,27 @@ fn class_dir(name: &str, copies: usize) -> std::path::PathBuf {
 fn round_robin_plays_every_pairing_and_results_do_not_depend_on_jobs() {
     let dir = class_dir("rr", 5);
     let d = dir.display().to_string();
-    let base = [
-        "tournament",
-        "--game",
-        "en-garde",
-        "--dir",
-        &d,
-        "house:aggressive",
-        "--format",
-        "round-robin",
-        "--games",
-        "6",
-        "--json",
-    ];
-    let one = json(&[&base[..], &["--jobs", "1"]].concat());
-    let two = json(&[&base[..], &["--jobs", "2"]].concat());
+    let run = |jobs: &str| {
+        let rest = [
+            "--dir",
+            &d,
+            "house:aggressive",
+            "--games",
+            "6",
+            "--json",
+            "--jobs",
+            jobs,
+        ];
+        json(&tournament("en-garde", "round-robin", &rest))
+    };
+    let (one, two) = (run("1"), run("2"));
     assert_eq!(one, two, "identical standings and games for any --jobs");
     let matches = one["matches"].as_array().unwrap();
     assert_eq!(matches.len(), 6 * 5 / 2, "every pairing of six bots");
     let mut pairs = HashSet::new();
     for m in matches {
         assert_eq!(m["results"].as_array().unwrap().len(), 6);
-        let b: Vec<u64> = m["bots"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|x| x.as_u64().unwrap())
-            .collect();
+        let b = numbers(&m["bots"]);
         assert!(pairs.insert((b[0], b[1])));
     }
     let standings = one["standings"].as_array().unwrap();
@@ -108,25 +84,11 @@ fn double_elimination_needs_two_losses_and_gives_byes() {
         "house:aggressive",
         "house:random",
         "house:cowardly",
-        &path("en-garde/aggressive"),
-        &path("en-garde/random"),
+        &bot_arg("en-garde/aggressive"),
+        &bot_arg("en-garde/random"),
     ];
-    let v = json(
-        &[
-            &[
-                "tournament",
-                "--game",
-                "en-garde",
-                "--format",
-                "double-elimination",
-                "--games",
-                "4",
-                "--json",
-            ][..],
-            &bots[..],
-        ]
-        .concat(),
-    );
+    let double_elimination = |rest: &[&str]| tournament("en-garde", "double-elimination", &[&bots[..], rest].concat());
+    let v = json(&double_elimination(&["--games", "4", "--json"]));
     let bracket = &v["bracket"];
     let w1 = bracket["winners"][0].as_array().unwrap();
     assert_eq!(w1.len(), 4, "a bracket of eight slots for five bots");
@@ -153,12 +115,7 @@ fn double_elimination_needs_two_losses_and_gives_byes() {
             *losses.entry(loser.as_u64().unwrap()).or_default() += 1;
         }
     }
-    let placement: Vec<u64> = bracket["placement"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|x| x.as_u64().unwrap())
-        .collect();
+    let placement = numbers(&bracket["placement"]);
     assert_eq!(placement.len(), 5);
     assert!(losses.get(&placement[0]).copied().unwrap_or(0) <= 1);
     for b in &placement[1..] {
@@ -172,25 +129,7 @@ fn double_elimination_needs_two_losses_and_gives_byes() {
     assert_eq!(standings[0]["placement"], "champion");
     assert_eq!(standings[1]["placement"], "runner-up");
     assert_eq!(standings[2]["placement"], "third");
-    let text = String::from_utf8(
-        arena(
-            &[
-                &[
-                    "tournament",
-                    "--game",
-                    "en-garde",
-                    "--format",
-                    "double-elimination",
-                    "--games",
-                    "4",
-                ][..],
-                &bots[..],
-            ]
-            .concat(),
-        )
-        .stdout,
-    )
-    .unwrap();
+    let text = String::from_utf8(arena(&double_elimination(&["--games", "4"])).stdout).unwrap();
     assert!(
         text.contains("Winners' bracket")
             && text.contains("Losers' bracket")
@@ -204,30 +143,16 @@ fn double_elimination_needs_two_losses_and_gives_byes() {
 fn swiss_pairs_similar_scores_without_rematches() {
     let dir = class_dir("swiss", 7);
     let d = dir.display().to_string();
-    let v = json(&[
-        "tournament",
-        "--game",
+    let v = json(&tournament(
         "en-garde",
-        "--dir",
-        &d,
-        "--format",
         "swiss",
-        "--rounds",
-        "3",
-        "--games",
-        "4",
-        "--json",
-    ]);
+        &["--dir", &d, "--rounds", "3", "--games", "4", "--json"],
+    ));
     let matches = v["matches"].as_array().unwrap();
     assert_eq!(matches.len(), 3 * 3, "seven bots: three matches and a bye per round");
     let mut seen = HashSet::new();
     for m in matches {
-        let mut b: Vec<u64> = m["bots"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|x| x.as_u64().unwrap())
-            .collect();
+        let mut b = numbers(&m["bots"]);
         b.sort_unstable();
         assert!(seen.insert(b.clone()), "rematch {b:?}");
     }
@@ -253,24 +178,8 @@ fn many_player_round_robin_uses_balanced_tables_and_solitaires_a_leaderboard() {
         .take(8)
         .copied()
         .collect::<Vec<_>>();
-    let v = json(
-        &[
-            &[
-                "tournament",
-                "--game",
-                "president",
-                "--format",
-                "round-robin",
-                "--rounds",
-                "4",
-                "--games",
-                "4",
-                "--json",
-            ][..],
-            &bots[..],
-        ]
-        .concat(),
-    );
+    let rest = [&bots[..], &["--rounds", "4", "--games", "4", "--json"]].concat();
+    let v = json(&tournament("president", "round-robin", &rest));
     for m in v["matches"].as_array().unwrap() {
         let n = m["bots"].as_array().unwrap().len();
         assert!((2..=6).contains(&n) && n == 4, "eight bots at two tables of four");
@@ -280,19 +189,11 @@ fn many_player_round_robin_uses_balanced_tables_and_solitaires_a_leaderboard() {
         assert!(s["mean_position"].as_f64().is_some());
         assert_eq!(s["rating"]["system"], "weng-lin");
     }
-    let v = json(&[
-        "tournament",
-        "--game",
+    let v = json(&tournament(
         "connect-fwar",
-        "--format",
         "round-robin",
-        "house:random",
-        "house:basic",
-        "house:suits",
-        "--games",
-        "200",
-        "--json",
-    ]);
+        &["house:random", "house:basic", "house:suits", "--games", "200", "--json"],
+    ));
     let names: Vec<&str> = v["standings"]
         .as_array()
         .unwrap()
@@ -310,21 +211,20 @@ fn many_player_round_robin_uses_balanced_tables_and_solitaires_a_leaderboard() {
 fn a_stopped_tournament_resumes_without_replaying_games() {
     let out_dir = temp("resume");
     let o = out_dir.display().to_string();
-    let args = [
-        "tournament",
-        "--game",
+    let args = tournament(
         "en-garde",
-        "--format",
         "round-robin",
-        "house:aggressive",
-        "house:random",
-        "house:cowardly",
-        "--games",
-        "10",
-        "--out",
-        &o,
-        "--json",
-    ];
+        &[
+            "house:aggressive",
+            "house:random",
+            "house:cowardly",
+            "--games",
+            "10",
+            "--out",
+            &o,
+            "--json",
+        ],
+    );
     let full = json(&args);
     let journal = out_dir.join("journal.jsonl");
     let text = std::fs::read_to_string(&journal).unwrap();
@@ -368,17 +268,11 @@ fn a_stopped_tournament_resumes_without_replaying_games() {
     let fixed: Value = serde_json::from_slice(&repaired.stdout).unwrap();
     assert_eq!(fixed["standings"], full["standings"]);
     // A different tournament in the same folder is refused, not overwritten.
-    let other = arena(&[
-        "tournament",
-        "--game",
+    let other = arena(&tournament(
         "en-garde",
-        "--format",
         "swiss",
-        "house:aggressive",
-        "house:random",
-        "--out",
-        &o,
-    ]);
+        &["house:aggressive", "house:random", "--out", &o],
+    ));
     assert!(!other.status.success());
     assert!(String::from_utf8_lossy(&other.stderr).contains("holds another tournament"));
     std::fs::remove_dir_all(out_dir).ok();
@@ -390,21 +284,11 @@ fn ctrl_c_stops_cleanly_and_keeps_every_finished_game() {
     let o = out_dir.display().to_string();
     let dir = class_dir("ctrlc-bots", 8);
     let d = dir.display().to_string();
-    let args = [
-        "tournament",
-        "--game",
+    let args = tournament(
         "en-garde",
-        "--dir",
-        &d,
-        "--format",
         "round-robin",
-        "--games",
-        "400",
-        "--out",
-        &o,
-        "--jobs",
-        "1",
-    ];
+        &["--dir", &d, "--games", "400", "--out", &o, "--jobs", "1"],
+    );
     let child = Command::new(arena_bin())
         .args(args)
         .current_dir(root())
@@ -442,18 +326,11 @@ fn a_rejected_bot_is_disqualified_and_the_rest_play() {
     std::fs::copy(bot("hostile/wrong-world"), dir.join("zz-broken.wasm")).unwrap();
     std::fs::write(dir.join("notes.txt"), "not a bot").unwrap();
     let d = dir.display().to_string();
-    let v = json(&[
-        "tournament",
-        "--game",
+    let v = json(&tournament(
         "en-garde",
-        "--dir",
-        &d,
-        "--format",
         "round-robin",
-        "--games",
-        "2",
-        "--json",
-    ]);
+        &["--dir", &d, "--games", "2", "--json"],
+    ));
     assert_eq!(v["standings"].as_array().unwrap().len(), 3);
     let dq = v["disqualified"].as_array().unwrap();
     assert_eq!(dq.len(), 1);
@@ -465,60 +342,31 @@ fn a_rejected_bot_is_disqualified_and_the_rest_play() {
 #[test]
 fn tournament_bad_input_is_one_line() {
     let empty = temp("empty");
-    std::fs::create_dir_all(&empty).unwrap();
     let e = empty.display().to_string();
     for (args, expect) in [
+        (tournament("en-garde", "swiss", &["--dir", &e]), "no .wasm files"),
         (
-            vec!["tournament", "--game", "en-garde", "--dir", &e, "--format", "swiss"],
-            "no .wasm files",
-        ),
-        (
-            vec!["tournament", "--game", "en-garde", "house:random", "--format", "swiss"],
+            tournament("en-garde", "swiss", &["house:random"]),
             "at least two bots, got 1",
         ),
         (
-            vec![
-                "tournament",
-                "--game",
-                "en-garde",
-                "house:random",
-                "house:aggressive",
-                "--format",
-                "knockout",
-            ],
+            tournament("en-garde", "knockout", &["house:random", "house:aggressive"]),
             "invalid value 'knockout'",
         ),
         (
-            vec![
-                "tournament",
-                "--game",
-                "connect-fwar",
-                "house:random",
-                "house:basic",
-                "--format",
-                "swiss",
-            ],
+            tournament("connect-fwar", "swiss", &["house:random", "house:basic"]),
             "swiss needs a two-player game, and connect-fwar is played alone",
         ),
         (
-            vec![
-                "tournament",
-                "--game",
+            tournament(
                 "president",
-                "house:random",
-                "house:lowest",
-                "house:random",
-                "--format",
                 "double-elimination",
-            ],
+                &["house:random", "house:lowest", "house:random"],
+            ),
             "seats more than two players",
         ),
     ] {
-        let out = arena(&args);
-        let err = String::from_utf8_lossy(&out.stderr);
-        assert!(!out.status.success(), "{args:?}");
-        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
-        assert!(err.contains(expect), "{args:?}: {err}");
+        assert_one_line_error(&args, expect);
     }
     std::fs::remove_dir_all(empty).ok();
 }

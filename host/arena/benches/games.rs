@@ -196,6 +196,8 @@ fn summary() {
         tw / th
     );
 
+    fuel_per_second();
+
     // Instantiation: a fresh instance per game.
     let program = load(&sandbox, "en-garde/aggressive");
     let n = 2000;
@@ -222,6 +224,55 @@ fn summary() {
     );
     drop(held);
     println!();
+}
+
+/// How much fuel a compute-bound Rust bot burns per second of this
+/// machine: the figure that turns a course's time limit ("3 seconds per
+/// move") into a fuel budget. The bot is `hostile/infinite-loop` (an
+/// arithmetic loop that never answers); each game ends when its first call
+/// runs out of `FUEL`, so the time per game is the time to burn `FUEL`.
+fn fuel_per_second() {
+    const FUEL: u64 = 2_000_000_000;
+    let limits = Limits {
+        fuel: FUEL,
+        timeout: Duration::from_secs(600),
+        ..Limits::default()
+    };
+    let sandbox = arena::adapters::sandbox(limits).expect("sandbox");
+    let spec = MatchSpec {
+        game: adapters::game("en-garde").expect("game"),
+        setup: GameSetup {
+            sandbox: &sandbox,
+            variant: None,
+        },
+        entrants: vec![
+            entrant(&sandbox, "en-garde", "hostile/infinite-loop"),
+            entrant(&sandbox, "en-garde", "house:random"),
+        ],
+        games: 2,
+        seed: 1,
+        record: false,
+    };
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(1).build().expect("pool");
+    let secs = median3(|| {
+        let started = Instant::now();
+        let out = pool.install(|| run_match(&spec)).expect("the match is set up right");
+        let secs = started.elapsed().as_secs_f64();
+        assert!(
+            out.report
+                .results
+                .iter()
+                .all(|r| r.forfeit.as_ref().is_some_and(|f| f.reason.as_str() == "fuel"))
+        );
+        secs / out.report.results.len() as f64
+    });
+    let per_second = FUEL as f64 / secs;
+    println!(
+        "fuel per second, compute-bound Rust bot (one thread, median of 3): {:.0}M ({:.2} s for {}M)",
+        per_second / 1e6,
+        secs,
+        FUEL / 1_000_000
+    );
 }
 
 fn benches(c: &mut Criterion) {

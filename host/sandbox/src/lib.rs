@@ -22,7 +22,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use wasi::{VirtualClock, VirtualClockView};
 use wasmtime::component::types::ComponentItem;
-use wasmtime::component::{Component, InstancePre, Linker, ResourceTable, WasmStr};
+use wasmtime::component::{Component, InstancePre, Linker, ResourceTable, ResourceTableError, WasmStr};
 use wasmtime::{AsContext, Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig, Store, Trap};
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
@@ -580,12 +580,68 @@ fn classify(error: wasmtime::Error, store: &Store<BotState>) -> Fault {
     if let Some(exit) = error.downcast_ref::<wasmtime_wasi::I32Exit>() {
         return Fault::new(FaultKind::Trap, format!("the bot exited with status {}", exit.0));
     }
-    Fault::new(FaultKind::Trap, first_line(&error))
+    Fault::new(FaultKind::Trap, host_error(&error))
 }
 
+/// A failure the host raised while the bot ran (not a trap of the bot's own
+/// code): what it means for the bot, then the most specific message in the
+/// error's chain, which is where wasmtime and WASI say what went wrong.
+fn host_error(error: &wasmtime::Error) -> String {
+    let cause = first_line(error);
+    let root = error.root_cause().to_string();
+    let table = error.downcast_ref::<ResourceTableError>();
+    let meaning = match table {
+        Some(ResourceTableError::Full) => Some(TOO_MANY_HANDLES),
+        Some(ResourceTableError::NotPresent) => {
+            Some("the bot used a WASI handle that was already closed or never existed")
+        }
+        Some(ResourceTableError::WrongType) => Some("the bot passed a WASI handle of the wrong kind"),
+        Some(ResourceTableError::HasChildren) => {
+            Some("the bot closed a WASI handle while handles made from it (streams, pollables) were still open")
+        }
+        None if root.contains("cannot allocate another handle") => Some(TOO_MANY_HANDLES),
+        None if root.contains("unknown handle index") => {
+            Some("the bot used a handle that was already closed or never existed")
+        }
+        None => None,
+    };
+    match meaning {
+        Some(meaning) => format!("{meaning} (host error: {cause})"),
+        None => format!("the arena had to stop the bot: {cause}"),
+    }
+}
+
+const TOO_MANY_HANDLES: &str = "the bot kept too many WASI handles (streams, pollables, files) open at once \
+     and the host refused another one; drop each handle when you are done with it";
+
+/// The error's chain on one line, outermost first, each part's first line:
+/// a wasm backtrace (a context wasmtime adds, spread over many lines) and
+/// other empty parts are left out, so the line always names the cause.
 fn first_line(error: &wasmtime::Error) -> String {
-    let text = format!("{error:#}");
-    text.lines().next().unwrap_or("unknown error").to_string()
+    let parts: Vec<String> = error
+        .chain()
+        .filter_map(|e| {
+            e.to_string()
+                .lines()
+                .next()
+                .map(|l| l.trim().trim_end_matches(':').to_string())
+        })
+        .filter(|l| !l.is_empty() && !l.starts_with("error while executing at wasm backtrace"))
+        .collect();
+    let mut line = String::new();
+    for part in parts {
+        // `Error::context` often repeats the inner message in the outer one.
+        if !line.contains(&part) {
+            if !line.is_empty() {
+                line.push_str(": ");
+            }
+            line.push_str(&part);
+        }
+    }
+    if line.is_empty() {
+        line.push_str("unknown error");
+    }
+    line
 }
 
 fn describe_non_wasm(bytes: &[u8]) -> String {
@@ -607,4 +663,55 @@ fn describe_non_wasm(bytes: &[u8]) -> String {
     }
     let head: Vec<String> = bytes.iter().take(4).map(|b| format!("{b:02x}")).collect();
     format!("bytes {}", head.join(" "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use wasmtime::WasmBacktrace;
+
+    /// An error as wasmtime returns it from a call whose host function
+    /// failed: the host's error, with the wasm backtrace added as context.
+    fn from_a_call(error: wasmtime::Error) -> wasmtime::Error {
+        let store = Store::new(&Engine::default(), ());
+        error.context(WasmBacktrace::force_capture(&store))
+    }
+
+    #[test]
+    fn too_many_wasi_handles_is_said_in_words_not_as_a_backtrace_header() {
+        let error = from_a_call(wasmtime::Error::from(ResourceTableError::Full));
+        assert!(
+            format!("{error:#}").starts_with("error while executing at wasm backtrace:"),
+            "the error is built as wasmtime builds it"
+        );
+        let detail = host_error(&error);
+        assert!(!detail.contains("wasm backtrace"), "{detail}");
+        assert!(detail.contains("too many WASI handles"), "{detail}");
+        assert!(detail.contains("drop each handle"), "{detail}");
+        assert!(detail.contains("resource table has no free keys"), "{detail}");
+        assert_eq!(detail.lines().count(), 1, "{detail}");
+    }
+
+    #[test]
+    fn any_host_error_names_its_root_cause() {
+        let error = from_a_call(wasmtime::Error::msg(
+            "cannot allocate another handle: store handle limit exceeded",
+        ));
+        let detail = host_error(&error);
+        assert!(detail.contains("too many WASI handles"), "{detail}");
+        assert!(detail.contains("store handle limit exceeded"), "{detail}");
+
+        let error = from_a_call(wasmtime::Error::msg("something odd in the host").context("calling `choose-move`"));
+        let detail = host_error(&error);
+        assert!(detail.contains("something odd in the host"), "{detail}");
+        assert!(detail.contains("calling `choose-move`"), "{detail}");
+        assert!(!detail.contains("wasm backtrace"), "{detail}");
+    }
+
+    #[test]
+    fn first_line_keeps_the_chain_on_one_line() {
+        let error = wasmtime::Error::msg("inner").context("outer");
+        assert_eq!(first_line(&error), "outer: inner");
+        assert_eq!(first_line(&from_a_call(wasmtime::Error::msg(""))), "unknown error");
+    }
 }

@@ -30,10 +30,19 @@ impl Inner {
             end -= 1;
         }
         if end < line.len() {
+            // The cap falls inside this line: keep its longest prefix that
+            // ends on a character boundary, and nothing after it (a later,
+            // shorter line would hide that this one was cut).
             self.truncated = true;
+            self.bytes = self.cap;
+            if end > 0 {
+                self.lines.push(line[..end].to_owned());
+            }
+            return;
         }
+        // An empty line still costs a byte, so a flood of them is capped too.
         self.bytes += end.max(1);
-        self.lines.push(line[..end].to_owned());
+        self.lines.push(line.to_owned());
     }
 
     fn write_bytes(&mut self, bytes: &[u8]) {
@@ -207,5 +216,27 @@ mod tests {
         let log = BotLog::new(4);
         log.line("ééé");
         assert_eq!(log.take().lines, vec!["éé"]);
+    }
+
+    #[test]
+    fn a_cap_inside_the_first_character_keeps_no_empty_line() {
+        // 4 bytes fit, then 1 byte of room: "é" (2 bytes) cannot start there.
+        let log = BotLog::new(5);
+        log.line("abcd");
+        log.line("éa");
+        log.line("z");
+        let got = log.take();
+        assert_eq!(got.lines, vec!["abcd"]);
+        assert!(got.truncated);
+    }
+
+    #[test]
+    fn stdout_cut_inside_a_character_keeps_the_whole_characters_before_it() {
+        // "aé€" is 1 + 2 + 3 bytes; a cap of 5 falls inside "€".
+        let log = BotLog::new(5);
+        log.lock().write_bytes("aé€\n".as_bytes());
+        let got = log.take();
+        assert_eq!(got.lines, vec!["aé"]);
+        assert!(got.truncated);
     }
 }

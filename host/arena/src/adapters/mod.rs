@@ -25,8 +25,18 @@ macro_rules! v0_1 {
 }
 pub(crate) use v0_1;
 
+/// The version of `arena:bots` that `since_v0_2` modules bind: fuel budgets
+/// a bot can read, legal moves in every view.
+macro_rules! v0_2 {
+    () => {
+        "0.2.0"
+    };
+}
+#[allow(unused_imports)] // used once the since_v0_2 modules are linked in
+pub(crate) use v0_2;
+
 /// The versions of `arena:bots` the arena loads, oldest first.
-pub const WORLD_VERSIONS: &[&str] = &[v0_1!()];
+pub const WORLD_VERSIONS: &[&str] = &[v0_1!(), v0_2!()];
 
 /// What the arena offers bots besides WASI: the host interface of every supported version.
 pub static HOST_API: HostApi = HostApi {

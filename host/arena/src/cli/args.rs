@@ -49,6 +49,20 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
     Ok(v)
 }
 
+/// The most memory a bot can use: a wasm32 memory addresses at most 4 GiB.
+pub const MAX_MEMORY: u64 = 4 << 30;
+
+/// A memory cap: a size (see [`parse_bytes`]) of at most [`MAX_MEMORY`].
+pub fn parse_memory(s: &str) -> Result<u64, String> {
+    let v = parse_bytes(s)?;
+    if v > MAX_MEMORY {
+        return Err(format!(
+            "`{s}` is more than a bot can use: a wasm32 bot addresses at most 4G of memory, so give at most 4G"
+        ));
+    }
+    Ok(v)
+}
+
 /// A positive duration in seconds, fractions allowed: `3`, `0.5`.
 pub fn parse_seconds(s: &str) -> Result<Duration, String> {
     let v: f64 = s.parse().map_err(|_| format!("`{s}` is not a number of seconds"))?;
@@ -73,6 +87,15 @@ mod tests {
         assert!(parse_bytes("0").is_err());
         assert!(parse_bytes("-5").is_err());
         assert!(parse_bytes("12Q").is_err());
+    }
+
+    #[test]
+    fn memory_is_at_most_what_wasm32_addresses() {
+        assert_eq!(parse_memory("4G"), Ok(4 << 30));
+        assert_eq!(parse_memory("64M"), Ok(64 << 20));
+        assert!(parse_memory("4097M").is_err());
+        assert!(parse_memory("1000G").is_err());
+        assert!(parse_memory("0").is_err());
     }
 
     #[test]

@@ -15,8 +15,8 @@ pub struct RunArgs {
     /// Compute budget per bot call, in wasmtime fuel units [default: 200000000].
     #[arg(long, allow_hyphen_values = true, value_parser = super::parse_positive_u64)]
     pub fuel: Option<u64>,
-    /// Memory cap per bot, e.g. 64M [default: 64M].
-    #[arg(long, allow_hyphen_values = true, value_parser = super::parse_bytes)]
+    /// Memory cap per bot, e.g. 64M, at most 4G [default: 64M].
+    #[arg(long, allow_hyphen_values = true, value_parser = super::parse_memory)]
     pub memory: Option<u64>,
     /// Wall-clock backstop per bot call, in seconds [default: 3].
     #[arg(long, allow_hyphen_values = true, value_parser = super::parse_seconds)]
@@ -24,6 +24,9 @@ pub struct RunArgs {
     /// Log bytes kept per bot per game [default: 64K].
     #[arg(long, allow_hyphen_values = true, value_parser = super::parse_bytes)]
     pub log_bytes: Option<u64>,
+    /// Largest bot file accepted, e.g. 64M [default: 64M].
+    #[arg(long, allow_hyphen_values = true, value_parser = super::parse_bytes)]
+    pub max_file_bytes: Option<u64>,
     /// Threads to play games on [default: all cores]. Results do not depend on it.
     #[arg(long, allow_hyphen_values = true, value_parser = parse_jobs)]
     pub jobs: Option<u64>,
@@ -55,6 +58,9 @@ impl RunArgs {
         }
         if let Some(l) = self.log_bytes {
             limits.log_bytes = usize::try_from(l).unwrap_or(usize::MAX);
+        }
+        if let Some(b) = self.max_file_bytes {
+            limits.max_file_bytes = b;
         }
         limits
     }

@@ -13,9 +13,16 @@ pub struct CompareArgs {
     /// The bots to compare: .wasm files or house:NAME.
     #[arg(required = true, value_name = "BOT")]
     pub bots: Vec<String>,
-    /// For games with opponents: the reference bot every bot plays.
+    /// For games with opponents: the reference bot every bot plays. In a
+    /// duel each bot plays it; at a table game (president) each bot sits with
+    /// copies of it in the other seats.
     #[arg(long, value_name = "BOT")]
     pub against: Option<String>,
+    /// For table games (president): players at each table, your bot and
+    /// N-1 copies of the --against bot [default: 4]. To seat different bots
+    /// at one table, use `arena match`.
+    #[arg(long, value_name = "N", value_parser = super::parse_positive_u64)]
+    pub players: Option<u64>,
     /// Games per bot, on the same deals for every bot.
     #[arg(long, default_value = "1000", allow_hyphen_values = true, value_parser = super::parse_games)]
     pub games: u64,
@@ -48,6 +55,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
         setup,
         entrants,
         against,
+        players: args.players.map(|p| usize::try_from(p).unwrap_or(usize::MAX)),
         games: usize::try_from(args.games).unwrap_or(usize::MAX),
         seed: args.seed,
     };
@@ -65,8 +73,26 @@ pub fn table(title: &str, report: &CompareReport) -> String {
     use std::fmt::Write;
     let mut s = String::new();
     let width = report.bots.iter().map(|b| b.name.len()).max().unwrap_or(3).max(3);
-    match &report.against {
-        None => {
+    match (&report.against, report.players) {
+        (Some(against), Some(players)) => {
+            let _ = writeln!(
+                s,
+                "{title}, seed {}: {} games per bot at tables of {players}, with {} copies of {against}; each deal from every seat",
+                report.seed,
+                report.games,
+                players - 1
+            );
+            let _ = writeln!(
+                s,
+                "mean finishing position: 1 is first, {players} is last; lower is better"
+            );
+            let _ = writeln!(
+                s,
+                "{:<width$}  {:>13}  {:>11}  {:>6}  {:>5}  {:>5}  forfeits",
+                "bot", "mean position", "95% CI", "sd", "first", "last"
+            );
+        }
+        (None, _) => {
             let _ = writeln!(
                 s,
                 "{title}, seed {}: {} games per bot, the same decks for every bot",
@@ -78,7 +104,7 @@ pub fn table(title: &str, report: &CompareReport) -> String {
                 "bot", "mean score", "95% CI", "sd"
             );
         }
-        Some(against) => {
+        (Some(against), None) => {
             let _ = writeln!(
                 s,
                 "{title} ({} variant), seed {}: {} games per bot against {against}, each deal from both seats",
@@ -93,6 +119,15 @@ pub fn table(title: &str, report: &CompareReport) -> String {
     }
     for b in &report.bots {
         let forfeits = super::matches::forfeit_list(&b.forfeits);
+        if let Some(p) = &b.positions {
+            let ci = format!("{:.2}-{:.2}", b.estimate.ci95[0], b.estimate.ci95[1]);
+            let _ = writeln!(
+                s,
+                "{:<width$}  {:>13.2}  {:>11}  {:>6.2}  {:>5}  {:>5}  {forfeits}",
+                b.name, b.estimate.mean, ci, b.estimate.sd, p.first, p.last
+            );
+            continue;
+        }
         match b.record {
             None => {
                 let ci = format!("{:.2}-{:.2}", b.estimate.ci95[0], b.estimate.ci95[1]);

@@ -11,7 +11,7 @@ mod tournament;
 
 use clap::{Parser, Subcommand};
 
-pub use args::{parse_bytes, parse_games, parse_positive_u64, parse_seconds};
+pub use args::{parse_bytes, parse_games, parse_memory, parse_positive_u64, parse_seconds};
 
 /// Run sandboxed WebAssembly game bots fairly and reproducibly.
 #[derive(Debug, Parser)]
@@ -28,7 +28,9 @@ pub enum Command {
     /// Play a match between bots and print the results.
     #[command(allow_negative_numbers = true)]
     Match(matches::MatchArgs),
-    /// Compare bots on the same deals: mean score, or win rate against a reference.
+    /// Compare bots on the same deals: mean score (played alone), win rate against
+    /// a reference (duels), or mean finishing position at a table of copies of a
+    /// reference (table games such as president).
     #[command(allow_negative_numbers = true)]
     Compare(compare::CompareArgs),
     /// Play a game yourself in the terminal, against a bot where the game has opponents.

@@ -35,8 +35,9 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
     let game = find_game(&args.game)?;
     if !game.has_human_play() {
         bail!(
-            "{} cannot be played by a person yet; games you can play: en-garde, connect-fwar",
-            game.name()
+            "{} cannot be played by a person yet; games you can play: {}",
+            game.name(),
+            playable().join(", ")
         );
     }
     let sandbox = crate::adapters::sandbox(args.run.limits())?;
@@ -62,16 +63,20 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
         "{} - seed {seed} (play this deal again with --seed {seed})",
         game.title()
     ));
-    let outcome = match game.play_human(&setup, seed, term, args.seat, &opponents) {
-        Ok(o) => o,
-        Err(e) => bail!("{e}"),
-    };
-    if let Some(f) = outcome
-        .forfeit
-        .filter(|f| f.seat == args.seat && f.detail == "the player left")
-    {
-        let _ = f;
-        println!("You left the game.");
+    if let Err(e) = game.play_human(&setup, seed, term.clone(), args.seat, &opponents) {
+        bail!("{e}");
+    }
+    if term.has_left() {
+        term.say("You left the game.");
     }
     Ok(())
+}
+
+/// The games a person can play, in the order `arena games` lists them.
+fn playable() -> Vec<&'static str> {
+    crate::adapters::GAMES
+        .iter()
+        .filter(|g| g.has_human_play())
+        .map(|g| g.name())
+        .collect()
 }

@@ -5,14 +5,17 @@
 //! Input and output are abstract (`BufRead`/`Write`) so tests can script a
 //! whole game through stdin.
 
-use std::cell::RefCell;
+use crate::games::{Failure, ForfeitReason};
+use std::cell::{Cell, RefCell};
 use std::io::{BufRead, Write};
 use std::rc::Rc;
 
-/// The person's terminal: where prompts go and answers come from.
+/// The person's terminal: where prompts go and answers come from. Clones
+/// share the streams and whether the person has left.
 #[derive(Clone)]
 pub struct Terminal {
     inner: Rc<RefCell<Io>>,
+    left: Rc<Cell<bool>>,
     /// Whether to draw suit symbols and other non-ASCII characters.
     pub unicode: bool,
 }
@@ -27,8 +30,21 @@ impl Terminal {
     pub fn new(input: Box<dyn BufRead>, output: Box<dyn Write>, unicode: bool) -> Self {
         Terminal {
             inner: Rc::new(RefCell::new(Io { input, output })),
+            left: Rc::new(Cell::new(false)),
             unicode,
         }
+    }
+
+    /// The person leaves the game (typed `q`, or closed the input): remember
+    /// it, and give the failure that forfeits their seat.
+    pub fn leave(&self) -> Failure {
+        self.left.set(true);
+        Failure::new(ForfeitReason::InvalidAnswer, "the player left")
+    }
+
+    /// Whether the person left the game before its end.
+    pub fn has_left(&self) -> bool {
+        self.left.get()
     }
 
     /// Print text (no newline added).

@@ -150,6 +150,9 @@ pub fn units(spec: &MatchSpec<'_>) -> Vec<Vec<usize>> {
 /// Play one unit of a match (see [`units`]): its games in order, each with
 /// its events if the match is recorded.
 pub fn play_unit(spec: &MatchSpec<'_>, unit: &[usize]) -> Result<Vec<(GameResult, Vec<Value>)>, SetupError> {
+    // Whoever calls (a match, a tournament, a replay): settings the game
+    // cannot use, such as an unknown variant, are an error, never a default.
+    spec.game.check_setup(&spec.setup)?;
     let n = spec.entrants.len();
     let Some(&first) = unit.first() else {
         return Ok(Vec::new());
@@ -315,4 +318,56 @@ fn finish_game(
         positions: outcome.positions,
     };
     (result, events)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::adapters;
+    use crate::sandbox::Limits;
+
+    fn house_match<'a>(
+        game: &'static dyn GameDef,
+        sandbox: &'a crate::sandbox::Sandbox,
+        variant: &str,
+    ) -> MatchSpec<'a> {
+        let (bot, _) = game.house_bots()[0];
+        let entrant = Entrant {
+            name: format!("house:{bot}"),
+            bot: BotRef::House(bot.to_string()),
+        };
+        MatchSpec {
+            game,
+            setup: GameSetup {
+                sandbox,
+                variant: Some(variant.to_string()),
+            },
+            entrants: vec![entrant; *game.seats().start()],
+            games: 2,
+            seed: 1,
+            record: false,
+        }
+    }
+
+    #[test]
+    fn an_unknown_variant_is_an_error_in_every_game_never_the_default() {
+        let sandbox = adapters::sandbox(Limits::default()).unwrap();
+        for &game in adapters::GAMES {
+            let spec = house_match(game, &sandbox, "epee");
+            match run_match(&spec) {
+                Err(SetupError::UnknownVariant(v)) => assert_eq!(v, "epee", "{}", game.name()),
+                Err(e) => panic!("{}: {e}", game.name()),
+                Ok(_) => panic!("{} played an unknown variant", game.name()),
+            }
+            assert!(
+                matches!(play_unit(&spec, &[0]), Err(SetupError::UnknownVariant(_))),
+                "{}: a tournament's unit",
+                game.name()
+            );
+            for &known in game.variants() {
+                let report = run_match(&house_match(game, &sandbox, known)).unwrap().report;
+                assert_eq!(report.variant, known);
+            }
+        }
+    }
 }

@@ -469,3 +469,14 @@ fn house_bots_play_to_their_descriptions() {
     }
     assert_eq!(seen.len(), view.legal_moves().len());
 }
+
+#[test]
+fn variants_are_named_exactly_and_an_unknown_name_is_no_variant() {
+    for name in Variant::NAMES {
+        assert_eq!(Variant::from_name(name).map(Variant::name), Some(name));
+    }
+    assert_eq!(Variant::from_name(Variant::NAMES[0]), Some(Variant::default()));
+    for unknown in ["epee", "Standard", "", "simple ", "sabre"] {
+        assert_eq!(Variant::from_name(unknown), None, "{unknown:?}");
+    }
+}

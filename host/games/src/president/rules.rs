@@ -368,6 +368,67 @@ impl View {
         }
     }
 
+    /// Every legal play now, each a distinct set of cards from the hand:
+    /// for each face value held, every set of its cards and wildcards the
+    /// rules accept (rules 3-5); wildcards alone (they stand for Aces); any
+    /// set of 2s (rule 6); the Joker (rule 7); only those that lead, beat or
+    /// burn the state now. Each play's cards are weakest first; the plays are
+    /// ordered by [`play_order`]. A pass is not listed: it is legal exactly
+    /// when the state is not empty.
+    pub fn legal_plays(&self) -> Vec<Vec<Card>> {
+        let of_rank = |r: u8| -> Vec<Card> {
+            self.hand
+                .iter()
+                .copied()
+                .filter(|c| matches!(c, Card::Normal { rank, .. } if *rank == r))
+                .collect()
+        };
+        let wilds = of_rank(WILD);
+        let mut ranks: Vec<u8> = self
+            .hand
+            .iter()
+            .filter_map(|c| match *c {
+                Card::Normal { rank, .. } if rank != WILD && rank != TWO => Some(rank),
+                _ => None,
+            })
+            .collect();
+        ranks.sort_unstable();
+        ranks.dedup();
+        let mut plays: Vec<Vec<Card>> = Vec::new();
+        // Every non-empty subset of `pool` with at most `max` cards and at
+        // least one of its first `real` cards (pools hold at most 8 cards).
+        let mut subsets = |pool: &[Card], real: usize, max: usize| {
+            for mask in 1u32..(1 << pool.len()) {
+                if mask.count_ones() as usize <= max && mask & ((1 << real) - 1) != 0 {
+                    plays.push(
+                        (0..pool.len())
+                            .filter(|i| mask >> i & 1 == 1)
+                            .map(|i| pool[i])
+                            .collect(),
+                    );
+                }
+            }
+        };
+        for rank in ranks {
+            let real = of_rank(rank);
+            let pool: Vec<Card> = real.iter().chain(&wilds).copied().collect();
+            subsets(&pool, real.len(), 4);
+        }
+        subsets(&wilds, wilds.len(), 4);
+        let twos = of_rank(TWO);
+        subsets(&twos, twos.len(), twos.len());
+        if self.hand.contains(&Card::Joker) {
+            plays.push(vec![Card::Joker]);
+        }
+        plays.retain(|p| self.is_legal(Some(p)));
+        for p in &mut plays {
+            p.sort_by_key(|c| c.strength());
+        }
+        plays.sort_by(|a, b| play_order(a, b));
+        plays.dedup();
+        plays
+    }
+
     /// The plays the house bots consider: for each rank held, the 1 to n
     /// cards of that rank with the lowest suits (no wildcards added), the same
     /// for 2s and 3s, and a Joker; only those legal now, weakest first.
@@ -399,6 +460,20 @@ impl View {
         plays.retain(|p| self.is_legal(Some(p)));
         plays
     }
+}
+
+/// The order legal plays are listed in: weakest first. Plays of one face
+/// value (3 low, Ace high; wildcards alone count as Aces) come before 2s, and
+/// the Joker last; then fewer cards first; then by the highest suit
+/// represented; then card by card.
+pub fn play_order(a: &[Card], b: &[Card]) -> std::cmp::Ordering {
+    let key = |cards: &[Card]| match classify(cards) {
+        Ok(Play::Normal { count, rank, top }) => (0, rank, count, top),
+        Ok(Play::Twos { count, top }) => (1, 0, count, (top, 0)),
+        Ok(Play::Joker) | Err(_) => (2, 0, 1, (0, 0)),
+    };
+    let strengths = |cards: &[Card]| cards.iter().map(|c| c.strength()).collect::<Vec<_>>();
+    key(a).cmp(&key(b)).then_with(|| strengths(a).cmp(&strengths(b)))
 }
 
 /// A President player: a house bot, a wasm bot or a person.

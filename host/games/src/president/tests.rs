@@ -456,3 +456,51 @@ fn every_game_ends_with_each_position_taken_once() {
         }
     }
 }
+
+/// Every subset of the hand that the rules accept now, by brute force.
+fn legal_by_brute_force(view: &View) -> Vec<Vec<Card>> {
+    let hand = &view.hand;
+    let mut out = Vec::new();
+    for mask in 1u32..(1 << hand.len()) {
+        let mut cards: Vec<Card> = (0..hand.len())
+            .filter(|i| mask >> i & 1 == 1)
+            .map(|i| hand[i])
+            .collect();
+        if view.is_legal(Some(&cards)) {
+            cards.sort_by_key(|c| c.strength());
+            out.push(cards);
+        }
+    }
+    out
+}
+
+#[test]
+fn legal_plays_are_exactly_the_plays_the_rules_accept_in_order() {
+    for seed in 0..40u64 {
+        let players = 3 + (seed % 4) as usize;
+        let hands: Vec<Vec<Card>> = deal(seed, players)
+            .into_iter()
+            .map(|h| h.into_iter().take(12).collect())
+            .collect();
+        let mut t = Table::new(hands, 0);
+        // Lead with the leader's weakest legal play, so the next view has a state to beat.
+        for turn in 0..3 {
+            let seat = t.to_move;
+            let view = t.view(seat, &None);
+            let listed = view.legal_plays();
+            let mut expected = legal_by_brute_force(&view);
+            expected.sort_by(|a, b| play_order(a, b));
+            // The two Jokers are the same play.
+            expected.dedup();
+            assert_eq!(listed, expected, "seed {seed} turn {turn}");
+            assert!(
+                listed.windows(2).all(|w| play_order(&w[0], &w[1]).is_lt()),
+                "strictly ordered"
+            );
+            let choice = listed.first().cloned();
+            if t.apply(choice).is_err() {
+                break;
+            }
+        }
+    }
+}

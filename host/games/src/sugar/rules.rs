@@ -490,7 +490,8 @@ pub fn play_game(seed: u64, players: [&mut dyn SugarPlayer; 2], events: &mut dyn
     let mut players: [&mut dyn SugarPlayer; 2] = [p0, p1];
     let (capacity, peaks) = landscape(seed);
     let mut placements = [[0u8; AGENTS as usize]; 2];
-    let mut failed: Option<(Seat, Failure)> = None;
+    // Both players place at once (rule 2.2): each is asked, whatever the other answered.
+    let mut failed: Vec<(Seat, Failure)> = Vec::new();
     for (seat, player) in players.iter_mut().enumerate() {
         let info = PlaceInfo {
             seat,
@@ -504,9 +505,7 @@ pub fn play_game(seed: u64, players: [&mut dyn SugarPlayer; 2], events: &mut dyn
         });
         match answer {
             Ok(p) => placements[seat] = p,
-            Err(f) => {
-                failed.get_or_insert((seat, f));
-            }
+            Err(f) => failed.push((seat, f)),
         }
     }
     let mut state = State::new(seed, placements);
@@ -520,8 +519,23 @@ pub fn play_game(seed: u64, players: [&mut dyn SugarPlayer; 2], events: &mut dyn
         let f = failure.forfeit(seat, events);
         finish(state, Some(seat), Some(f), events)
     };
-    if let Some((seat, failure)) = failed {
-        return forfeit(&state, seat, failure, events);
+    // Rule 2.3: a player who fails to place forfeits and the other wins;
+    // rule 2.4: when both fail, both forfeits stand and nobody wins.
+    let mut forfeits: Vec<Forfeit> = failed.into_iter().map(|(seat, f)| f.forfeit(seat, events)).collect();
+    match forfeits.len() {
+        0 => {}
+        1 => {
+            let first = forfeits.remove(0);
+            return finish(&state, Some(first.seat), Some(first), events);
+        }
+        _ => {
+            let first = forfeits.remove(0);
+            // Nobody has moved, so the scores are level and `finish` names no winner.
+            let mut outcome = finish(&state, None, Some(first), events);
+            outcome.winner = None;
+            outcome.other_forfeits = forfeits;
+            return outcome;
+        }
     }
     if events.enabled() {
         events.event(json!({"type": "placement", "agents": state.agents, "sugar": state.sugar}));

@@ -380,3 +380,45 @@ fn the_house_bots_have_different_styles() {
     assert!(totals[0][0] > totals[1][0], "greedy collects more: {totals:?}");
     assert!(totals[1][1] > totals[0][1], "hunter kills more: {totals:?}");
 }
+
+/// Places an invalid list, or fails while placing.
+struct BadPlacer(Result<Vec<u8>, ForfeitReason>);
+
+impl SugarPlayer for BadPlacer {
+    fn place(&mut self, _: &PlaceInfo) -> Result<Vec<u8>, Failure> {
+        self.0.clone().map_err(|r| Failure::new(r, "scripted"))
+    }
+    fn choose(&mut self, _: &View) -> Result<Action, Failure> {
+        panic!("a game whose placement failed has no steps")
+    }
+}
+
+#[test]
+fn rule_2_4_when_both_placements_fail_both_forfeit_and_nobody_wins() {
+    for (first, second) in [
+        (Ok(vec![2, 2, 0, 1, 3]), Ok(vec![0, 1, 2])),
+        (Err(ForfeitReason::Trap), Ok(vec![0, 1, 2, 3, 5])),
+    ] {
+        let (mut a, mut b) = (BadPlacer(first), BadPlacer(second));
+        let mut events = Vec::new();
+        let out = play_game(4, [&mut a, &mut b], &mut events);
+        assert_eq!(out.winner, None, "a draw");
+        let seats: Vec<usize> = out.forfeits().map(|f| f.seat).collect();
+        assert_eq!(seats, [0, 1], "both forfeits are recorded");
+        assert_eq!(out.other_forfeits.len(), 1);
+        assert_eq!(out.scores, [0, 0]);
+        let told: Vec<u64> = events
+            .iter()
+            .filter(|e| e["type"] == "forfeit")
+            .map(|e| e["seat"].as_u64().unwrap())
+            .collect();
+        assert_eq!(told, [0, 1], "the replay shows both forfeits");
+        let end = events.iter().find(|e| e["type"] == "game-end").unwrap();
+        assert!(end["winner"].is_null(), "{end}");
+    }
+    // One invalid placement: that player forfeits and the other wins (rule 2.3).
+    let (mut bad, mut good) = (BadPlacer(Ok(vec![0, 0, 0, 0, 0])), Scripted::default());
+    let out = play_game(4, [&mut good, &mut bad], &mut NoEvents);
+    assert_eq!(out.forfeits().map(|f| f.seat).collect::<Vec<_>>(), [1]);
+    assert_eq!(out.winner, Some(0));
+}

@@ -1,7 +1,7 @@
 //! A person playing ConnectFwar in the terminal.
 
+use crate::games::Failure;
 use crate::games::connect_fwar::{Board, COLUMNS, GameInfo, HEIGHT, Player, View};
-use crate::games::{Failure, ForfeitReason};
 use crate::human::Terminal;
 
 /// Draw the board, top row first.
@@ -64,14 +64,14 @@ impl Player for HumanPlayer {
         ));
         loop {
             let Some(answer) = self.term.ask("Column (0-3, or d to discard)> ") else {
-                return Err(Failure::new(ForfeitReason::InvalidAnswer, "the player left"));
+                return Err(self.term.leave());
             };
             let answer = answer.to_ascii_lowercase();
             if answer == "d" || answer == "discard" {
                 return Ok(-1);
             }
             if answer == "q" || answer == "quit" {
-                return Err(Failure::new(ForfeitReason::InvalidAnswer, "the player left"));
+                return Err(self.term.leave());
             }
             match answer.parse::<i64>() {
                 Ok(c) if (0..COLUMNS as i64).contains(&c) => {

@@ -3,7 +3,7 @@
 use crate::games::en_garde::{
     Direction, Fencer, GameInfo, Illegal, Move, POINTS_TO_WIN, RoundInfo, STRIP_LENGTH, View, check_move,
 };
-use crate::games::{EventSink, Failure, ForfeitReason, Seat};
+use crate::games::{EventSink, Failure, Seat};
 use crate::human::Terminal;
 use serde_json::Value;
 
@@ -69,11 +69,7 @@ impl Fencer for HumanFencer {
     fn start_game(&mut self, info: &GameInfo) -> Result<(), Failure> {
         self.term.say(&format!(
             "En Garde ({} variant): first to {POINTS_TO_WIN} points. You are Y, on the {} end of the strip.",
-            if info.variant == crate::games::en_garde::Variant::Standard {
-                "standard"
-            } else {
-                "simple"
-            },
+            info.variant.name(),
             if info.seat == 0 { "left" } else { "right" }
         ));
         self.term
@@ -101,10 +97,10 @@ impl Fencer for HumanFencer {
         let legal: Vec<String> = view.legal_moves().into_iter().map(move_text).collect();
         loop {
             let Some(answer) = self.term.ask("Your move (card and f/b, e.g. 3f; ? lists moves)> ") else {
-                return Err(Failure::new(ForfeitReason::InvalidAnswer, "the player left"));
+                return Err(self.term.leave());
             };
             match answer.as_str() {
-                "q" | "quit" => return Err(Failure::new(ForfeitReason::InvalidAnswer, "the player left")),
+                "q" | "quit" => return Err(self.term.leave()),
                 "?" | "h" | "help" => {
                     self.term.say(&format!("Legal moves: {}", legal.join(" ")));
                     continue;

@@ -20,7 +20,7 @@ pub static ABOUT: About = About {
     seats: 2..=2,
     world: &since_v0_1::WORLD,
     house_bots: rules::HOUSE_BOTS,
-    variants: &["simple", "standard"],
+    variants: &Variant::NAMES,
     default_rubric: include_str!("rubric.toml"),
     human_play: true,
     chained: false,
@@ -30,11 +30,12 @@ pub static ABOUT: About = About {
 pub struct EnGarde;
 
 impl EnGarde {
+    /// The rules for `setup`: its variant by name, the first of
+    /// [`Variant::NAMES`] when none is given, and an error for any other name.
     fn config(setup: &GameSetup<'_>) -> Result<rules::Config, SetupError> {
         let variant = match setup.variant.as_deref() {
-            None | Some("simple") => Variant::Simple,
-            Some("standard") => Variant::Standard,
-            Some(other) => return Err(SetupError::UnknownVariant(other.to_string())),
+            None => Variant::default(),
+            Some(name) => Variant::from_name(name).ok_or_else(|| SetupError::UnknownVariant(name.to_string()))?,
         };
         Ok(rules::Config {
             variant,
