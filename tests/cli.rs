@@ -145,7 +145,7 @@ fn bad_input_is_one_clear_line() {
         ),
         (
             m(&[&wrong, "house:random"]),
-            "a component for another world; expected world arena:bots/en-garde@0.1.0",
+            "a component for another world; expected world arena:bots/en-garde@0.2.0",
         ),
         (m(&[&agg, "house:nobody"]), "no house bot `nobody`"),
         (aggressive_vs_random(&["--fuel", "0"]), "greater than zero"),

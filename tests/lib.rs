@@ -203,7 +203,7 @@ pub fn entrant_for(game: &str, sandbox: &Sandbox, spec: &str) -> Entrant {
         Some((version, name)) => fixture(version, name),
         None => bot(spec),
     };
-    let program = sandbox.load(&path, game.world()).unwrap_or_else(|e| panic!("{e}"));
+    let program = sandbox.load(&path, game.worlds()).unwrap_or_else(|e| panic!("{e}"));
     Entrant {
         name: spec.to_string(),
         bot: BotRef::Wasm(Arc::new(program)),

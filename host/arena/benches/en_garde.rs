@@ -17,12 +17,11 @@
 //! games) and `WasmFencer::new`. Set `ARENA_BENCH_SUMMARY=0` to run only the
 //! criterion part. The figures go in `docs/performance.md`.
 
-use arena::adapters::en_garde::since_v0_1::WORLD;
 use arena::adapters::en_garde::{EnGarde, WasmFencer};
 use arena::games::en_garde::{Config, Fencer, GameInfo, Move, RoundInfo, View, house_bot, play_game};
 use arena::games::{Failure, NoEvents, Outcome, derive_seed};
 use arena::runner::instance_seed;
-use arena::runner::{Seating, WasmBot};
+use arena::runner::{GameDef, Seating};
 use arena::sandbox::{BotProgram, Limits, Sandbox};
 use criterion::{BatchSize, Criterion, Throughput, criterion_group};
 use std::hint::black_box;
@@ -38,9 +37,11 @@ const HELD: usize = 100;
 /// A wasm page.
 const PAGE: usize = 64 << 10;
 
+/// The workspace root: this crate lives in `host/arena/`.
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
+        .ancestors()
+        .nth(2)
         .expect("workspace root")
         .to_path_buf()
 }
@@ -60,7 +61,7 @@ fn aggressive_wasm() -> PathBuf {
 
 fn load(sandbox: &Sandbox) -> BotProgram {
     sandbox
-        .load(&aggressive_wasm(), &WORLD)
+        .load(&aggressive_wasm(), EnGarde.worlds())
         .expect("load the wasm aggressive bot")
 }
 
@@ -87,7 +88,7 @@ fn wasm_games(sandbox: &Sandbox, program: &BotProgram, games: u64, mut each: imp
     for i in 0..games {
         let seed = derive_seed(BASE_SEED, i);
         let mut me = fencer(sandbox, program, instance_seed(seed, my_seat(i))).expect("instantiate");
-        each(play_one(i, &mut me));
+        each(play_one(i, me.player()));
     }
 }
 
@@ -177,13 +178,13 @@ fn fits(cap: usize, games: u64) -> bool {
         return false;
     };
     // Loading fails outright when the cap is below the bot's initial memory.
-    let Ok(program) = sandbox.load(&aggressive_wasm(), &WORLD) else {
+    let Ok(program) = sandbox.load(&aggressive_wasm(), EnGarde.worlds()) else {
         return false;
     };
     (0..games).all(|i| {
         let seed = derive_seed(BASE_SEED, i);
         match fencer(&sandbox, &program, instance_seed(seed, my_seat(i))) {
-            Ok(mut me) => play_one(i, &mut me).forfeit.is_none(),
+            Ok(mut me) => play_one(i, me.player()).forfeit.is_none(),
             Err(_) => false,
         }
     })
@@ -232,7 +233,7 @@ fn memory() {
         .collect();
     let instantiated = mem();
     for (i, me) in held.iter_mut().enumerate() {
-        no_forfeit(play_one(i as u64, me));
+        no_forfeit(play_one(i as u64, me.player()));
     }
     let played = mem();
     let per = |a: u64, b: u64| b.saturating_sub(a) as f64 / HELD as f64;
@@ -390,5 +391,5 @@ fn fencer(
     program: &arena::sandbox::BotProgram,
     seed: u64,
 ) -> Result<WasmFencer, arena::games::Failure> {
-    WasmBot::new(sandbox, program, seed, EnGarde::bind)
+    EnGarde::wasm(sandbox, program, seed)
 }

@@ -9,16 +9,18 @@
 use arena::adapters;
 use arena::adapters::en_garde::{EnGarde, WasmFencer};
 use arena::runner::{BotRef, Entrant, GameSetup, MatchSpec, run_match};
-use arena::runner::{Seating, WasmBot};
+use arena::runner::{GameDef, Seating};
 use arena::sandbox::{BotProgram, Limits, Sandbox};
 use criterion::{Criterion, criterion_group};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+/// The workspace root: this crate lives in `host/arena/`.
 fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
+        .ancestors()
+        .nth(2)
         .expect("workspace root")
         .to_path_buf()
 }
@@ -39,7 +41,7 @@ fn entrant(sandbox: &Sandbox, game: &str, spec: &str) -> Entrant {
     let def = adapters::game(game).expect("game");
     let bot = match spec.strip_prefix("house:") {
         Some(name) => BotRef::House(name.to_string()),
-        None => BotRef::Wasm(Arc::new(sandbox.load(&wasm(spec), def.world()).expect("load"))),
+        None => BotRef::Wasm(Arc::new(sandbox.load(&wasm(spec), def.worlds()).expect("load"))),
     };
     Entrant {
         name: spec.to_string(),
@@ -89,7 +91,7 @@ fn rss_kib() -> u64 {
 
 fn load(sandbox: &Sandbox, name: &str) -> BotProgram {
     sandbox
-        .load(&wasm(name), &adapters::en_garde::since_v0_1::WORLD)
+        .load(&wasm(name), adapters::en_garde::EnGarde.worlds())
         .expect("load")
 }
 
@@ -313,5 +315,5 @@ fn fencer(
     program: &arena::sandbox::BotProgram,
     seed: u64,
 ) -> Result<WasmFencer, arena::games::Failure> {
-    WasmBot::new(sandbox, program, seed, EnGarde::bind)
+    EnGarde::wasm(sandbox, program, seed)
 }

@@ -8,10 +8,13 @@
 //! It does not know the bots' WIT package: the caller names the interfaces
 //! it provides in a [`HostApi`].
 
+mod budget;
 mod limiter;
 pub mod log;
 pub mod wasi;
 
+pub use budget::{Budget, Call, Usage};
+use budget::{Grant, Meter};
 use limiter::Limiter;
 use log::{BotLog, LogContents};
 use sha2::{Digest, Sha256};
@@ -37,11 +40,18 @@ const RESIDENT_BYTES: usize = 2 << 20;
 /// How often the epoch ticks; the wall-clock limit is measured in these ticks.
 const EPOCH_TICK: Duration = Duration::from_millis(10);
 
-/// The limits every bot runs under. All are per bot; fuel and time are per call.
+/// The limits every bot runs under, per bot and per game. Fuel (about one
+/// unit per wasm instruction) decides; the wall clock is only a backstop.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Limits {
-    /// Deterministic compute budget per call (wasmtime fuel, about one unit per instruction).
+    /// Fuel per move (per call for bots of a world with a per-call budget).
     pub fuel: u64,
+    /// Fuel bank per game: what a move uses beyond `fuel` comes out of it
+    /// (worlds with a banked budget).
+    pub bank: u64,
+    /// Start allowance: fuel for instantiation and the calls before the
+    /// first move, shared by all of them (worlds with a banked budget).
+    pub start_fuel: u64,
     /// Wall-clock backstop per call, for what fuel cannot catch.
     #[serde(serialize_with = "secs")]
     pub timeout: Duration,
@@ -59,17 +69,75 @@ fn secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_f64(d.as_secs_f64())
 }
 
+impl Limits {
+    /// The limits when a game declares none and the command line sets none.
+    pub const DEFAULT: Limits = Limits {
+        fuel: 200_000_000,
+        bank: 1_000_000_000,
+        start_fuel: 1_000_000_000,
+        timeout: Duration::from_secs(3),
+        memory_bytes: 64 << 20,
+        stack_bytes: 512 << 10,
+        log_bytes: 64 << 10,
+        max_file_bytes: 64 << 20,
+    };
+}
+
 impl Default for Limits {
     fn default() -> Self {
-        Limits {
-            fuel: 200_000_000,
-            timeout: Duration::from_secs(3),
-            memory_bytes: 64 << 20,
-            stack_bytes: 512 << 10,
-            log_bytes: 64 << 10,
-            max_file_bytes: 64 << 20,
+        Limits::DEFAULT
+    }
+}
+
+impl Limits {
+    /// Refuse limits that make no sense, in one line naming the flags.
+    pub fn check(&self) -> Result<(), String> {
+        if self.fuel == 0 {
+            return Err("--fuel must be at least 1".into());
+        }
+        if self.start_fuel < self.fuel {
+            return Err(format!(
+                "--start-fuel {} is smaller than the per-move budget --fuel {}; the start allowance covers \
+                 instantiation and the first calls, which need at least a move's fuel",
+                self.start_fuel, self.fuel
+            ));
+        }
+        Ok(())
+    }
+
+    /// The limits as a bot reads them through the host interface.
+    fn record(&self) -> HostLimits {
+        HostLimits {
+            move_fuel: self.fuel,
+            bank_fuel: self.bank,
+            start_fuel: self.start_fuel,
+            memory_bytes: self.memory_bytes as u64,
         }
     }
+}
+
+/// `limits` of the host interface (worlds with a banked budget).
+#[derive(Debug, Clone, Copy, wasmtime::component::ComponentType, wasmtime::component::Lower)]
+#[component(record)]
+struct HostLimits {
+    #[component(name = "move-fuel")]
+    move_fuel: u64,
+    #[component(name = "bank-fuel")]
+    bank_fuel: u64,
+    #[component(name = "start-fuel")]
+    start_fuel: u64,
+    #[component(name = "memory-bytes")]
+    memory_bytes: u64,
+}
+
+/// `budget` of the host interface: what is left now, in this call and in the bank.
+#[derive(Debug, Clone, Copy, wasmtime::component::ComponentType, wasmtime::component::Lower)]
+#[component(record)]
+struct HostBudget {
+    #[component(name = "call-fuel")]
+    call_fuel: u64,
+    #[component(name = "bank-fuel")]
+    bank_fuel: u64,
 }
 
 /// Why a call into a bot failed. The instance is dead afterwards.
@@ -111,15 +179,28 @@ pub struct HostApi {
     /// The bots' package prefix, e.g. `arena:bots/`: interfaces of it that
     /// carry only types are linked as empty instances.
     pub package: &'static str,
-    /// Every version of the host interface a bot may import, e.g.
-    /// `arena:bots/host@0.1.0`; each gets the `log` function.
-    pub interfaces: &'static [&'static str],
+    /// Every version of the host interface a bot may import.
+    pub interfaces: &'static [HostInterface],
+}
+
+/// One version of the host interface.
+#[derive(Debug, Clone, Copy)]
+pub struct HostInterface {
+    /// Its full name, e.g. `arena:bots/host@0.2.0`.
+    pub name: &'static str,
+    /// Whether it has `budget` and `limits` besides `log`.
+    pub budget: bool,
 }
 
 /// The world a bot must target: the part of a game's WIT world the sandbox checks.
 pub struct WorldSpec {
     /// Full name, for messages: `arena:bots/en-garde@0.1.0`.
     pub name: &'static str,
+    /// The package version, e.g. `0.1.0`: a bot importing the package's
+    /// interfaces at this version targets this world.
+    pub version: &'static str,
+    /// How its bots' calls are budgeted.
+    pub budget: Budget,
     /// Functions the component must export.
     pub exports: &'static [&'static str],
     /// Type-check the exports against the world's bindings.
@@ -191,6 +272,30 @@ pub enum LoadError {
         /// What the component has instead.
         found: String,
     },
+    /// The component targets a version of the package the arena does not know.
+    #[error(
+        "{path}: built for {found}, a version this arena does not know; it runs bots built for versions {supported}: rebuild the bot against one of them (the arena's wit/ folder)"
+    )]
+    UnknownVersion {
+        /// The file.
+        path: String,
+        /// The package and version it imports.
+        found: String,
+        /// The versions this arena runs.
+        supported: String,
+    },
+    /// The component imports two versions of the package at once.
+    #[error(
+        "{path}: imports versions {found} of the bots' package at once; a bot targets one version (this arena runs {supported}): rebuild it against one wit/ folder"
+    )]
+    MixedVersions {
+        /// The file.
+        path: String,
+        /// The versions it imports.
+        found: String,
+        /// The versions this arena runs.
+        supported: String,
+    },
     /// The component imports something the arena does not provide.
     #[error(
         "{path}: imports `{import}`, which the arena does not provide; bots may import only {allowed} and WASI 0.2"
@@ -211,6 +316,8 @@ pub struct BotProgram {
     pub path: PathBuf,
     /// SHA-256 of the file, hex.
     pub sha256: String,
+    /// The world (and so the version) the file targets.
+    pub world: &'static WorldSpec,
     pre: InstancePre<BotState>,
 }
 
@@ -219,6 +326,7 @@ impl std::fmt::Debug for BotProgram {
         f.debug_struct("BotProgram")
             .field("path", &self.path)
             .field("sha256", &self.sha256)
+            .field("world", &self.world.name)
             .finish()
     }
 }
@@ -230,6 +338,10 @@ pub struct BotState {
     limiter: Limiter,
     log: BotLog,
     clock: VirtualClock,
+    /// The bank as the current call started, for `budget`.
+    bank_at_call: u64,
+    /// The game's limits, for `limits`.
+    limits: HostLimits,
 }
 
 impl WasiView for BotState {
@@ -307,7 +419,8 @@ impl Sandbox {
         // The message is read in place from the bot's memory (`WasmStr`), so
         // a huge string costs the host only what the log cap keeps.
         for interface in host.interfaces {
-            linker.instance(interface)?.func_wrap(
+            let mut instance = linker.instance(interface.name)?;
+            instance.func_wrap(
                 "log",
                 |store: wasmtime::StoreContextMut<'_, BotState>, (message,): (WasmStr,)| {
                     let store = store.as_context();
@@ -316,6 +429,21 @@ impl Sandbox {
                     Ok(())
                 },
             )?;
+            if interface.budget {
+                // The store's fuel is exact at a host call: what is left of the
+                // call's allowance is what lies above the bank.
+                instance.func_wrap("budget", |store: wasmtime::StoreContextMut<'_, BotState>, (): ()| {
+                    let left = store.get_fuel()?;
+                    let bank = store.data().bank_at_call;
+                    Ok((HostBudget {
+                        call_fuel: left.saturating_sub(bank),
+                        bank_fuel: left.min(bank),
+                    },))
+                })?;
+                instance.func_wrap("limits", |store: wasmtime::StoreContextMut<'_, BotState>, (): ()| {
+                    Ok((store.data().limits,))
+                })?;
+            }
         }
         let stop_ticker = Arc::new(AtomicBool::new(false));
         let ticker_engine = engine.clone();
@@ -341,8 +469,17 @@ impl Sandbox {
         &self.limits
     }
 
-    /// Read, check and compile a bot file for `world`.
-    pub fn load(&self, path: &Path, world: &WorldSpec) -> Result<BotProgram, LoadError> {
+    /// Read, check and compile a bot file for one of `worlds` (the versions
+    /// of one game's world, oldest first): the version of the package the
+    /// file imports picks the world.
+    pub fn load(&self, path: &Path, worlds: &[&'static WorldSpec]) -> Result<BotProgram, LoadError> {
+        let Some(&newest) = worlds.last() else {
+            return Err(LoadError::Invalid {
+                path: path.display().to_string(),
+                reason: "the game names no world to check the bot against".into(),
+            });
+        };
+        let world = newest;
         let shown = path.display().to_string();
         let read_err = |e: std::io::Error| LoadError::Read {
             path: shown.clone(),
@@ -376,6 +513,7 @@ impl Sandbox {
             path: shown.clone(),
             reason: first_line(&e),
         })?;
+        let world = self.pick_world(&shown, &component, worlds)?;
         self.check_world(&shown, &component, world)?;
         let pre = self
             .linker
@@ -396,6 +534,7 @@ impl Sandbox {
         Ok(BotProgram {
             path: path.to_path_buf(),
             sha256,
+            world,
             pre,
         })
     }
@@ -410,6 +549,47 @@ impl Sandbox {
             .unwrap_or_else(|e| e.into_inner())
             .insert(*hash, component.clone());
         Ok(component)
+    }
+
+    /// The world of the package version the component imports: one version,
+    /// and one the arena supports (a component importing nothing of the
+    /// package is checked against the newest).
+    fn pick_world(
+        &self,
+        shown: &str,
+        component: &Component,
+        worlds: &[&'static WorldSpec],
+    ) -> Result<&'static WorldSpec, LoadError> {
+        let ty = component.component_type();
+        let mut versions: Vec<String> = ty
+            .imports(&self.engine)
+            .filter(|(name, _)| name.starts_with(self.host.package))
+            .filter_map(|(name, _)| name.rsplit_once('@').map(|(_, v)| v.to_string()))
+            .collect();
+        versions.sort();
+        versions.dedup();
+        let supported = || worlds.iter().map(|w| w.version).collect::<Vec<_>>().join(", ");
+        let package = self.host.package.trim_end_matches('/');
+        match versions.as_slice() {
+            [] => worlds.last().copied().ok_or_else(|| LoadError::Invalid {
+                path: shown.to_string(),
+                reason: "no world to check against".into(),
+            }),
+            [v] => worlds
+                .iter()
+                .copied()
+                .find(|w| w.version == v)
+                .ok_or_else(|| LoadError::UnknownVersion {
+                    path: shown.to_string(),
+                    found: format!("{package}@{v}"),
+                    supported: supported(),
+                }),
+            many => Err(LoadError::MixedVersions {
+                path: shown.to_string(),
+                found: many.join(" and "),
+                supported: supported(),
+            }),
+        }
     }
 
     fn check_world(&self, shown: &str, component: &Component, world: &WorldSpec) -> Result<(), LoadError> {
@@ -429,7 +609,7 @@ impl Sandbox {
             });
         }
         for (name, item) in ty.imports(&self.engine) {
-            if name.starts_with("wasi:") || self.host.interfaces.contains(&name) {
+            if name.starts_with("wasi:") || self.host.interfaces.iter().any(|i| i.name == name) {
                 continue;
             }
             // A world's shared types arrive as an import of an interface with
@@ -445,7 +625,13 @@ impl Sandbox {
                 return Err(LoadError::ForbiddenImport {
                     path: shown.to_string(),
                     import: name.to_string(),
-                    allowed: self.host.interfaces.join(", "),
+                    allowed: self
+                        .host
+                        .interfaces
+                        .iter()
+                        .map(|i| i.name)
+                        .collect::<Vec<_>>()
+                        .join(", "),
                 });
             }
             let mut linker = self.linker.lock().unwrap_or_else(|e| e.into_inner());
@@ -458,6 +644,8 @@ impl Sandbox {
 
     /// A fresh instance of `program` for one game, with its own store, limits,
     /// log and seeded WASI. `bind` looks up the world's exports.
+    /// Instantiation is paid from the start allowance (or a call's budget,
+    /// for worlds budgeted per call).
     pub fn instantiate<B>(
         &self,
         program: &BotProgram,
@@ -472,42 +660,37 @@ impl Sandbox {
             limiter: Limiter::new(self.limits.memory_bytes),
             log,
             clock,
+            bank_at_call: 0,
+            limits: self.limits.record(),
         };
         let mut store = Store::new(&self.engine, state);
         store.limiter(|s| &mut s.limiter);
         let ticks = self.limits.timeout.as_nanos().div_ceil(EPOCH_TICK.as_nanos()) as u64 + 1;
-        let mut failed = None;
-        let mut fuel_used = 0;
-        let bindings = match arm(&mut store, self.limits.fuel, ticks)
+        let mut meter = Meter::new(program.world.budget, &self.limits);
+        let grant = meter.grant(Call::Start);
+        let result = arm(&mut store, grant, ticks)
             .and_then(|()| program.pre.instantiate(&mut store))
-            .and_then(|instance| bind(&mut store, &instance))
-        {
-            Ok(b) => {
-                fuel_used += self.limits.fuel - store.get_fuel().unwrap_or(0);
-                Some(b)
+            .and_then(|instance| bind(&mut store, &instance));
+        let used = grant.fuel() - store.get_fuel().unwrap_or(0);
+        match result {
+            Ok(bindings) => {
+                meter.charge(None, grant, used);
+                Ok(Instance {
+                    store,
+                    bindings,
+                    meter,
+                    ticks,
+                    failed: None,
+                })
             }
-            Err(e) => {
-                failed = Some(classify(e, &store));
-                None
-            }
-        };
-        match (bindings, failed) {
-            (Some(bindings), _) => Ok(Instance {
-                store,
-                bindings,
-                fuel: self.limits.fuel,
-                ticks,
-                failed: None,
-                fuel_used,
-            }),
-            (None, Some(f)) => Err(f),
-            (None, None) => Err(Fault::new(FaultKind::Trap, "instantiation failed")),
+            Err(e) => Err(classify(e, &store, || meter.exhausted(None, grant))),
         }
     }
 }
 
-fn arm(store: &mut Store<BotState>, fuel: u64, ticks: u64) -> wasmtime::Result<()> {
-    store.set_fuel(fuel)?;
+fn arm(store: &mut Store<BotState>, grant: Grant, ticks: u64) -> wasmtime::Result<()> {
+    store.set_fuel(grant.fuel())?;
+    store.data_mut().bank_at_call = grant.bank;
     store.set_epoch_deadline(ticks);
     Ok(())
 }
@@ -516,23 +699,29 @@ fn arm(store: &mut Store<BotState>, fuel: u64, ticks: u64) -> wasmtime::Result<(
 pub struct Instance<B> {
     store: Store<BotState>,
     bindings: B,
-    fuel: u64,
+    meter: Meter,
     ticks: u64,
     failed: Option<Fault>,
-    fuel_used: u64,
 }
 
 impl<B> Instance<B> {
-    /// Call into the bot with a fresh fuel budget and deadline. After a
-    /// failure the instance is dead: every later call returns the same failure.
-    pub fn call<R>(&mut self, f: impl FnOnce(&B, &mut Store<BotState>) -> wasmtime::Result<R>) -> Result<R, Fault> {
+    /// Call into the bot under the budget of a call of kind `call` and a
+    /// fresh deadline. After a failure the instance is dead: every later
+    /// call returns the same failure.
+    pub fn call<R>(
+        &mut self,
+        call: Call,
+        f: impl FnOnce(&B, &mut Store<BotState>) -> wasmtime::Result<R>,
+    ) -> Result<R, Fault> {
         if let Some(failure) = &self.failed {
             return Err(failure.clone());
         }
-        let result = arm(&mut self.store, self.fuel, self.ticks).and_then(|()| f(&self.bindings, &mut self.store));
-        self.fuel_used += self.fuel - self.store.get_fuel().unwrap_or(0);
+        let grant = self.meter.grant(call);
+        let result = arm(&mut self.store, grant, self.ticks).and_then(|()| f(&self.bindings, &mut self.store));
+        let used = grant.fuel() - self.store.get_fuel().unwrap_or(0);
+        self.meter.charge(Some(call), grant, used);
         result.map_err(|e| {
-            let failure = classify(e, &self.store);
+            let failure = classify(e, &self.store, || self.meter.exhausted(Some(call), grant));
             self.failed = Some(failure.clone());
             failure
         })
@@ -544,18 +733,18 @@ impl<B> Instance<B> {
     }
 
     /// What the bot logged and the fuel it used, for the game's record.
-    pub fn report(&self) -> (LogContents, u64) {
-        (self.take_log(), self.fuel_used)
+    pub fn report(&self) -> (LogContents, Usage) {
+        (self.take_log(), self.meter.usage.clone())
     }
 
     /// Fuel the bot has used in this game, instantiation included.
     pub fn fuel_used(&self) -> u64 {
-        self.fuel_used
+        self.meter.usage.total()
     }
 }
 
 /// Turn a wasmtime error into the reason the bot forfeits.
-fn classify(error: wasmtime::Error, store: &Store<BotState>) -> Fault {
+fn classify(error: wasmtime::Error, store: &Store<BotState>, out_of_fuel: impl FnOnce() -> String) -> Fault {
     let state = store.data();
     if state.limiter.exceeded() {
         return Fault::new(
@@ -565,7 +754,7 @@ fn classify(error: wasmtime::Error, store: &Store<BotState>) -> Fault {
     }
     if let Some(trap) = error.downcast_ref::<Trap>() {
         return match trap {
-            Trap::OutOfFuel => Fault::new(FaultKind::Fuel, "ran out of fuel (the compute budget per call)"),
+            Trap::OutOfFuel => Fault::new(FaultKind::Fuel, out_of_fuel()),
             Trap::Interrupt => Fault::new(FaultKind::Timeout, "ran past the wall-clock limit per call"),
             Trap::StackOverflow => Fault::new(FaultKind::Trap, "stack overflow (unbounded recursion?)"),
             other => {

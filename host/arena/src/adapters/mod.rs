@@ -14,7 +14,7 @@ pub mod president;
 pub mod sugar;
 
 use crate::runner::GameDef;
-use crate::sandbox::{HostApi, Limits, Sandbox};
+use crate::sandbox::{HostApi, HostInterface, Limits, Sandbox};
 
 /// The version of the bots' WIT package `arena:bots` that `since_v0_1` modules bind.
 /// A macro, because world and interface names are built from it at compile time.
@@ -32,7 +32,6 @@ macro_rules! v0_2 {
         "0.2.0"
     };
 }
-#[allow(unused_imports)] // used once the since_v0_2 modules are linked in
 pub(crate) use v0_2;
 
 /// The versions of `arena:bots` the arena loads, oldest first.
@@ -41,7 +40,30 @@ pub const WORLD_VERSIONS: &[&str] = &[v0_1!(), v0_2!()];
 /// What the arena offers bots besides WASI: the host interface of every supported version.
 pub static HOST_API: HostApi = HostApi {
     package: "arena:bots/",
-    interfaces: &[concat!("arena:bots/host@", v0_1!())],
+    interfaces: &[
+        HostInterface {
+            name: concat!("arena:bots/host@", v0_1!()),
+            budget: false,
+        },
+        HostInterface {
+            name: concat!("arena:bots/host@", v0_2!()),
+            budget: true,
+        },
+    ],
+};
+
+/// The default limits of the turn-based games whose moves are light (En
+/// Garde, ConnectFwar, President); the measurements behind them are in each
+/// game's rules document. Per move 20M fuel: 7 times the most a JavaScript
+/// (componentize-js) En Garde bot was measured to use per move (2.7M),
+/// 60 times Python's (0.3M), 10,000 times Rust's (2k). Start 200M: 180 times
+/// what the JavaScript bot needs to start (1.1M). Bank 200M: ten moves'
+/// worth of overdraft per game, for a bot that searches deeper at times.
+pub const TURN_LIMITS: Limits = Limits {
+    fuel: 20_000_000,
+    bank: 200_000_000,
+    start_fuel: 200_000_000,
+    ..Limits::DEFAULT
 };
 
 /// A sandbox for bots of any game, offering the arena's host interface.

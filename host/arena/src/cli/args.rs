@@ -14,6 +14,13 @@ pub fn parse_positive_u64(s: &str) -> Result<u64, String> {
     Ok(v)
 }
 
+/// A whole number, zero allowed (a fuel bank).
+pub fn parse_u64(s: &str) -> Result<u64, String> {
+    s.replace('_', "")
+        .parse()
+        .map_err(|_| format!("`{s}` is not a whole number"))
+}
+
 /// Most games one command may ask for: enough for any class, small enough to plan in memory.
 pub const MAX_GAMES: u64 = 10_000_000;
 

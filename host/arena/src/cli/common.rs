@@ -12,9 +12,18 @@ use std::time::Duration;
 /// Limits and threads, for every command that plays games.
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// Compute budget per bot call, in wasmtime fuel units [default: 200000000].
+    /// Fuel (about one unit per wasm instruction) per move [default: the game's, see `arena games`].
+    /// Bots built for world 0.1 get it per call, with no bank.
     #[arg(long, allow_hyphen_values = true, value_parser = super::parse_positive_u64)]
     pub fuel: Option<u64>,
+    /// Fuel bank per bot per game: what a move uses beyond --fuel comes out of it; unused fuel is not banked
+    /// [default: the game's]. 0 is allowed.
+    #[arg(long, allow_hyphen_values = true, value_parser = super::parse_u64)]
+    pub bank: Option<u64>,
+    /// Start allowance: fuel for instantiation and the calls before the first move, at least --fuel
+    /// [default: the game's].
+    #[arg(long, allow_hyphen_values = true, value_parser = super::parse_positive_u64)]
+    pub start_fuel: Option<u64>,
     /// Memory cap per bot, e.g. 64M, at most 4G [default: 64M].
     #[arg(long, allow_hyphen_values = true, value_parser = super::parse_memory)]
     pub memory: Option<u64>,
@@ -45,10 +54,20 @@ fn parse_jobs(s: &str) -> Result<u64, String> {
 
 impl RunArgs {
     /// The limits: defaults, overridden by the command line.
-    pub fn limits(&self) -> Limits {
-        let mut limits = Limits::default();
+    /// The game's default limits with the command line's changes, checked.
+    pub fn limits(&self, game: &dyn GameDef) -> anyhow::Result<Limits> {
+        let mut limits = game.default_limits();
         if let Some(f) = self.fuel {
             limits.fuel = f;
+        }
+        if let Some(b) = self.bank {
+            limits.bank = b;
+        }
+        if let Some(s) = self.start_fuel {
+            limits.start_fuel = s;
+        } else if self.fuel.is_some() {
+            // A larger per-move budget lifts the default start allowance with it.
+            limits.start_fuel = limits.start_fuel.max(limits.fuel);
         }
         if let Some(m) = self.memory {
             limits.memory_bytes = usize::try_from(m).unwrap_or(usize::MAX);
@@ -62,7 +81,8 @@ impl RunArgs {
         if let Some(b) = self.max_file_bytes {
             limits.max_file_bytes = b;
         }
-        limits
+        limits.check().map_err(anyhow::Error::msg)?;
+        Ok(limits)
     }
 
     /// A thread pool of `--jobs` threads (all cores by default).
@@ -117,7 +137,7 @@ pub fn entrant(game: &dyn GameDef, sandbox: &Sandbox, spec: &str) -> anyhow::Res
         });
     }
     let path = PathBuf::from(spec);
-    let program = sandbox.load(&path, game.world())?;
+    let program = sandbox.load(&path, game.worlds())?;
     let stem = path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())

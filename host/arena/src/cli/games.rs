@@ -23,8 +23,14 @@ pub fn run() -> anyhow::Result<()> {
         } else {
             ""
         };
+        let older: Vec<&str> = game.worlds().iter().rev().skip(1).map(|w| w.version).collect();
+        let older = if older.is_empty() {
+            String::new()
+        } else {
+            format!(" (bots built for {} still run)", older.join(", "))
+        };
         println!(
-            "{} ({}): {kind}, {players}, world {}{person}",
+            "{} ({}): {kind}, {players}, world {}{older}{person}",
             game.name(),
             game.title(),
             game.world().name

@@ -136,7 +136,7 @@ pub fn text(report: &GradeReport) -> String {
 pub fn run(args: GradeArgs) -> anyhow::Result<()> {
     let game = find_game(&args.game)?;
     let rubric = load_rubric(game, args.rubric.as_deref())?;
-    let sandbox = crate::adapters::sandbox(args.run.limits())?;
+    let sandbox = crate::adapters::sandbox(args.run.limits(game)?)?;
     let grader = Grader {
         game,
         sandbox: &sandbox,
@@ -175,7 +175,7 @@ pub fn run_class(args: GradeClassArgs) -> anyhow::Result<()> {
     if wasm.is_empty() {
         bail!("{}: no .wasm submissions in this folder", args.dir.display());
     }
-    let sandbox = crate::adapters::sandbox(args.run.limits())?;
+    let sandbox = crate::adapters::sandbox(args.run.limits(game)?)?;
     let grader = Grader {
         game,
         sandbox: &sandbox,

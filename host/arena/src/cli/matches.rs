@@ -51,7 +51,7 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
             args.bots.len()
         );
     }
-    let sandbox = crate::adapters::sandbox(args.run.limits())?;
+    let sandbox = crate::adapters::sandbox(args.run.limits(game)?)?;
     let setup = setup(game, &sandbox, args.variant.clone())?;
     let entrants = entrants(game, &sandbox, &args.bots)?;
     let spec = MatchSpec {

@@ -40,7 +40,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
             playable().join(", ")
         );
     }
-    let sandbox = crate::adapters::sandbox(args.run.limits())?;
+    let sandbox = crate::adapters::sandbox(args.run.limits(game)?)?;
     let setup = setup(game, &sandbox, args.variant.clone())?;
     let opponents = match &args.vs {
         Some(spec) => {

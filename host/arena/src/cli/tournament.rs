@@ -85,7 +85,7 @@ pub fn run(args: TournamentArgs) -> anyhow::Result<()> {
     if specs.len() < 2 {
         bail!("a tournament needs at least two bots, got {}", specs.len());
     }
-    let sandbox = crate::adapters::sandbox(args.run.limits())?;
+    let sandbox = crate::adapters::sandbox(args.run.limits(game)?)?;
     let setup = setup(game, &sandbox, args.variant.clone())?;
     let mut entrants: Vec<Entrant> = Vec::new();
     let mut disqualified = Vec::new();

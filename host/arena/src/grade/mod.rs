@@ -182,7 +182,7 @@ impl Grader<'_> {
     /// An error is the run's own mistake (an unknown house bot), never the student's.
     pub fn grade(&self, student: &str, path: &Path) -> Result<(GradeReport, Option<Entrant>), SetupError> {
         let report = self.empty_report(student, path);
-        let program = match self.sandbox.load(path, self.game.world()) {
+        let program = match self.sandbox.load(path, self.game.worlds()) {
             Ok(p) => p,
             Err(e) => return Ok((self.rejected(report, e.to_string()), None)),
         };
@@ -299,7 +299,7 @@ impl Grader<'_> {
     pub fn replay(&self, item: usize, game: usize, me: &Entrant) -> Result<Vec<u8>, SetupError> {
         let rubric_item = &self.rubric.items[item];
         let spec = self.item_spec(item, me, &rubric_item.against);
-        let (result, events) = crate::runner::play_match_game_recorded(&spec, game)?;
+        let crate::runner::Played { result, events, .. } = crate::runner::play_match_game_recorded(&spec, game)?;
         let outcome = crate::runner::MatchOutcome {
             report: MatchReport {
                 game: self.game.name().to_string(),

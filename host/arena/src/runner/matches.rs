@@ -2,6 +2,7 @@
 
 use super::{BotRef, GameDef, GameSetup, PlayedGame, SetupError};
 use crate::games::{Forfeit, ForfeitReason, Seat, derive_seed};
+use crate::sandbox::{Call, Usage};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -73,6 +74,9 @@ pub struct BotSummary {
     /// Finishing positions, for games that rank players.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub positions: Option<PositionSummary>,
+    /// For wasm bots: fuel per move and how close to the limits it played.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fuel: Option<FuelSummary>,
 }
 
 /// A whole match, as reported by `arena match --json`.
@@ -149,7 +153,7 @@ pub fn units(spec: &MatchSpec<'_>) -> Vec<Vec<usize>> {
 
 /// Play one unit of a match (see [`units`]): its games in order, each with
 /// its events if the match is recorded.
-pub fn play_unit(spec: &MatchSpec<'_>, unit: &[usize]) -> Result<Vec<(GameResult, Vec<Value>)>, SetupError> {
+pub fn play_unit(spec: &MatchSpec<'_>, unit: &[usize]) -> Result<Vec<Played>, SetupError> {
     // Whoever calls (a match, a tournament, a replay): settings the game
     // cannot use, such as an unknown variant, are an error, never a default.
     spec.game.check_setup(&spec.setup)?;
@@ -177,12 +181,12 @@ pub fn run_match(spec: &MatchSpec<'_>) -> Result<MatchOutcome, SetupError> {
     let n = spec.entrants.len();
     let games = whole_rotations(spec.games, n);
     let units = units(spec);
-    let mut played: Vec<(GameResult, Vec<Value>)> = units
+    let mut played: Vec<Played> = units
         .par_iter()
         .map(|unit| play_unit(spec, unit))
         .collect::<Result<Vec<_>, _>>()?
         .concat();
-    played.sort_by_key(|(r, _)| r.index);
+    played.sort_by_key(|p| p.result.index);
     let mut bots: Vec<BotSummary> = spec
         .entrants
         .iter()
@@ -200,12 +204,21 @@ pub fn run_match(spec: &MatchSpec<'_>) -> Result<MatchOutcome, SetupError> {
             score: crate::stats::estimate(&[]),
             positions: None,
             forfeits: ForfeitReason::ALL.iter().map(|r| (r.as_str().to_string(), 0)).collect(),
+            fuel: None,
         })
         .collect();
     let solitaire = n == 1;
     let mut scores: Vec<Vec<f64>> = vec![Vec::with_capacity(games / n.max(1)); n];
-    for (result, _) in &played {
+    let per_move = spec.setup.sandbox.limits().fuel;
+    let mut fuel: Vec<FuelTally> = vec![FuelTally::default(); n];
+    for Played {
+        result, fuel: usage, ..
+    } in &played
+    {
         for (seat, &bot) in result.seats.iter().enumerate() {
+            if let Some(Some(u)) = usage.get(seat) {
+                fuel[bot].add(u);
+            }
             let summary = &mut bots[bot];
             summary.games += 1;
             summary.points += result.scores[seat];
@@ -232,14 +245,15 @@ pub fn run_match(spec: &MatchSpec<'_>) -> Result<MatchOutcome, SetupError> {
             }
         }
     }
-    for (summary, xs) in bots.iter_mut().zip(&scores) {
+    for ((summary, xs), tally) in bots.iter_mut().zip(&scores).zip(&fuel) {
+        summary.fuel = tally.summary(per_move);
         summary.score = crate::stats::estimate(xs);
         let games = f64::from(summary.games.max(1));
         if let Some(p) = summary.positions.as_mut() {
             p.mean /= games;
         }
     }
-    let (results, events) = played.into_iter().unzip();
+    let (results, events) = played.into_iter().map(|p| (p.result, p.events)).unzip();
     Ok(MatchOutcome {
         report: MatchReport {
             game: spec.game.name().to_string(),
@@ -261,7 +275,7 @@ pub fn run_match(spec: &MatchSpec<'_>) -> Result<MatchOutcome, SetupError> {
 /// Play game `index` of a match again, keeping every event for a replay:
 /// its whole unit is replayed, so the replay is exactly the game that was
 /// scored (for President, after the same card exchanges).
-pub fn play_match_game_recorded(spec: &MatchSpec<'_>, index: usize) -> Result<(GameResult, Vec<Value>), SetupError> {
+pub fn play_match_game_recorded(spec: &MatchSpec<'_>, index: usize) -> Result<Played, SetupError> {
     let spec = MatchSpec {
         game: spec.game,
         setup: GameSetup {
@@ -280,7 +294,7 @@ pub fn play_match_game_recorded(spec: &MatchSpec<'_>, index: usize) -> Result<(G
     let played = play_unit(&spec, &unit)?;
     played
         .into_iter()
-        .find(|(r, _)| r.index == index)
+        .find(|p| p.result.index == index)
         .ok_or_else(|| SetupError::Seats(format!("the match has no game {index}")))
 }
 
@@ -291,7 +305,7 @@ fn finish_game(
     seats: Vec<usize>,
     played: PlayedGame,
     mut events: Vec<Value>,
-) -> (GameResult, Vec<Value>) {
+) -> Played {
     let PlayedGame { outcome, logs, fuel } = played;
     if record {
         for (seat, log) in logs.into_iter().enumerate() {
@@ -299,7 +313,14 @@ fn finish_game(
                 events.push(json!({"type": "log", "seat": seat, "lines": log.lines, "truncated": log.truncated}));
             }
         }
-        events.push(json!({"type": "fuel", "per-seat": fuel}));
+        let totals: Vec<Option<u64>> = fuel.iter().map(|u| u.as_ref().map(Usage::total)).collect();
+        let calls: Vec<Option<&Vec<(Call, u64)>>> = fuel.iter().map(|u| u.as_ref().map(|u| &u.calls)).collect();
+        let instantiation: Vec<Option<u64>> = fuel.iter().map(|u| u.as_ref().map(|u| u.instantiation)).collect();
+        let bank: Vec<Option<u64>> = fuel.iter().map(|u| u.as_ref().map(|u| u.bank_used)).collect();
+        events.push(json!({
+            "type": "fuel", "per-seat": totals, "instantiation": instantiation,
+            "calls": calls, "bank-used": bank,
+        }));
         for e in &mut events {
             if let Some(obj) = e.as_object_mut() {
                 obj.insert("game".into(), json!(index));
@@ -317,7 +338,85 @@ fn finish_game(
         forfeits,
         positions: outcome.positions,
     };
-    (result, events)
+    Played { result, events, fuel }
+}
+
+/// One game as the runner played it: its result, its events (when
+/// recorded) and per seat the fuel a wasm bot used.
+#[derive(Debug, Clone)]
+pub struct Played {
+    /// The result.
+    pub result: GameResult,
+    /// Its events, when the match is recorded.
+    pub events: Vec<Value>,
+    /// Per seat, the fuel a wasm bot used, call by call (`None` for house bots).
+    pub fuel: Vec<Option<Usage>>,
+}
+
+/// How close to its limits a wasm bot played over a match.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct FuelSummary {
+    /// Moves counted.
+    pub moves: u64,
+    /// Mean fuel per move.
+    pub mean_per_move: f64,
+    /// The most fuel one move used.
+    pub max_per_move: u64,
+    /// `max_per_move` as a share of the per-move budget (above 1: the bank paid).
+    pub worst_share: f64,
+    /// The most fuel start-up used in one game (instantiation and start calls).
+    pub max_start: u64,
+    /// The most fuel drawn from the bank in one game.
+    pub max_bank_used: u64,
+    /// Games in which the bank was drawn on.
+    pub games_using_bank: u32,
+}
+
+#[derive(Debug, Clone, Default)]
+struct FuelTally {
+    games: u32,
+    moves: u64,
+    move_fuel: u128,
+    max_move: u64,
+    max_start: u64,
+    max_bank: u64,
+    games_using_bank: u32,
+}
+
+impl FuelTally {
+    fn add(&mut self, u: &Usage) {
+        self.games += 1;
+        for f in u.moves() {
+            self.moves += 1;
+            self.move_fuel += u128::from(f);
+            self.max_move = self.max_move.max(f);
+        }
+        let start = u.instantiation
+            + u.calls
+                .iter()
+                .filter(|(c, _)| *c == Call::Start)
+                .map(|(_, f)| f)
+                .sum::<u64>();
+        self.max_start = self.max_start.max(start);
+        self.max_bank = self.max_bank.max(u.bank_used);
+        self.games_using_bank += u32::from(u.bank_used > 0);
+    }
+
+    fn summary(&self, per_move: u64) -> Option<FuelSummary> {
+        (self.games > 0).then(|| FuelSummary {
+            moves: self.moves,
+            mean_per_move: if self.moves == 0 {
+                0.0
+            } else {
+                self.move_fuel as f64 / self.moves as f64
+            },
+            max_per_move: self.max_move,
+            worst_share: self.max_move as f64 / per_move.max(1) as f64,
+            max_start: self.max_start,
+            max_bank_used: self.max_bank,
+            games_using_bank: self.games_using_bank,
+        })
+    }
 }
 
 #[cfg(test)]

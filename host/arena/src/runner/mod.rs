@@ -13,7 +13,7 @@ pub use seats::*;
 
 use crate::games::{EventSink, Failure, Kind, Outcome, Seat, derive_seed};
 use crate::sandbox::log::LogContents;
-use crate::sandbox::{BotProgram, Limits, Sandbox, WorldSpec};
+use crate::sandbox::{BotProgram, Limits, Sandbox, Usage, WorldSpec};
 use std::sync::Arc;
 
 /// A bot as the runner knows it: built in, or a loaded wasm program.
@@ -71,13 +71,13 @@ pub struct PlayedGame {
     pub outcome: Outcome,
     /// Per seat: what a wasm bot logged (`None` for house bots).
     pub logs: Vec<Option<LogContents>>,
-    /// Per seat: fuel a wasm bot used (`None` for house bots).
-    pub fuel: Vec<Option<u64>>,
+    /// Per seat: the fuel a wasm bot used, call by call (`None` for house bots).
+    pub fuel: Vec<Option<Usage>>,
 }
 
 impl PlayedGame {
     /// A game played: per seat, the wasm bot's log and fuel (`None` for house bots).
-    pub fn with_reports(outcome: Outcome, reports: Vec<Option<(LogContents, u64)>>) -> PlayedGame {
+    pub fn with_reports(outcome: Outcome, reports: Vec<Option<(LogContents, Usage)>>) -> PlayedGame {
         let (logs, fuel) = reports
             .into_iter()
             .map(|r| r.map_or((None, None), |(l, f)| (Some(l), Some(f))))
@@ -113,14 +113,16 @@ pub struct About {
     pub kind: Kind,
     /// How many players sit at one table.
     pub seats: std::ops::RangeInclusive<usize>,
-    /// The world bots of the newest version target.
-    pub world: &'static WorldSpec,
+    /// The worlds its bots may target, one per supported version, oldest first.
+    pub worlds: &'static [&'static WorldSpec],
     /// Built-in bots: name and description.
     pub house_bots: &'static [(&'static str, &'static str)],
     /// Rules variants; the first is the default.
     pub variants: &'static [&'static str],
     /// The rubric `arena grade` uses when none is given (TOML).
     pub default_rubric: &'static str,
+    /// The limits bots run under unless the command line says otherwise.
+    pub limits: Limits,
     /// Whether a person can play it in the terminal (`GameDef::play_human`).
     pub human_play: bool,
     /// Whether each game depends on the one before at the same seating
@@ -140,9 +142,14 @@ pub trait GameDef: Send + Sync {
     fn title(&self) -> &'static str {
         self.about().title
     }
-    /// The world its bots must target.
+    /// The world of the newest version, which new bots target.
     fn world(&self) -> &'static WorldSpec {
-        self.about().world
+        let worlds = self.about().worlds;
+        worlds[worlds.len() - 1]
+    }
+    /// Every world its bots may target, one per supported version, oldest first.
+    fn worlds(&self) -> &'static [&'static WorldSpec] {
+        self.about().worlds
     }
     /// Alone, a duel, or a table of several: what results and tournaments are made of.
     fn kind(&self) -> Kind {
@@ -156,9 +163,10 @@ pub trait GameDef: Send + Sync {
     fn default_rubric(&self) -> &'static str {
         self.about().default_rubric
     }
-    /// The limits bots run under unless the command line says otherwise.
+    /// The limits bots run under unless the command line says otherwise
+    /// (the reasoning is in the game's rules document).
     fn default_limits(&self) -> Limits {
-        Limits::default()
+        self.about().limits.clone()
     }
     /// Built-in bots: name and description.
     fn house_bots(&self) -> &'static [(&'static str, &'static str)] {

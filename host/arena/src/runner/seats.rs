@@ -7,7 +7,7 @@
 use super::{BotRef, Deal, GameSetup, PlayedGame, SetupError, instance_seed};
 use crate::games::{EventSink, Failure, ForfeitReason, Outcome, Seat};
 use crate::sandbox::log::LogContents;
-use crate::sandbox::{BotProgram, BotState, Fault, FaultKind, Instance, Sandbox};
+use crate::sandbox::{BotProgram, BotState, Call, Fault, FaultKind, Instance, Sandbox, Usage};
 use wasmtime::Store;
 
 /// What a sandbox fault means in a game: the forfeit reason a student reads.
@@ -39,15 +39,29 @@ impl<B> WasmBot<B> {
         Ok(WasmBot { instance })
     }
 
-    /// Call into the bot under its limits; a failure ends the bot for the game.
-    pub fn call<R>(&mut self, f: impl FnOnce(&B, &mut Store<BotState>) -> wasmtime::Result<R>) -> Result<R, Failure> {
-        self.instance.call(f).map_err(failure)
+    /// Call into the bot under the budget of a call of kind `call`; a
+    /// failure ends the bot for the game.
+    pub fn call<R>(
+        &mut self,
+        call: Call,
+        f: impl FnOnce(&B, &mut Store<BotState>) -> wasmtime::Result<R>,
+    ) -> Result<R, Failure> {
+        self.instance.call(call, f).map_err(failure)
     }
 
     /// What the bot logged and the fuel it used, for the game's record.
-    pub fn report(&self) -> (LogContents, u64) {
+    pub fn report(&self) -> (LogContents, Usage) {
         self.instance.report()
     }
+}
+
+/// A wasm bot seated as a player of one game, whatever world version it
+/// targets: each version's bindings give the same player.
+pub trait WasmSeat<P: ?Sized> {
+    /// The bot as the game's player.
+    fn player(&mut self) -> &mut P;
+    /// What the bot logged and the fuel it used, for the game's record.
+    fn report(&self) -> (LogContents, Usage);
 }
 
 /// A seat whose wasm bot could not start: for games that play on without it,
@@ -58,14 +72,11 @@ pub struct Broken(pub Failure);
 pub trait Seating {
     /// The game's player trait, e.g. `dyn Fencer`.
     type Player: ?Sized;
-    /// The bindings of a wasm bot's world.
-    type Bindings;
     /// A house bot of this game by name.
     fn house(name: &str) -> Option<Box<Self::Player>>;
-    /// Look up the world's exports in a fresh instance.
-    fn bind(store: &mut Store<BotState>, instance: &wasmtime::component::Instance) -> wasmtime::Result<Self::Bindings>;
-    /// A wasm bot as a player of this game.
-    fn wasm(bot: &mut WasmBot<Self::Bindings>) -> &mut Self::Player;
+    /// A fresh instance of `program`, bound through the bindings of the
+    /// world version it targets, as a player of this game.
+    fn wasm(sandbox: &Sandbox, program: &BotProgram, seed: u64) -> Result<Box<dyn WasmSeat<Self::Player>>, Failure>;
     /// A bot that could not start as a player, for games that play on
     /// without it; `None` (the default) forfeits the game before it starts.
     fn broken(_bot: &mut Broken) -> Option<&mut Self::Player> {
@@ -74,25 +85,44 @@ pub trait Seating {
 }
 
 /// The [`Seating`] of a game whose players implement `$player`, whose house
-/// bots come from `$house(name)` and whose wasm bots are bound by
-/// `$bindings`; add `plays_on` for a game that goes on without a seat whose
-/// bot could not start (that seat then fails its first call).
+/// bots come from `$house(name)` and whose wasm bots target one of the world
+/// versions bound by the modules `$version` (`since_v0_1`, ...); add
+/// `plays_on` for a game that goes on without a seat whose bot could not
+/// start (that seat then fails its first call).
 macro_rules! seating {
-    ($game:ty, $player:path, $house:path, $bindings:ty $(, $plays_on:ident)?) => {
+    ($game:ty, $player:path, $house:path, [$($version:ident),+] $(, $plays_on:ident)?) => {
+        $(
+            impl $crate::runner::WasmSeat<dyn $player> for $crate::runner::WasmBot<$version::Bindings> {
+                fn player(&mut self) -> &mut (dyn $player + 'static) {
+                    self
+                }
+                fn report(&self) -> ($crate::sandbox::log::LogContents, $crate::sandbox::Usage) {
+                    $crate::runner::WasmBot::report(self)
+                }
+            }
+        )+
         impl $crate::runner::Seating for $game {
             type Player = dyn $player;
-            type Bindings = $bindings;
             fn house(name: &str) -> Option<Box<dyn $player>> {
                 $house(name).map(|b| b as Box<dyn $player>)
             }
-            fn bind(
-                store: &mut wasmtime::Store<$crate::sandbox::BotState>,
-                instance: &wasmtime::component::Instance,
-            ) -> wasmtime::Result<$bindings> {
-                <$bindings>::new(store, instance)
-            }
-            fn wasm(bot: &mut $crate::runner::WasmBot<$bindings>) -> &mut Self::Player {
-                bot
+            fn wasm(
+                sandbox: &$crate::sandbox::Sandbox,
+                program: &$crate::sandbox::BotProgram,
+                seed: u64,
+            ) -> Result<Box<dyn $crate::runner::WasmSeat<dyn $player>>, $crate::games::Failure> {
+                $(
+                    if std::ptr::eq(program.world, &$version::WORLD) {
+                        let bot = $crate::runner::WasmBot::new(sandbox, program, seed, |store, instance| {
+                            $version::Bindings::new(store, instance)
+                        })?;
+                        return Ok(Box::new(bot));
+                    }
+                )+
+                Err($crate::games::Failure::new(
+                    $crate::games::ForfeitReason::InvalidAnswer,
+                    format!("{} is not a world of this game", program.world.name),
+                ))
             }
             $(
                 fn broken(bot: &mut $crate::runner::Broken) -> Option<&mut Self::Player> {
@@ -110,7 +140,7 @@ pub enum Seated<S: Seating> {
     /// A player in this process: a house bot or a person.
     Native(Box<S::Player>),
     /// A wasm bot with its own fresh instance.
-    Wasm(WasmBot<S::Bindings>),
+    Wasm(Box<dyn WasmSeat<S::Player>>),
     /// A wasm bot whose instantiation failed.
     Broken(Broken),
 }
@@ -123,7 +153,7 @@ impl<S: Seating> Seated<S> {
             BotRef::House(name) => {
                 Seated::Native(S::house(name).ok_or_else(|| SetupError::UnknownHouseBot(name.clone()))?)
             }
-            BotRef::Wasm(program) => match WasmBot::new(setup.sandbox, program, instance_seed(seed, seat), S::bind) {
+            BotRef::Wasm(program) => match S::wasm(setup.sandbox, program, instance_seed(seed, seat)) {
                 Ok(bot) => Seated::Wasm(bot),
                 Err(failure) => Seated::Broken(Broken(failure)),
             },
@@ -175,7 +205,7 @@ impl<S: Seating> Table<S> {
         for (seat, seated) in self.seats.iter_mut().enumerate() {
             match seated {
                 Seated::Native(p) => players.push(p.as_mut()),
-                Seated::Wasm(w) => players.push(S::wasm(w)),
+                Seated::Wasm(w) => players.push(w.player()),
                 Seated::Broken(b) => {
                     let failure = b.0.clone();
                     match S::broken(b) {

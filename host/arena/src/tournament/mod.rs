@@ -275,7 +275,7 @@ impl<'a> Engine<'a> {
                         return None;
                     }
                 };
-                let results: Vec<GameResult> = played.into_iter().map(|(r, _)| r).collect();
+                let results: Vec<GameResult> = played.into_iter().map(|p| p.result).collect();
                 for r in &results {
                     if let Some(j) = &self.journal {
                         j.record(id, r.index, r);

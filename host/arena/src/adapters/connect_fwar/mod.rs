@@ -3,6 +3,7 @@
 
 pub mod human;
 pub mod since_v0_1;
+pub mod since_v0_2;
 
 use crate::games::connect_fwar::{self as rules, Player};
 use crate::games::{EventSink, Kind, Outcome, Seat};
@@ -15,10 +16,11 @@ pub static ABOUT: About = About {
     title: "ConnectFwar",
     kind: Kind::Solitaire,
     seats: 1..=1,
-    world: &since_v0_1::WORLD,
+    worlds: &[&since_v0_1::WORLD, &since_v0_2::WORLD],
     house_bots: rules::HOUSE_BOTS,
     variants: &["standard"],
     default_rubric: include_str!("rubric.toml"),
+    limits: crate::adapters::TURN_LIMITS,
     human_play: true,
     chained: false,
 };
@@ -26,7 +28,7 @@ pub static ABOUT: About = About {
 /// ConnectFwar as the runner sees it.
 pub struct ConnectFwar;
 
-seating!(ConnectFwar, Player, rules::house_bot, since_v0_1::Bindings);
+seating!(ConnectFwar, Player, rules::house_bot, [since_v0_1, since_v0_2]);
 
 impl GameDef for ConnectFwar {
     fn about(&self) -> &'static About {

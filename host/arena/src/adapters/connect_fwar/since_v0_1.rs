@@ -5,7 +5,7 @@ use crate::adapters::v0_1;
 use crate::games::Failure;
 use crate::games::connect_fwar::{Card, GameInfo, Player, View};
 use crate::runner::WasmBot;
-use crate::sandbox::{BotState, WorldSpec};
+use crate::sandbox::{BotState, Budget, Call, WorldSpec};
 use wasmtime::component::InstancePre;
 
 mod bindings {
@@ -17,6 +17,8 @@ use bindings::arena::bots::connect_fwar_types as wit;
 /// The world ConnectFwar bots of this version target.
 pub static WORLD: WorldSpec = WorldSpec {
     name: concat!("arena:bots/connect-fwar@", v0_1!()),
+    version: v0_1!(),
+    budget: Budget::PerCall,
     exports: &["start-game", "choose-column"],
     typecheck,
 };
@@ -39,7 +41,7 @@ fn wit_cards(cards: &[Card]) -> Vec<wit::Card> {
 impl Player for WasmBot<Bindings> {
     fn start_game(&mut self, info: &GameInfo) -> Result<(), Failure> {
         let info = wit::GameInfo { seed: info.seed };
-        self.call(|b, store| b.call_start_game(store, info))
+        self.call(Call::Start, |b, store| b.call_start_game(store, info))
     }
 
     fn choose_column(&mut self, view: &View) -> Result<i32, Failure> {
@@ -49,6 +51,6 @@ impl Player for WasmBot<Bindings> {
             deck_remaining: view.deck_remaining,
             discard: wit_cards(&view.discard),
         };
-        self.call(|b, store| b.call_choose_column(store, &view))
+        self.call(Call::Move, |b, store| b.call_choose_column(store, &view))
     }
 }

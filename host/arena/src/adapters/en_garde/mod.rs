@@ -3,6 +3,7 @@
 
 pub mod human;
 pub mod since_v0_1;
+pub mod since_v0_2;
 
 use crate::games::en_garde::{self as rules, Fencer, Variant};
 use crate::games::{EventSink, Kind, Outcome, Seat};
@@ -10,7 +11,7 @@ use crate::human::Terminal;
 use crate::runner::{About, BotRef, Deal, GameDef, GameSetup, PlayedGame, Seated, SetupError, Table, exactly, seating};
 
 /// A wasm bot fencing, whatever world version it targets.
-pub type WasmFencer = crate::runner::WasmBot<since_v0_1::Bindings>;
+pub type WasmFencer = Box<dyn crate::runner::WasmSeat<dyn Fencer>>;
 
 /// What En Garde is.
 pub static ABOUT: About = About {
@@ -18,10 +19,11 @@ pub static ABOUT: About = About {
     title: "En Garde",
     kind: Kind::Duel,
     seats: 2..=2,
-    world: &since_v0_1::WORLD,
+    worlds: &[&since_v0_1::WORLD, &since_v0_2::WORLD],
     house_bots: rules::HOUSE_BOTS,
     variants: &Variant::NAMES,
     default_rubric: include_str!("rubric.toml"),
+    limits: crate::adapters::TURN_LIMITS,
     human_play: true,
     chained: false,
 };
@@ -44,7 +46,7 @@ impl EnGarde {
     }
 }
 
-seating!(EnGarde, Fencer, rules::house_bot, since_v0_1::Bindings);
+seating!(EnGarde, Fencer, rules::house_bot, [since_v0_1, since_v0_2]);
 
 impl GameDef for EnGarde {
     fn about(&self) -> &'static About {

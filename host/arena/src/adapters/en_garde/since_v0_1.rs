@@ -5,7 +5,7 @@ use crate::adapters::v0_1;
 use crate::games::Failure;
 use crate::games::en_garde::{Direction, Fencer, GameInfo, Move, RoundInfo, Variant, View};
 use crate::runner::WasmBot;
-use crate::sandbox::{BotState, WorldSpec};
+use crate::sandbox::{BotState, Budget, Call, WorldSpec};
 use wasmtime::component::InstancePre;
 
 mod bindings {
@@ -17,6 +17,8 @@ use bindings::arena::bots::en_garde_types as wit;
 /// The world En Garde bots of this version target.
 pub static WORLD: WorldSpec = WorldSpec {
     name: concat!("arena:bots/en-garde@", v0_1!()),
+    version: v0_1!(),
+    budget: Budget::PerCall,
     exports: &["start-game", "start-round", "choose-move"],
     typecheck,
 };
@@ -74,7 +76,7 @@ impl Fencer for WasmBot<Bindings> {
             strip_length: info.strip_length,
             seed: info.seed,
         };
-        self.call(|b, store| b.call_start_game(store, info))
+        self.call(Call::Start, |b, store| b.call_start_game(store, info))
     }
 
     fn start_round(&mut self, info: &RoundInfo) -> Result<(), Failure> {
@@ -83,12 +85,12 @@ impl Fencer for WasmBot<Bindings> {
             first_to_move: small(info.first_to_move),
             scores: info.scores.to_vec(),
         };
-        self.call(|b, store| b.call_start_round(store, &info))
+        self.call(Call::Move, |b, store| b.call_start_round(store, &info))
     }
 
     fn choose_move(&mut self, view: &View) -> Result<Move, Failure> {
         let view = wit_view(view);
-        let mv = self.call(|b, store| b.call_choose_move(store, &view))?;
+        let mv = self.call(Call::Move, |b, store| b.call_choose_move(store, &view))?;
         let direction = match mv.direction {
             wit::Direction::Forward => Direction::Forward,
             wit::Direction::Backward => Direction::Backward,

@@ -2,6 +2,7 @@
 //! and one bindings module per world version its bots may target.
 
 pub mod since_v0_1;
+pub mod since_v0_2;
 
 use crate::games::president::{self as rules, Card, GameInfo, PresidentPlayer, View};
 use crate::games::{EventSink, Failure, Kind, NoEvents};
@@ -14,10 +15,11 @@ pub static ABOUT: About = About {
     title: "President",
     kind: Kind::Table,
     seats: rules::PLAYERS,
-    world: &since_v0_1::WORLD,
+    worlds: &[&since_v0_1::WORLD, &since_v0_2::WORLD],
     house_bots: rules::HOUSE_BOTS,
     variants: &["standard"],
     default_rubric: include_str!("rubric.toml"),
+    limits: crate::adapters::TURN_LIMITS,
     human_play: false,
     chained: true,
 };
@@ -39,7 +41,7 @@ seating!(
     President,
     PresidentPlayer,
     rules::house_bot,
-    since_v0_1::Bindings,
+    [since_v0_1, since_v0_2],
     plays_on
 );
 

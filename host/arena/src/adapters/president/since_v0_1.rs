@@ -5,7 +5,7 @@ use crate::adapters::v0_1;
 use crate::games::president::{self as rules, Card, GameInfo, PresidentPlayer, Suit, View};
 use crate::games::{Failure, ForfeitReason};
 use crate::runner::WasmBot;
-use crate::sandbox::{BotState, WorldSpec};
+use crate::sandbox::{BotState, Budget, Call, WorldSpec};
 use wasmtime::component::InstancePre;
 
 mod bindings {
@@ -17,6 +17,8 @@ use bindings::arena::bots::president_types as wit;
 /// The world President bots of this version target.
 pub static WORLD: WorldSpec = WorldSpec {
     name: concat!("arena:bots/president@", v0_1!()),
+    version: v0_1!(),
+    budget: Budget::PerCall,
     exports: &["start-game", "play"],
     typecheck,
 };
@@ -55,7 +57,7 @@ impl PresidentPlayer for WasmBot<Bindings> {
             gave: wit_cards(&info.gave),
             received: wit_cards(&info.received),
         };
-        self.call(|b, store| b.call_start_game(store, &info))
+        self.call(Call::Start, |b, store| b.call_start_game(store, &info))
     }
 
     fn play(&mut self, view: &View) -> Result<Option<Vec<Card>>, Failure> {
@@ -76,7 +78,7 @@ impl PresidentPlayer for WasmBot<Bindings> {
                 })
                 .collect(),
         };
-        let answer = self.call(|b, store| b.call_play(store, &view))?;
+        let answer = self.call(Call::Move, |b, store| b.call_play(store, &view))?;
         let Some(cards) = answer else { return Ok(None) };
         if cards.len() > rules::full_deck().len() {
             return Err(Failure::new(

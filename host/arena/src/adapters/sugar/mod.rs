@@ -2,10 +2,17 @@
 //! and one bindings module per world version its bots may target.
 
 pub mod since_v0_1;
+pub mod since_v0_2;
 
 use crate::games::sugar::{self as rules, SugarPlayer};
 use crate::games::{EventSink, Kind};
 use crate::runner::{About, Deal, GameDef, PlayedGame, SetupError, Table, exactly, seating};
+use crate::sandbox::Limits;
+
+/// Fuel per move: the course's 3 seconds per move, at the 14.7 billion fuel
+/// per second a compute-bound Rust bot burns on the reference machine
+/// (`cargo bench -p arena --bench games`; docs/rules/sugar.md).
+pub const MOVE_FUEL: u64 = 44_000_000_000;
 
 /// What Sugargame is.
 pub static ABOUT: About = About {
@@ -13,10 +20,17 @@ pub static ABOUT: About = About {
     title: "Sugargame",
     kind: Kind::Duel,
     seats: 2..=2,
-    world: &since_v0_1::WORLD,
+    worlds: &[&since_v0_1::WORLD, &since_v0_2::WORLD],
     house_bots: rules::HOUSE_BOTS,
     variants: &["standard"],
     default_rubric: include_str!("rubric.toml"),
+    limits: Limits {
+        fuel: MOVE_FUEL,
+        bank: MOVE_FUEL,
+        start_fuel: MOVE_FUEL,
+        timeout: std::time::Duration::from_secs(60),
+        ..Limits::DEFAULT
+    },
     human_play: false,
     chained: false,
 };
@@ -24,7 +38,7 @@ pub static ABOUT: About = About {
 /// Sugargame as the runner sees it.
 pub struct Sugar;
 
-seating!(Sugar, SugarPlayer, rules::house_bot, since_v0_1::Bindings);
+seating!(Sugar, SugarPlayer, rules::house_bot, [since_v0_1, since_v0_2]);
 
 impl GameDef for Sugar {
     fn about(&self) -> &'static About {

@@ -5,7 +5,7 @@ use crate::adapters::v0_1;
 use crate::games::Failure;
 use crate::games::sugar::{Action, Direction, Grid, PlaceInfo, SugarPlayer, View};
 use crate::runner::WasmBot;
-use crate::sandbox::{BotState, WorldSpec};
+use crate::sandbox::{BotState, Budget, Call, WorldSpec};
 use wasmtime::component::InstancePre;
 
 mod bindings {
@@ -17,6 +17,8 @@ use bindings::arena::bots::sugar_types as wit;
 /// The world Sugargame bots of this version target.
 pub static WORLD: WorldSpec = WorldSpec {
     name: concat!("arena:bots/sugar@", v0_1!()),
+    version: v0_1!(),
+    budget: Budget::PerCall,
     exports: &["place", "choose-action"],
     typecheck,
 };
@@ -52,7 +54,7 @@ impl SugarPlayer for WasmBot<Bindings> {
             seed: info.seed,
             sugar: flat(&info.sugar),
         };
-        self.call(|b, store| b.call_place(store, &info))
+        self.call(Call::Start, |b, store| b.call_place(store, &info))
     }
 
     fn choose(&mut self, view: &View) -> Result<Action, Failure> {
@@ -74,7 +76,7 @@ impl SugarPlayer for WasmBot<Bindings> {
             opponent_score: view.opponent_score,
             last_actions: view.last_actions.iter().map(|a| a.as_ref().map(wit_action)).collect(),
         };
-        let action = self.call(|b, store| b.call_choose_action(store, &view))?;
+        let action = self.call(Call::Move, |b, store| b.call_choose_action(store, &view))?;
         Ok(match action {
             wit::Action::Pass => Action::Pass,
             wit::Action::Move(m) => Action::Move {

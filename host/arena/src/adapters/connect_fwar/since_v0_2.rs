@@ -1,0 +1,57 @@
+//! ConnectFwar for bots built against `arena:bots@0.2.0`: the world's WIT
+//! types to the current rules' types and back.
+
+use crate::adapters::v0_2;
+use crate::games::Failure;
+use crate::games::connect_fwar::{Card, GameInfo, Player, View};
+use crate::runner::WasmBot;
+use crate::sandbox::{BotState, Budget, Call, WorldSpec};
+use wasmtime::component::InstancePre;
+
+mod bindings {
+    wasmtime::component::bindgen!({ path: "../../wit/0.2.0", world: "connect-fwar" });
+}
+pub use bindings::ConnectFwar as Bindings;
+use bindings::arena::bots::connect_fwar_types as wit;
+
+/// The world ConnectFwar bots of this version target.
+pub static WORLD: WorldSpec = WorldSpec {
+    name: concat!("arena:bots/connect-fwar@", v0_2!()),
+    version: v0_2!(),
+    budget: Budget::Banked,
+    exports: &["start-game", "choose-column"],
+    typecheck,
+};
+
+fn typecheck(pre: &InstancePre<BotState>) -> wasmtime::Result<()> {
+    bindings::ConnectFwarIndices::new(pre).map(|_| ())
+}
+
+fn wit_card(c: &Card) -> wit::Card {
+    wit::Card {
+        rank: c.rank,
+        suit: c.suit.number(),
+    }
+}
+
+fn wit_cards(cards: &[Card]) -> Vec<wit::Card> {
+    cards.iter().map(wit_card).collect()
+}
+
+impl Player for WasmBot<Bindings> {
+    fn start_game(&mut self, info: &GameInfo) -> Result<(), Failure> {
+        let info = wit::GameInfo { seed: info.seed };
+        self.call(Call::Start, |b, store| b.call_start_game(store, info))
+    }
+
+    fn choose_column(&mut self, view: &View) -> Result<i32, Failure> {
+        let view = wit::View {
+            card: wit_card(&view.card),
+            columns: view.board.columns.iter().map(|c| wit_cards(c)).collect(),
+            deck_remaining: view.deck_remaining,
+            discard: wit_cards(&view.discard),
+            legal_columns: view.fitting_columns().into_iter().map(|c| c as i32).collect(),
+        };
+        self.call(Call::Move, |b, store| b.call_choose_column(store, &view))
+    }
+}

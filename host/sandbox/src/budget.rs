@@ -1,0 +1,193 @@
+//! Fuel accounting for one bot in one game: an allowance per call, a bank
+//! that pays for overdrafts, a start allowance, and what every call used.
+//!
+//! Everything here is counted in fuel, never in time, so a result does not
+//! depend on the machine's load: the same bot on the same seed uses the same
+//! fuel, call by call, everywhere.
+
+use crate::Limits;
+
+/// How the calls of a world's bots are budgeted.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Budget {
+    /// Instantiation and every call get `Limits::fuel` afresh; nothing is
+    /// carried over and there is no bank (worlds 0.1).
+    PerCall,
+    /// Each move gets `Limits::fuel`; instantiation and the calls before the
+    /// first move share `Limits::start_fuel`; a call that uses more than its
+    /// allowance draws the rest from `Limits::bank`, which lasts the whole
+    /// game. Unused allowance is not banked (worlds 0.2).
+    Banked,
+}
+
+/// What a call into a bot is, for its budget.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Call {
+    /// Instantiation or a call before the first move (`start-game`, a placement).
+    Start,
+    /// A move, or any call after the first move.
+    Move,
+}
+
+/// The fuel one bot used in one game.
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Usage {
+    /// Fuel instantiation used.
+    pub instantiation: u64,
+    /// Every call in order: its kind and the fuel it used.
+    pub calls: Vec<(Call, u64)>,
+    /// Fuel drawn from the bank.
+    pub bank_used: u64,
+}
+
+impl Usage {
+    /// All fuel used, instantiation included.
+    pub fn total(&self) -> u64 {
+        self.instantiation + self.calls.iter().map(|(_, f)| f).sum::<u64>()
+    }
+
+    /// The fuel of each move, in order.
+    pub fn moves(&self) -> impl Iterator<Item = u64> + '_ {
+        self.calls.iter().filter(|(c, _)| *c == Call::Move).map(|(_, f)| *f)
+    }
+}
+
+/// The fuel state of one bot's game.
+#[derive(Debug, Clone)]
+pub(crate) struct Meter {
+    budget: Budget,
+    per_move: u64,
+    start_left: u64,
+    bank: u64,
+    pub(crate) usage: Usage,
+}
+
+/// What a call may use: its own allowance, and the bank behind it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Grant {
+    pub(crate) allowance: u64,
+    pub(crate) bank: u64,
+}
+
+impl Grant {
+    /// The fuel to arm the store with.
+    pub(crate) fn fuel(self) -> u64 {
+        self.allowance.saturating_add(self.bank)
+    }
+}
+
+impl Meter {
+    pub(crate) fn new(budget: Budget, limits: &Limits) -> Meter {
+        Meter {
+            budget,
+            per_move: limits.fuel,
+            start_left: limits.start_fuel,
+            bank: limits.bank,
+            usage: Usage::default(),
+        }
+    }
+
+    /// What the next call of kind `call` may use.
+    pub(crate) fn grant(&self, call: Call) -> Grant {
+        match (self.budget, call) {
+            (Budget::PerCall, _) => Grant {
+                allowance: self.per_move,
+                bank: 0,
+            },
+            (Budget::Banked, Call::Start) => Grant {
+                allowance: self.start_left,
+                bank: self.bank,
+            },
+            (Budget::Banked, Call::Move) => Grant {
+                allowance: self.per_move,
+                bank: self.bank,
+            },
+        }
+    }
+
+    /// Charge a call of kind `call` (`None`: instantiation) that used `used` of `grant`.
+    pub(crate) fn charge(&mut self, call: Option<Call>, grant: Grant, used: u64) {
+        let over = used.saturating_sub(grant.allowance).min(self.bank);
+        self.bank -= over;
+        self.usage.bank_used += over;
+        if self.budget == Budget::Banked && call.is_none_or(|c| c == Call::Start) {
+            self.start_left = self.start_left.saturating_sub(used);
+        }
+        match call {
+            None => self.usage.instantiation += used,
+            Some(c) => self.usage.calls.push((c, used)),
+        }
+    }
+
+    /// Why a call that ran out of fuel forfeits, with the numbers a student needs.
+    pub(crate) fn exhausted(&self, call: Option<Call>, grant: Grant) -> String {
+        let what = match call {
+            None => "instantiating the bot",
+            Some(Call::Start) => "a start-up call",
+            Some(Call::Move) => "one move",
+        };
+        match self.budget {
+            Budget::PerCall => format!(
+                "ran out of fuel: {what} used all of the {} allowed per call",
+                grant.allowance
+            ),
+            Budget::Banked => format!(
+                "ran out of fuel: {what} used {}, over its allowance of {} (per-move budget {}) and the {} left in the bank",
+                grant.fuel(),
+                grant.allowance,
+                self.per_move,
+                grant.bank
+            ),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn limits(fuel: u64, bank: u64, start_fuel: u64) -> Limits {
+        Limits {
+            fuel,
+            bank,
+            start_fuel,
+            ..Limits::default()
+        }
+    }
+
+    #[test]
+    fn a_move_over_its_budget_draws_the_rest_from_the_bank_and_unused_fuel_is_not_banked() {
+        let mut m = Meter::new(Budget::Banked, &limits(100, 250, 1000));
+        let g = m.grant(Call::Move);
+        assert_eq!((g.allowance, g.bank), (100, 250));
+        m.charge(Some(Call::Move), g, 150);
+        assert_eq!(m.grant(Call::Move).bank, 200);
+        let g = m.grant(Call::Move);
+        m.charge(Some(Call::Move), g, 10);
+        assert_eq!(m.grant(Call::Move).bank, 200, "90 unused fuel is not banked");
+        assert_eq!(m.usage.bank_used, 50);
+    }
+
+    #[test]
+    fn start_up_calls_share_one_start_allowance() {
+        let mut m = Meter::new(Budget::Banked, &limits(100, 50, 1000));
+        let g = m.grant(Call::Start);
+        m.charge(None, g, 700);
+        let g = m.grant(Call::Start);
+        assert_eq!((g.allowance, g.bank), (300, 50));
+        m.charge(Some(Call::Start), g, 320);
+        assert_eq!(m.grant(Call::Start), Grant { allowance: 0, bank: 30 });
+        assert_eq!(m.usage.total(), 1020);
+    }
+
+    #[test]
+    fn per_call_budgets_ignore_the_bank() {
+        let mut m = Meter::new(Budget::PerCall, &limits(100, 5000, 1000));
+        let g = m.grant(Call::Start);
+        assert_eq!((g.allowance, g.bank), (100, 0));
+        m.charge(Some(Call::Start), g, 100);
+        assert_eq!(m.grant(Call::Move).fuel(), 100);
+        assert_eq!(m.usage.bank_used, 0);
+    }
+}
