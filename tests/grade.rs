@@ -1,5 +1,6 @@
 //! Grading end to end through the binary: one submission, a class, rubrics and Gradescope.
 
+use arena::runner::GameDef;
 use arena_tests::{arena, arena_json, bot, bot_arg, temp};
 use serde_json::Value;
 
@@ -23,7 +24,9 @@ fn a_good_bot_earns_the_points_and_the_report_records_how_to_reproduce_it() {
     assert_eq!(v["status"], "graded");
     assert_eq!(v["seed"], 2026);
     assert_eq!(v["games"], 100);
-    assert_eq!(v["limits"]["fuel"], 200_000_000);
+    let defaults = arena::adapters::game("en-garde").unwrap().default_limits();
+    assert_eq!(v["limits"]["fuel"], defaults.fuel);
+    assert_eq!(v["limits"]["bank"], defaults.bank);
     assert!(v["arena_version"].is_string() && v["wasmtime_version"] == "48");
     let sha = arena::grade::sha256_of(&bot("en-garde/aggressive")).unwrap();
     assert_eq!(v["sha256"], sha);

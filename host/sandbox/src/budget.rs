@@ -10,8 +10,10 @@ use crate::Limits;
 /// How the calls of a world's bots are budgeted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Budget {
-    /// Instantiation and every call get `Limits::fuel` afresh; nothing is
-    /// carried over and there is no bank (worlds 0.1).
+    /// Instantiation and every call get `Limits::fuel + Limits::bank`
+    /// afresh (the most a move of a banked world could use); nothing is
+    /// carried over (worlds 0.1). With no bank this is `--fuel` per call,
+    /// as before worlds had banks.
     PerCall,
     /// Each move gets `Limits::fuel`; instantiation and the calls before the
     /// first move share `Limits::start_fuel`; a call that uses more than its
@@ -58,6 +60,7 @@ impl Usage {
 pub(crate) struct Meter {
     budget: Budget,
     per_move: u64,
+    per_call: u64,
     start_left: u64,
     bank: u64,
     pub(crate) usage: Usage,
@@ -82,6 +85,7 @@ impl Meter {
         Meter {
             budget,
             per_move: limits.fuel,
+            per_call: limits.fuel.saturating_add(limits.bank),
             start_left: limits.start_fuel,
             bank: limits.bank,
             usage: Usage::default(),
@@ -92,7 +96,7 @@ impl Meter {
     pub(crate) fn grant(&self, call: Call) -> Grant {
         match (self.budget, call) {
             (Budget::PerCall, _) => Grant {
-                allowance: self.per_move,
+                allowance: self.per_call,
                 bank: 0,
             },
             (Budget::Banked, Call::Start) => Grant {
@@ -182,12 +186,12 @@ mod tests {
     }
 
     #[test]
-    fn per_call_budgets_ignore_the_bank() {
+    fn per_call_budgets_give_every_call_the_move_budget_and_the_bank_afresh() {
         let mut m = Meter::new(Budget::PerCall, &limits(100, 5000, 1000));
         let g = m.grant(Call::Start);
-        assert_eq!((g.allowance, g.bank), (100, 0));
-        m.charge(Some(Call::Start), g, 100);
-        assert_eq!(m.grant(Call::Move).fuel(), 100);
+        assert_eq!((g.allowance, g.bank), (5100, 0));
+        m.charge(Some(Call::Start), g, 5100);
+        assert_eq!(m.grant(Call::Move).fuel(), 5100);
         assert_eq!(m.usage.bank_used, 0);
     }
 }

@@ -73,8 +73,8 @@ impl Limits {
     /// The limits when a game declares none and the command line sets none.
     pub const DEFAULT: Limits = Limits {
         fuel: 200_000_000,
-        bank: 1_000_000_000,
-        start_fuel: 1_000_000_000,
+        bank: 0,
+        start_fuel: 200_000_000,
         timeout: Duration::from_secs(3),
         memory_bytes: 64 << 20,
         stack_bytes: 512 << 10,
@@ -386,6 +386,9 @@ impl Sandbox {
             .max_wasm_stack(limits.stack_bytes)
             // Same floats on every machine: replays and grades must not depend on the CPU.
             .cranelift_nan_canonicalization(true)
+            // Name the function (and file and line, where the bot has debug
+            // info) in a trap's detail.
+            .wasm_backtrace_details(wasmtime::WasmBacktraceDetails::Enable)
             .relaxed_simd_deterministic(true);
         // A fresh instance per game makes instantiation part of the per-game
         // cost: the pooling allocator reuses pre-reserved slots instead of
@@ -759,6 +762,9 @@ fn classify(error: wasmtime::Error, store: &Store<BotState>, out_of_fuel: impl F
             Trap::StackOverflow => Fault::new(FaultKind::Trap, "stack overflow (unbounded recursion?)"),
             other => {
                 let mut detail = other.to_string();
+                if let Some(place) = where_trapped(&error) {
+                    detail = format!("{detail} {place}");
+                }
                 if let Some(panic) = state.log.last_panic() {
                     detail = format!("{detail}: {panic}");
                 }
@@ -770,6 +776,29 @@ fn classify(error: wasmtime::Error, store: &Store<BotState>, out_of_fuel: impl F
         return Fault::new(FaultKind::Trap, format!("the bot exited with status {}", exit.0));
     }
     Fault::new(FaultKind::Trap, host_error(&error))
+}
+
+/// Where the bot's own code trapped: the innermost frame that is not the
+/// language's runtime (panic machinery, allocator, bindings), by its
+/// demangled name from the component's name section, with the source file
+/// and line where the bot carries debug info. `None` for stripped bots.
+fn where_trapped(error: &wasmtime::Error) -> Option<String> {
+    const RUNTIME: &[&str] = &[
+        "core::", "std::", "alloc::", "<core::", "<std::", "<alloc::", "__rust", "rust_panic", "rust_begin_unwind",
+        "wit_bindgen", "abort", "dlmalloc", "__rdl", "__rg",
+    ];
+    let backtrace = error.downcast_ref::<wasmtime::WasmBacktrace>()?;
+    let frame = backtrace
+        .frames()
+        .iter()
+        .find(|f| f.func_name().is_some_and(|n| !RUNTIME.iter().any(|r| n.starts_with(r))))?;
+    let name = frame.func_name()?;
+    let place = frame
+        .symbols()
+        .iter()
+        .find_map(|s| Some(format!(" ({}:{})", s.file()?, s.line()?)))
+        .unwrap_or_default();
+    Some(format!("in `{name}`{place}"))
 }
 
 /// A failure the host raised while the bot ran (not a trap of the bot's own

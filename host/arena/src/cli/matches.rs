@@ -78,8 +78,73 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The human-readable results of a match.
+/// The human-readable results of a match, then how close to their fuel
+/// limits the wasm bots played.
 pub fn table(game: &dyn GameDef, report: &MatchReport) -> String {
+    let mut s = results(game, report);
+    s.push_str(&fuel_table(report));
+    s
+}
+
+/// Fuel in short units a student reads at a glance: 950, 12.3k, 2.7M, 44.0G.
+pub fn fuel_amount(f: u64) -> String {
+    let f64 = f as f64;
+    match f {
+        0..10_000 => f.to_string(),
+        10_000..10_000_000 => format!("{:.1}k", f64 / 1e3),
+        10_000_000..10_000_000_000 => format!("{:.1}M", f64 / 1e6),
+        _ => format!("{:.1}G", f64 / 1e9),
+    }
+}
+
+/// Per wasm bot: fuel per move against the per-move budget, start-up, and the bank.
+fn fuel_table(report: &MatchReport) -> String {
+    use std::fmt::Write;
+    let rows: Vec<_> = report
+        .bots
+        .iter()
+        .filter_map(|b| b.fuel.as_ref().map(|f| (b, f)))
+        .collect();
+    if rows.is_empty() {
+        return String::new();
+    }
+    let l = &report.limits;
+    let width = rows.iter().map(|(b, _)| b.name.len()).max().unwrap_or(3).max(3);
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "\nfuel: {} per move, {} bank per game, {} to start (bots built for world 0.1: {} per call)",
+        fuel_amount(l.fuel),
+        fuel_amount(l.bank),
+        fuel_amount(l.start_fuel),
+        fuel_amount(l.fuel.saturating_add(l.bank))
+    );
+    let _ = writeln!(
+        s,
+        "{:<width$}  {:>10}  {:>10}  {:>13}  {:>10}  {:>14}",
+        "bot", "mean/move", "max/move", "max % budget", "max start", "max bank used"
+    );
+    for (b, f) in rows {
+        let _ = writeln!(
+            s,
+            "{:<width$}  {:>10}  {:>10}  {:>12.1}%  {:>10}  {:>14}",
+            b.name,
+            fuel_amount(f.mean_per_move.round() as u64),
+            fuel_amount(f.max_per_move),
+            f.worst_share * 100.0,
+            fuel_amount(f.max_start),
+            if f.games_using_bank == 0 {
+                "0".to_string()
+            } else {
+                format!("{} ({} games)", fuel_amount(f.max_bank_used), f.games_using_bank)
+            }
+        );
+    }
+    s
+}
+
+/// The results of a match: wins and points, scores, or finishing positions.
+fn results(game: &dyn GameDef, report: &MatchReport) -> String {
     use std::fmt::Write;
     let title = game.title();
     let n = report.bots.len().max(1);

@@ -480,3 +480,35 @@ fn variants_are_named_exactly_and_an_unknown_name_is_no_variant() {
         assert_eq!(Variant::from_name(unknown), None, "{unknown:?}");
     }
 }
+
+/// The view's legal moves (what world 0.2 sends a bot) are the rules' own,
+/// and over the whole move space (cards 0-6, both directions) a move is
+/// legal by the rules exactly when it is listed, over many random rounds.
+#[test]
+fn rule_3_the_views_legal_moves_are_exactly_the_rules_legal_moves() {
+    use rand::{Rng, SeedableRng};
+    for seed in 0..60u64 {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let variant = if seed % 2 == 0 { Variant::Simple } else { Variant::Standard };
+        let mut round = Round::deal(variant, (seed % 2) as Seat, &mut round_rng(seed, 1));
+        for _ in 0..40 {
+            let seat = round.to_move;
+            let view = round.view(seat, [0, 0], 1);
+            let listed = view.legal_moves();
+            assert_eq!(listed, round.legal_moves(seat), "seed {seed}");
+            for card in 0..=6u8 {
+                for direction in [Direction::Forward, Direction::Backward] {
+                    let mv = Move { card, direction };
+                    let legal = check_move(seat, &view.hand, view.my_position, view.opponent_position, mv).is_ok();
+                    assert_eq!(legal, listed.contains(&mv), "seed {seed} {mv:?}");
+                }
+            }
+            if listed.is_empty() {
+                break;
+            }
+            if round.apply(listed[rng.random_range(0..listed.len())]).is_some() {
+                break;
+            }
+        }
+    }
+}

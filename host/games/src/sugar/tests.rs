@@ -422,3 +422,38 @@ fn rule_2_4_when_both_placements_fail_both_forfeit_and_nobody_wins() {
     assert_eq!(out.forfeits().map(|f| f.seat).collect::<Vec<_>>(), [1]);
     assert_eq!(out.winner, Some(0));
 }
+
+/// The view's legal moves (what world 0.2 sends a bot) are the rules' own,
+/// in the rules' order, and every other move of the whole move space is
+/// illegal by the rules, over many random games.
+#[test]
+fn rule_4_2_the_views_legal_moves_are_exactly_the_rules_legal_moves() {
+    use rand::{Rng, SeedableRng};
+    for seed in 0..40u64 {
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
+        let mut s = State::new(seed, [[0, 1, 2, 3, 4], [4, 3, 2, 1, 0]]);
+        while !s.is_over() {
+            let seat = s.to_move();
+            let rules_moves = s.legal_moves(seat);
+            let listed: Vec<Action> = s
+                .view(seat)
+                .legal_moves()
+                .into_iter()
+                .map(|(a, d, _)| mv(a.id, d))
+                .collect();
+            assert_eq!(listed, rules_moves, "seed {seed} step {}", s.step);
+            for agent in 0..2 * AGENTS {
+                for d in Direction::ALL {
+                    let legal = s.check(seat, agent, d).is_ok();
+                    assert_eq!(legal, listed.contains(&mv(agent, d)), "seed {seed} agent {agent} {d:?}");
+                }
+            }
+            let action = if listed.is_empty() {
+                Action::Pass
+            } else {
+                listed[rng.random_range(0..listed.len())]
+            };
+            assert!(s.apply(action).is_ok(), "a listed move is accepted");
+        }
+    }
+}
