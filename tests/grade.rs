@@ -1,6 +1,5 @@
 //! Grading end to end through the binary: one submission, a class, rubrics and Gradescope.
 
-use arena::runner::GameDef;
 use arena_tests::{arena, arena_json, bot, bot_arg, temp};
 use serde_json::Value;
 

@@ -2,6 +2,7 @@
 //! `arena` binary once, and run matches through the library.
 
 use arena::adapters;
+use arena::games::IllegalMoves;
 use arena::runner::{BotRef, Entrant, GameSetup, MatchOutcome, MatchSpec, run_match};
 use arena::sandbox::{Limits, Sandbox};
 use std::ffi::OsStr;
@@ -232,13 +233,29 @@ pub fn play(
     seed: u64,
     record: bool,
 ) -> MatchOutcome {
+    play_under(game, limits, variant, IllegalMoves::Course, bots, games, seed, record)
+}
+
+/// Play a match of `game` through the library, with `illegal` the rule for illegal moves.
+#[allow(clippy::too_many_arguments)]
+pub fn play_under(
+    game: &str,
+    limits: Limits,
+    variant: Option<&str>,
+    illegal: IllegalMoves,
+    bots: &[&str],
+    games: usize,
+    seed: u64,
+    record: bool,
+) -> MatchOutcome {
     let sandbox = arena::adapters::sandbox(limits).expect("sandbox");
     let entrants = bots.iter().map(|b| entrant_for(game, &sandbox, b)).collect();
     let spec = MatchSpec {
         game: adapters::game(game).expect("a known game"),
         setup: GameSetup {
-            sandbox: &sandbox,
             variant: variant.map(str::to_string),
+            illegal,
+            ..GameSetup::new(&sandbox)
         },
         entrants,
         games,

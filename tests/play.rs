@@ -195,10 +195,7 @@ fn scripted(script: &str) -> Terminal {
 #[test]
 fn leaving_is_recorded_by_the_terminal_not_read_from_a_message() {
     let sandbox = adapters::sandbox(Limits::default()).unwrap();
-    let setup = GameSetup {
-        sandbox: &sandbox,
-        variant: None,
-    };
+    let setup = GameSetup::new(&sandbox);
     let random = [("house:random".to_string(), BotRef::House("random".into()))];
     for (game, opponents, seat, script) in [
         ("en-garde", &random[..], 0, "q\n"),

@@ -53,7 +53,7 @@ fn entrant(sandbox: &Sandbox, game: &str, spec: &str) -> Entrant {
 fn time_match(sandbox: &Sandbox, game: &str, bots: &[&str], games: usize) -> f64 {
     let spec = MatchSpec {
         game: adapters::game(game).expect("game"),
-        setup: GameSetup { sandbox, variant: None },
+        setup: GameSetup::new(sandbox),
         entrants: bots.iter().map(|b| entrant(sandbox, game, b)).collect(),
         games,
         seed: 1,
@@ -243,10 +243,7 @@ fn fuel_per_second() {
     let sandbox = arena::adapters::sandbox(limits).expect("sandbox");
     let spec = MatchSpec {
         game: adapters::game("en-garde").expect("game"),
-        setup: GameSetup {
-            sandbox: &sandbox,
-            variant: None,
-        },
+        setup: GameSetup::new(&sandbox),
         entrants: vec![
             entrant(&sandbox, "en-garde", "hostile/infinite-loop"),
             entrant(&sandbox, "en-garde", "house:random"),

@@ -25,16 +25,20 @@ pub enum ForfeitReason {
     Memory,
     /// The bot answered something the host cannot accept.
     InvalidAnswer,
+    /// The bot made a move the rules do not allow, under the setting where
+    /// any illegal move forfeits (`--illegal forfeit`).
+    IllegalMove,
 }
 
 impl ForfeitReason {
     /// Every reason, in the order tables print them.
-    pub const ALL: [ForfeitReason; 5] = [
+    pub const ALL: [ForfeitReason; 6] = [
         ForfeitReason::Trap,
         ForfeitReason::Fuel,
         ForfeitReason::Timeout,
         ForfeitReason::Memory,
         ForfeitReason::InvalidAnswer,
+        ForfeitReason::IllegalMove,
     ];
 
     /// The name used in JSON and tables.
@@ -45,6 +49,7 @@ impl ForfeitReason {
             ForfeitReason::Timeout => "timeout",
             ForfeitReason::Memory => "memory",
             ForfeitReason::InvalidAnswer => "invalid-answer",
+            ForfeitReason::IllegalMove => "illegal-move",
         }
     }
 }
@@ -89,6 +94,41 @@ impl Failure {
             detail: self.detail,
         }
     }
+}
+
+/// What an illegal move costs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum IllegalMoves {
+    /// The course's rule for the game (En Garde: the round is lost;
+    /// ConnectFwar: the card is discarded; Sugargame: the game is lost;
+    /// President: the player is out, last).
+    #[default]
+    Course,
+    /// Any illegal move forfeits the game with reason `illegal-move`.
+    Forfeit,
+}
+
+/// Check a player's answer under `rule`: under [`IllegalMoves::Forfeit`] an
+/// answer the rules do not allow (`is_legal`) becomes an `illegal-move`
+/// failure whose detail records the move (`describe`); otherwise it passes
+/// unchanged, for the game's own rule to judge.
+pub fn judge<T>(
+    rule: IllegalMoves,
+    answer: T,
+    is_legal: impl FnOnce(&T) -> bool,
+    describe: impl FnOnce(&T) -> String,
+) -> Result<T, Failure> {
+    if rule == IllegalMoves::Forfeit && !is_legal(&answer) {
+        return Err(Failure::new(
+            ForfeitReason::IllegalMove,
+            format!(
+                "{}, which the rules do not allow (under --illegal forfeit any illegal move forfeits)",
+                describe(&answer)
+            ),
+        ));
+    }
+    Ok(answer)
 }
 
 /// What kind of table a game is played at.

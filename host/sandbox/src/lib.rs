@@ -784,8 +784,20 @@ fn classify(error: wasmtime::Error, store: &Store<BotState>, out_of_fuel: impl F
 /// and line where the bot carries debug info. `None` for stripped bots.
 fn where_trapped(error: &wasmtime::Error) -> Option<String> {
     const RUNTIME: &[&str] = &[
-        "core::", "std::", "alloc::", "<core::", "<std::", "<alloc::", "__rust", "rust_panic", "rust_begin_unwind",
-        "wit_bindgen", "abort", "dlmalloc", "__rdl", "__rg",
+        "core::",
+        "std::",
+        "alloc::",
+        "<core::",
+        "<std::",
+        "<alloc::",
+        "__rust",
+        "rust_panic",
+        "rust_begin_unwind",
+        "wit_bindgen",
+        "abort",
+        "dlmalloc",
+        "__rdl",
+        "__rg",
     ];
     let backtrace = error.downcast_ref::<wasmtime::WasmBacktrace>()?;
     let frame = backtrace

@@ -21,6 +21,17 @@ pub fn parse_u64(s: &str) -> Result<u64, String> {
         .map_err(|_| format!("`{s}` is not a whole number"))
 }
 
+/// `course` or `forfeit`: what an illegal move costs.
+pub fn parse_illegal(s: &str) -> Result<crate::games::IllegalMoves, String> {
+    match s {
+        "course" => Ok(crate::games::IllegalMoves::Course),
+        "forfeit" => Ok(crate::games::IllegalMoves::Forfeit),
+        _ => Err(format!(
+            "`{s}` is not a rule for illegal moves; use `course` (each game's own rule) or `forfeit`"
+        )),
+    }
+}
+
 /// Most games one command may ask for: enough for any class, small enough to plan in memory.
 pub const MAX_GAMES: u64 = 10_000_000;
 

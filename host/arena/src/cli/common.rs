@@ -1,6 +1,7 @@
 //! What several subcommands share: limits, threads, games and bot arguments.
 
 use crate::adapters;
+use crate::games::IllegalMoves;
 use crate::runner::{BotRef, Entrant, GameDef, GameSetup};
 use crate::sandbox::{Limits, Sandbox};
 use anyhow::{Context, bail};
@@ -36,6 +37,10 @@ pub struct RunArgs {
     /// Largest bot file accepted, e.g. 64M [default: 64M].
     #[arg(long, allow_hyphen_values = true, value_parser = super::parse_bytes)]
     pub max_file_bytes: Option<u64>,
+    /// What an illegal move costs: `course` (each game's own rule, see its rules document) or `forfeit`
+    /// (any illegal move forfeits the game with reason illegal-move) [default: course].
+    #[arg(long, value_parser = super::parse_illegal)]
+    pub illegal: Option<IllegalMoves>,
     /// Threads to play games on [default: all cores]. Results do not depend on it.
     #[arg(long, allow_hyphen_values = true, value_parser = parse_jobs)]
     pub jobs: Option<u64>,
@@ -112,8 +117,17 @@ pub fn find_game(name: &str) -> anyhow::Result<&'static dyn GameDef> {
 }
 
 /// The game's settings, checked.
-pub fn setup<'a>(game: &dyn GameDef, sandbox: &'a Sandbox, variant: Option<String>) -> anyhow::Result<GameSetup<'a>> {
-    let setup = GameSetup { sandbox, variant };
+pub fn setup<'a>(
+    game: &dyn GameDef,
+    sandbox: &'a Sandbox,
+    variant: Option<String>,
+    illegal: Option<IllegalMoves>,
+) -> anyhow::Result<GameSetup<'a>> {
+    let setup = GameSetup {
+        sandbox,
+        variant,
+        illegal: illegal.unwrap_or_default(),
+    };
     if let Err(e) = game.check_setup(&setup) {
         bail!("{e} for {}; variants are: {}", game.name(), game.variants().join(", "));
     }

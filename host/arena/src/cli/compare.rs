@@ -43,7 +43,7 @@ pub struct CompareArgs {
 pub fn run(args: CompareArgs) -> anyhow::Result<()> {
     let game = find_game(&args.game)?;
     let sandbox = crate::adapters::sandbox(args.run.limits(game)?)?;
-    let setup = setup(game, &sandbox, args.variant.clone())?;
+    let setup = setup(game, &sandbox, args.variant.clone(), args.run.illegal)?;
     let entrants = entrants(game, &sandbox, &args.bots)?;
     let against = args
         .against

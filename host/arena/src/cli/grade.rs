@@ -135,7 +135,11 @@ pub fn text(report: &GradeReport) -> String {
 /// Run `arena grade`.
 pub fn run(args: GradeArgs) -> anyhow::Result<()> {
     let game = find_game(&args.game)?;
-    let rubric = load_rubric(game, args.rubric.as_deref())?;
+    let mut rubric = load_rubric(game, args.rubric.as_deref())?;
+    // `--illegal` on the command line wins over the rubric's `illegal`.
+    if let Some(illegal) = args.run.illegal {
+        rubric.illegal = illegal;
+    }
     let sandbox = crate::adapters::sandbox(args.run.limits(game)?)?;
     let grader = Grader {
         game,
@@ -160,7 +164,11 @@ pub fn run(args: GradeArgs) -> anyhow::Result<()> {
 /// Run `arena grade-class`.
 pub fn run_class(args: GradeClassArgs) -> anyhow::Result<()> {
     let game = find_game(&args.game)?;
-    let rubric = load_rubric(game, args.rubric.as_deref())?;
+    let mut rubric = load_rubric(game, args.rubric.as_deref())?;
+    // `--illegal` on the command line wins over the rubric's `illegal`.
+    if let Some(illegal) = args.run.illegal {
+        rubric.illegal = illegal;
+    }
     if args.tournament.is_some() && game.kind() != Kind::Duel && args.tournament != Some(ClassTournament::RoundRobin) {
         bail!(
             "double-elimination needs a two-player game, and {} is not one; use --tournament round-robin",
@@ -200,8 +208,8 @@ pub fn run_class(args: GradeClassArgs) -> anyhow::Result<()> {
             let spec = TournamentSpec {
                 game,
                 setup: GameSetup {
-                    sandbox: &sandbox,
-                    variant: None,
+                    illegal: rubric.illegal,
+                    ..GameSetup::new(&sandbox)
                 },
                 entrants,
                 disqualified: Vec::new(),

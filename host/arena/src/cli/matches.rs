@@ -52,7 +52,7 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
         );
     }
     let sandbox = crate::adapters::sandbox(args.run.limits(game)?)?;
-    let setup = setup(game, &sandbox, args.variant.clone())?;
+    let setup = setup(game, &sandbox, args.variant.clone(), args.run.illegal)?;
     let entrants = entrants(game, &sandbox, &args.bots)?;
     let spec = MatchSpec {
         game,

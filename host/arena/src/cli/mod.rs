@@ -11,7 +11,7 @@ mod tournament;
 
 use clap::{Parser, Subcommand};
 
-pub use args::{parse_bytes, parse_games, parse_memory, parse_positive_u64, parse_seconds, parse_u64};
+pub use args::{parse_bytes, parse_games, parse_illegal, parse_memory, parse_positive_u64, parse_seconds, parse_u64};
 
 /// Run sandboxed WebAssembly game bots fairly and reproducibly.
 #[derive(Debug, Parser)]

@@ -41,7 +41,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
         );
     }
     let sandbox = crate::adapters::sandbox(args.run.limits(game)?)?;
-    let setup = setup(game, &sandbox, args.variant.clone())?;
+    let setup = setup(game, &sandbox, args.variant.clone(), args.run.illegal)?;
     let opponents = match &args.vs {
         Some(spec) => {
             let e = entrant(game, &sandbox, spec)?;

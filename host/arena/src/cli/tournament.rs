@@ -86,7 +86,7 @@ pub fn run(args: TournamentArgs) -> anyhow::Result<()> {
         bail!("a tournament needs at least two bots, got {}", specs.len());
     }
     let sandbox = crate::adapters::sandbox(args.run.limits(game)?)?;
-    let setup = setup(game, &sandbox, args.variant.clone())?;
+    let setup = setup(game, &sandbox, args.variant.clone(), args.run.illegal)?;
     let mut entrants: Vec<Entrant> = Vec::new();
     let mut disqualified = Vec::new();
     let pool = args.run.pool()?;

@@ -168,8 +168,8 @@ impl Grader<'_> {
         MatchSpec {
             game: self.game,
             setup: GameSetup {
-                sandbox: self.sandbox,
-                variant: None,
+                illegal: self.rubric.illegal,
+                ..GameSetup::new(self.sandbox)
             },
             entrants,
             games: self.games,

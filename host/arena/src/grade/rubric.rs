@@ -3,6 +3,7 @@
 //! A rubric is a TOML file (see `docs/grading.md`); each game ships a
 //! default in `host/src/grade/rubrics/`.
 
+use crate::games::IllegalMoves;
 use crate::runner::GameDef;
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
@@ -92,6 +93,9 @@ pub struct Rubric {
     pub seed: u64,
     /// Games per item.
     pub games: usize,
+    /// What an illegal move costs: `illegal = "forfeit"` makes any illegal
+    /// move forfeit the game; by default the course's rule for the game.
+    pub illegal: IllegalMoves,
     /// The items.
     pub items: Vec<Item>,
 }
@@ -104,6 +108,8 @@ struct RawRubric {
     seed: u64,
     #[serde(default)]
     games: Option<usize>,
+    #[serde(default)]
+    illegal: IllegalMoves,
     #[serde(rename = "item")]
     items: Vec<Spanned<RawItem>>,
 }
@@ -256,6 +262,7 @@ pub fn parse(text: &str, file: &str, game: &dyn GameDef) -> Result<Rubric, Strin
         game: game.name().to_string(),
         seed: raw.seed,
         games: raw.games.unwrap_or(DEFAULT_GAMES),
+        illegal: raw.illegal,
         items,
     })
 }

@@ -162,10 +162,7 @@ pub fn run_compare(spec: CompareSpec<'_>) -> Result<CompareReport, CompareError>
         if let Some(reference) = &against {
             lineup.extend(std::iter::repeat_n(reference.clone(), seats - 1));
         }
-        let setup = GameSetup {
-            sandbox: setup.sandbox,
-            variant: setup.variant.clone(),
-        };
+        let setup = setup.clone();
         let match_spec = MatchSpec {
             game,
             setup,

@@ -278,10 +278,7 @@ pub fn run_match(spec: &MatchSpec<'_>) -> Result<MatchOutcome, SetupError> {
 pub fn play_match_game_recorded(spec: &MatchSpec<'_>, index: usize) -> Result<Played, SetupError> {
     let spec = MatchSpec {
         game: spec.game,
-        setup: GameSetup {
-            sandbox: spec.setup.sandbox,
-            variant: spec.setup.variant.clone(),
-        },
+        setup: spec.setup.clone(),
         entrants: spec.entrants.clone(),
         games: spec.games,
         seed: spec.seed,
@@ -438,8 +435,8 @@ mod tests {
         MatchSpec {
             game,
             setup: GameSetup {
-                sandbox,
                 variant: Some(variant.to_string()),
+                ..GameSetup::new(sandbox)
             },
             entrants: vec![entrant; *game.seats().start()],
             games: 2,

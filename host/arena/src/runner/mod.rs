@@ -11,7 +11,7 @@ pub use compare::*;
 pub use matches::*;
 pub use seats::*;
 
-use crate::games::{EventSink, Failure, Kind, Outcome, Seat, derive_seed};
+use crate::games::{EventSink, Failure, IllegalMoves, Kind, Outcome, Seat, derive_seed};
 use crate::sandbox::log::LogContents;
 use crate::sandbox::{BotProgram, Limits, Sandbox, Usage, WorldSpec};
 use std::sync::Arc;
@@ -26,11 +26,25 @@ pub enum BotRef {
 }
 
 /// What a game needs besides its seed and players.
+#[derive(Clone)]
 pub struct GameSetup<'a> {
     /// The sandbox wasm bots run in.
     pub sandbox: &'a Sandbox,
     /// The rules variant, if the game has several.
     pub variant: Option<String>,
+    /// What an illegal move costs: the course's rule, or a forfeit.
+    pub illegal: IllegalMoves,
+}
+
+impl<'a> GameSetup<'a> {
+    /// The default variant and the course's rule for illegal moves.
+    pub fn new(sandbox: &'a Sandbox) -> Self {
+        GameSetup {
+            sandbox,
+            variant: None,
+            illegal: IllegalMoves::Course,
+        }
+    }
 }
 
 /// One game to play: its settings, its seed, and who sits where (`seats[i]` in seat `i`).

@@ -5,7 +5,7 @@
 //! move, logs and fuel afterwards) is done here once for every game.
 
 use super::{BotRef, Deal, GameSetup, PlayedGame, SetupError, instance_seed};
-use crate::games::{EventSink, Failure, ForfeitReason, Outcome, Seat};
+use crate::games::{EventSink, Failure, ForfeitReason, IllegalMoves, Outcome, Seat};
 use crate::sandbox::log::LogContents;
 use crate::sandbox::{BotProgram, BotState, Call, Fault, FaultKind, Instance, Sandbox, Usage};
 use wasmtime::Store;
@@ -231,6 +231,21 @@ impl<S: Seating> Table<S> {
             .collect();
         Ok(PlayedGame::with_reports(outcome, reports))
     }
+}
+
+/// A player whose answers are judged under the run's rule for illegal moves
+/// before the game sees them (see [`IllegalMoves`]); each game's adapter
+/// says what is legal.
+pub struct Strict<'a, P: ?Sized> {
+    /// The player.
+    pub player: &'a mut P,
+    /// What an illegal move costs.
+    pub rule: IllegalMoves,
+}
+
+/// Every player of a table, judged under `rule`.
+pub fn strict<P: ?Sized>(players: Vec<&mut P>, rule: IllegalMoves) -> Vec<Strict<'_, P>> {
+    players.into_iter().map(|player| Strict { player, rule }).collect()
 }
 
 /// The players of a game with a fixed number of seats, or the run's mistake

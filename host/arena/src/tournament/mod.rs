@@ -231,10 +231,7 @@ impl<'a> Engine<'a> {
             .iter()
             .map(|p| MatchSpec {
                 game: self.spec.game,
-                setup: GameSetup {
-                    sandbox: self.spec.setup.sandbox,
-                    variant: self.spec.setup.variant.clone(),
-                },
+                setup: self.spec.setup.clone(),
                 entrants: p.bots.iter().map(|&b| self.spec.entrants[b].clone()).collect(),
                 games: p.games,
                 seed: self.match_seed(&p.id),

@@ -277,11 +277,18 @@ fn rule_3_the_views_legal_columns_are_exactly_where_the_card_fits() {
                 // Rule 3.2: a column with room, empty or topped by a card of
                 // no higher rank than the drawn one.
                 let fits = view.board.columns[c].len() < HEIGHT
-                    && view.board.columns[c].last().is_none_or(|top| top.rank <= view.card.rank);
+                    && view.board.columns[c]
+                        .last()
+                        .is_none_or(|top| top.rank <= view.card.rank);
                 assert_eq!(fits, listed.contains(&c), "column {c} for {:?}", view.card);
             }
-            self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-            Ok(listed.get((self.0 >> 33) as usize % listed.len().max(1)).map_or(-1, |&c| c as i32))
+            self.0 = self
+                .0
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            Ok(listed
+                .get((self.0 >> 33) as usize % listed.len().max(1))
+                .map_or(-1, |&c| c as i32))
         }
     }
     for seed in 0..100 {

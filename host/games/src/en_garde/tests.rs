@@ -489,7 +489,11 @@ fn rule_3_the_views_legal_moves_are_exactly_the_rules_legal_moves() {
     use rand::{Rng, SeedableRng};
     for seed in 0..60u64 {
         let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(seed);
-        let variant = if seed % 2 == 0 { Variant::Simple } else { Variant::Standard };
+        let variant = if seed % 2 == 0 {
+            Variant::Simple
+        } else {
+            Variant::Standard
+        };
         let mut round = Round::deal(variant, (seed % 2) as Seat, &mut round_rng(seed, 1));
         for _ in 0..40 {
             let seat = round.to_move;

@@ -5,10 +5,12 @@ pub mod human;
 pub mod since_v0_1;
 pub mod since_v0_2;
 
-use crate::games::connect_fwar::{self as rules, Player};
-use crate::games::{EventSink, Kind, Outcome, Seat};
+use crate::games::connect_fwar::{self as rules, GameInfo, Player, View};
+use crate::games::{EventSink, Failure, Kind, Outcome, Seat, judge};
 use crate::human::Terminal;
-use crate::runner::{About, BotRef, Deal, GameDef, GameSetup, PlayedGame, Seated, SetupError, Table, exactly, seating};
+use crate::runner::{
+    About, BotRef, Deal, GameDef, GameSetup, PlayedGame, Seated, SetupError, Strict, Table, exactly, seating, strict,
+};
 
 /// What ConnectFwar is.
 pub static ABOUT: About = About {
@@ -25,6 +27,23 @@ pub static ABOUT: About = About {
     chained: false,
 };
 
+/// Under `--illegal forfeit` a column where the card does not fit forfeits
+/// instead of discarding the card (rule 3.3).
+impl Player for Strict<'_, dyn Player> {
+    fn start_game(&mut self, info: &GameInfo) -> Result<(), Failure> {
+        self.player.start_game(info)
+    }
+    fn choose_column(&mut self, view: &View) -> Result<i32, Failure> {
+        let column = self.player.choose_column(view)?;
+        judge(
+            self.rule,
+            column,
+            |&c| usize::try_from(c).is_ok_and(|c| view.fitting_columns().contains(&c)),
+            |c| format!("named column {c} for the {}", view.card.label(false)),
+        )
+    }
+}
+
 /// ConnectFwar as the runner sees it.
 pub struct ConnectFwar;
 
@@ -37,7 +56,8 @@ impl GameDef for ConnectFwar {
 
     fn play(&self, deal: Deal<'_>, events: &mut dyn EventSink) -> Result<PlayedGame, SetupError> {
         Table::<Self>::seat(deal)?.play(events, |players, events| {
-            let [player] = exactly(self.title(), players)?;
+            let mut players = strict(players, deal.setup.illegal);
+            let [player] = exactly(self.title(), players.iter_mut().collect())?;
             Ok(rules::play_game(deal.seed, player, events))
         })
     }

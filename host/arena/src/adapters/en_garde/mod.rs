@@ -5,10 +5,31 @@ pub mod human;
 pub mod since_v0_1;
 pub mod since_v0_2;
 
-use crate::games::en_garde::{self as rules, Fencer, Variant};
-use crate::games::{EventSink, Kind, Outcome, Seat};
+use crate::games::en_garde::{self as rules, Fencer, GameInfo, Move, RoundInfo, Variant, View};
+use crate::games::{EventSink, Failure, Kind, Outcome, Seat, judge};
 use crate::human::Terminal;
-use crate::runner::{About, BotRef, Deal, GameDef, GameSetup, PlayedGame, Seated, SetupError, Table, exactly, seating};
+use crate::runner::{
+    About, BotRef, Deal, GameDef, GameSetup, PlayedGame, Seated, SetupError, Strict, Table, exactly, seating, strict,
+};
+
+/// Under `--illegal forfeit` a move the rules do not allow (rule 5) forfeits.
+impl Fencer for Strict<'_, dyn Fencer> {
+    fn start_game(&mut self, info: &GameInfo) -> Result<(), Failure> {
+        self.player.start_game(info)
+    }
+    fn start_round(&mut self, info: &RoundInfo) -> Result<(), Failure> {
+        self.player.start_round(info)
+    }
+    fn choose_move(&mut self, view: &View) -> Result<Move, Failure> {
+        let mv = self.player.choose_move(view)?;
+        judge(
+            self.rule,
+            mv,
+            |mv| view.legal_moves().contains(mv),
+            |mv| format!("played card {} {:?}", mv.card, mv.direction).to_lowercase(),
+        )
+    }
+}
 
 /// A wasm bot fencing, whatever world version it targets.
 pub type WasmFencer = Box<dyn crate::runner::WasmSeat<dyn Fencer>>;
@@ -59,7 +80,8 @@ impl GameDef for EnGarde {
     fn play(&self, deal: Deal<'_>, events: &mut dyn EventSink) -> Result<PlayedGame, SetupError> {
         let config = Self::config(deal.setup)?;
         Table::<Self>::seat(deal)?.play(events, |players, events| {
-            let [a, b] = exactly(self.title(), players)?;
+            let mut players = strict(players, deal.setup.illegal);
+            let [a, b] = exactly(self.title(), players.iter_mut().collect())?;
             Ok(rules::play_game(config, deal.seed, [a, b], events))
         })
     }

@@ -5,8 +5,10 @@ pub mod since_v0_1;
 pub mod since_v0_2;
 
 use crate::games::president::{self as rules, Card, GameInfo, PresidentPlayer, View};
-use crate::games::{EventSink, Failure, Kind, NoEvents};
-use crate::runner::{About, BotRef, Broken, Deal, GameDef, GameSetup, PlayedGame, SetupError, Table, seating};
+use crate::games::{EventSink, Failure, Kind, NoEvents, judge};
+use crate::runner::{
+    About, BotRef, Broken, Deal, GameDef, GameSetup, PlayedGame, SetupError, Strict, Table, seating, strict,
+};
 use serde_json::Value;
 
 /// What President is.
@@ -26,6 +28,29 @@ pub static ABOUT: About = About {
 
 /// President as the runner sees it.
 pub struct President;
+
+/// Under `--illegal forfeit` an illegal play forfeits (the player is out
+/// with reason `illegal-move`) instead of the course's rule 10.
+impl PresidentPlayer for Strict<'_, dyn PresidentPlayer> {
+    fn start_game(&mut self, info: &GameInfo) -> Result<(), Failure> {
+        self.player.start_game(info)
+    }
+    fn play(&mut self, view: &View) -> Result<Option<Vec<Card>>, Failure> {
+        let cards = self.player.play(view)?;
+        judge(
+            self.rule,
+            cards,
+            |c| view.is_legal(c.as_deref()),
+            |c| match c {
+                Some(cards) => format!(
+                    "played {}",
+                    cards.iter().map(|c| c.label(false)).collect::<Vec<_>>().join(" ")
+                ),
+                None => "passed on the lead".to_string(),
+            },
+        )
+    }
+}
 
 /// A bot that could not start is put out at its first turn; the table plays on.
 impl PresidentPlayer for Broken {
@@ -54,9 +79,11 @@ fn play_one(
 ) -> Result<(PlayedGame, Vec<u32>), SetupError> {
     let mut positions = Vec::new();
     let seed = deal.seed;
+    let rule = deal.setup.illegal;
     let played = Table::<President>::seat(deal)?.play(events, |players, events| {
+        let mut strict = strict(players, rule);
         let mut players: Vec<&mut dyn PresidentPlayer> =
-            players.into_iter().map(|p| -> &mut dyn PresidentPlayer { p }).collect();
+            strict.iter_mut().map(|p| -> &mut dyn PresidentPlayer { p }).collect();
         let record = rules::play_game(seed, last, &mut players, events);
         positions = record.positions;
         Ok(record.outcome)

@@ -4,9 +4,9 @@
 pub mod since_v0_1;
 pub mod since_v0_2;
 
-use crate::games::sugar::{self as rules, SugarPlayer};
-use crate::games::{EventSink, Kind};
-use crate::runner::{About, Deal, GameDef, PlayedGame, SetupError, Table, exactly, seating};
+use crate::games::sugar::{self as rules, Action, PlaceInfo, SugarPlayer, View};
+use crate::games::{EventSink, Failure, Kind, judge};
+use crate::runner::{About, Deal, GameDef, PlayedGame, SetupError, Strict, Table, exactly, seating, strict};
 use crate::sandbox::Limits;
 
 /// Fuel per move: the course's 3 seconds per move, at the 14.7 billion fuel
@@ -35,6 +35,29 @@ pub static ABOUT: About = About {
     chained: false,
 };
 
+/// Under `--illegal forfeit` an illegal step (rules 4.3, 4.4) forfeits
+/// instead of losing; the placement is judged by the rules as always (rule 2).
+impl SugarPlayer for Strict<'_, dyn SugarPlayer> {
+    fn place(&mut self, info: &PlaceInfo) -> Result<Vec<u8>, Failure> {
+        self.player.place(info)
+    }
+    fn choose(&mut self, view: &View) -> Result<Action, Failure> {
+        let action = self.player.choose(view)?;
+        judge(
+            self.rule,
+            action,
+            |a| match *a {
+                Action::Pass => view.legal_moves().is_empty(),
+                Action::Move { agent, direction } => view
+                    .legal_moves()
+                    .iter()
+                    .any(|(a, d, _)| a.id == agent && *d == direction),
+            },
+            |a| format!("played {a:?}"),
+        )
+    }
+}
+
 /// Sugargame as the runner sees it.
 pub struct Sugar;
 
@@ -47,7 +70,8 @@ impl GameDef for Sugar {
 
     fn play(&self, deal: Deal<'_>, events: &mut dyn EventSink) -> Result<PlayedGame, SetupError> {
         Table::<Self>::seat(deal)?.play(events, |players, events| {
-            let [a, b] = exactly(self.title(), players)?;
+            let mut players = strict(players, deal.setup.illegal);
+            let [a, b] = exactly(self.title(), players.iter_mut().collect())?;
             Ok(rules::play_game(deal.seed, [a, b], events))
         })
     }

@@ -1,0 +1,146 @@
+//! Illegal moves: each game's course rule by default, or a forfeit with
+//! reason `illegal-move` and the move recorded under `--illegal forfeit`
+//! (the rules documents state both).
+
+use arena::games::{ForfeitReason, IllegalMoves};
+use arena::sandbox::Limits;
+use arena_tests::{arena, bot_arg, play_under};
+
+fn forfeits(out: &arena::runner::MatchOutcome, reason: ForfeitReason) -> usize {
+    out.report
+        .results
+        .iter()
+        .flat_map(|r| &r.forfeits)
+        .filter(|f| f.reason == reason)
+        .count()
+}
+
+#[test]
+fn en_garde_an_illegal_mover_loses_rounds_by_the_course_and_forfeits_under_the_setting() {
+    let bots = ["hostile/illegal", "house:random"];
+    let course = play_under(
+        "en-garde",
+        Limits::default(),
+        None,
+        IllegalMoves::Course,
+        &bots,
+        6,
+        3,
+        false,
+    );
+    assert_eq!(
+        forfeits(&course, ForfeitReason::IllegalMove),
+        0,
+        "rule 5: the round is lost, not the game"
+    );
+    let strict = play_under(
+        "en-garde",
+        Limits::default(),
+        None,
+        IllegalMoves::Forfeit,
+        &bots,
+        6,
+        3,
+        false,
+    );
+    for r in &strict.report.results {
+        let f = r.forfeit.as_ref().expect("every game forfeited");
+        assert_eq!(f.reason, ForfeitReason::IllegalMove);
+        assert_eq!(r.seats[f.seat], 0, "the illegal mover forfeits");
+        assert!(
+            f.detail.starts_with("played card "),
+            "the move is recorded: {}",
+            f.detail
+        );
+        assert_eq!(r.winner, Some(1 - f.seat));
+    }
+}
+
+#[test]
+fn connect_fwar_a_card_that_does_not_fit_is_discarded_by_the_course_and_forfeits_under_the_setting() {
+    // house:random names any column 0-3, fitting or not (rule 7.1).
+    let course = play_under(
+        "connect-fwar",
+        Limits::default(),
+        None,
+        IllegalMoves::Course,
+        &["house:random"],
+        50,
+        4,
+        false,
+    );
+    assert_eq!(forfeits(&course, ForfeitReason::IllegalMove), 0);
+    let strict = play_under(
+        "connect-fwar",
+        Limits::default(),
+        None,
+        IllegalMoves::Forfeit,
+        &["house:random"],
+        50,
+        4,
+        false,
+    );
+    assert!(
+        forfeits(&strict, ForfeitReason::IllegalMove) > 40,
+        "random play rarely fits every card"
+    );
+    let f = strict.report.results[0].forfeit.as_ref().expect("a forfeit");
+    assert!(f.detail.starts_with("named column "), "{}", f.detail);
+}
+
+#[test]
+fn bots_that_only_play_legal_moves_never_forfeit_under_the_setting() {
+    for (game, bots) in [
+        ("en-garde", vec!["house:aggressive", "house:random"]),
+        ("sugar", vec!["house:hunter", "house:random"]),
+        ("president", vec!["house:lowest", "house:random", "house:lowest"]),
+    ] {
+        let course = play_under(game, Limits::default(), None, IllegalMoves::Course, &bots, 12, 5, false);
+        let strict = play_under(
+            game,
+            Limits::default(),
+            None,
+            IllegalMoves::Forfeit,
+            &bots,
+            12,
+            5,
+            false,
+        );
+        assert_eq!(
+            course.report.results, strict.report.results,
+            "{game}: the setting changes nothing for legal play"
+        );
+    }
+}
+
+#[test]
+fn the_command_line_takes_illegal_forfeit_and_refuses_other_words() {
+    let out = arena(&[
+        "match",
+        "--game",
+        "en-garde",
+        &bot_arg("hostile/illegal"),
+        "house:random",
+        "--games",
+        "2",
+        "--illegal",
+        "forfeit",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(v["bots"][0]["forfeits"]["illegal-move"], 2);
+    let bad = arena(&[
+        "match",
+        "--game",
+        "en-garde",
+        "house:random",
+        "house:random",
+        "--illegal",
+        "never",
+    ]);
+    assert!(!bad.status.success());
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("use `course`"), "{err}");
+}
