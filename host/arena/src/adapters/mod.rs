@@ -34,6 +34,32 @@ macro_rules! v0_2 {
 }
 pub(crate) use v0_2;
 
+/// One game's world at one version of `arena:bots`: its `bindgen!` bindings
+/// (re-exported as `Bindings`) and the `WORLD` the sandbox checks bots
+/// against, named and budgeted as that version says.
+macro_rules! world {
+    ($folder:literal, $world:literal, $version:ident, $budget:ident, $bindings:ident, $indices:ident, [$($export:literal),+]) => {
+        mod bindings {
+            wasmtime::component::bindgen!({ path: $folder, world: $world });
+        }
+        pub use bindings::$bindings as Bindings;
+
+        /// The world bots of this version target.
+        pub static WORLD: $crate::sandbox::WorldSpec = $crate::sandbox::WorldSpec {
+            name: concat!("arena:bots/", $world, "@", $crate::adapters::$version!()),
+            version: $crate::adapters::$version!(),
+            budget: $crate::sandbox::Budget::$budget,
+            exports: &[$($export),+],
+            typecheck,
+        };
+
+        fn typecheck(pre: &wasmtime::component::InstancePre<$crate::sandbox::BotState>) -> wasmtime::Result<()> {
+            bindings::$indices::new(pre).map(|_| ())
+        }
+    };
+}
+pub(crate) use world;
+
 /// The versions of `arena:bots` the arena loads, oldest first.
 pub const WORLD_VERSIONS: &[&str] = &[v0_1!(), v0_2!()];
 

@@ -1,31 +1,22 @@
 //! ConnectFwar for bots built against `arena:bots@0.2.0`: the world's WIT
 //! types to the current rules' types and back.
 
-use crate::adapters::v0_2;
+use crate::adapters::world;
 use crate::games::Failure;
 use crate::games::connect_fwar::{Card, GameInfo, Player, View};
 use crate::runner::WasmBot;
-use crate::sandbox::{BotState, Budget, Call, WorldSpec};
-use wasmtime::component::InstancePre;
+use crate::sandbox::Call;
 
-mod bindings {
-    wasmtime::component::bindgen!({ path: "../../wit/0.2.0", world: "connect-fwar" });
-}
-pub use bindings::ConnectFwar as Bindings;
+world!(
+    "../../wit/0.2.0",
+    "connect-fwar",
+    v0_2,
+    Banked,
+    ConnectFwar,
+    ConnectFwarIndices,
+    ["start-game", "choose-column"]
+);
 use bindings::arena::bots::connect_fwar_types as wit;
-
-/// The world ConnectFwar bots of this version target.
-pub static WORLD: WorldSpec = WorldSpec {
-    name: concat!("arena:bots/connect-fwar@", v0_2!()),
-    version: v0_2!(),
-    budget: Budget::Banked,
-    exports: &["start-game", "choose-column"],
-    typecheck,
-};
-
-fn typecheck(pre: &InstancePre<BotState>) -> wasmtime::Result<()> {
-    bindings::ConnectFwarIndices::new(pre).map(|_| ())
-}
 
 fn wit_card(c: &Card) -> wit::Card {
     wit::Card {

@@ -1,31 +1,22 @@
 //! En Garde for bots built against `arena:bots@0.1.0`: the world's WIT types
 //! to the current rules' types and back.
 
-use crate::adapters::v0_1;
+use crate::adapters::world;
 use crate::games::Failure;
 use crate::games::en_garde::{Direction, Fencer, GameInfo, Move, RoundInfo, Variant, View};
 use crate::runner::WasmBot;
-use crate::sandbox::{BotState, Budget, Call, WorldSpec};
-use wasmtime::component::InstancePre;
+use crate::sandbox::Call;
 
-mod bindings {
-    wasmtime::component::bindgen!({ path: "../../wit/0.1.0", world: "en-garde" });
-}
-pub use bindings::EnGarde as Bindings;
+world!(
+    "../../wit/0.1.0",
+    "en-garde",
+    v0_1,
+    PerCall,
+    EnGarde,
+    EnGardeIndices,
+    ["start-game", "start-round", "choose-move"]
+);
 use bindings::arena::bots::en_garde_types as wit;
-
-/// The world En Garde bots of this version target.
-pub static WORLD: WorldSpec = WorldSpec {
-    name: concat!("arena:bots/en-garde@", v0_1!()),
-    version: v0_1!(),
-    budget: Budget::PerCall,
-    exports: &["start-game", "start-round", "choose-move"],
-    typecheck,
-};
-
-fn typecheck(pre: &InstancePre<BotState>) -> wasmtime::Result<()> {
-    bindings::EnGardeIndices::new(pre).map(|_| ())
-}
 
 fn wit_variant(v: Variant) -> wit::RulesVariant {
     match v {

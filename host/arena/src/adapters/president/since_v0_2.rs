@@ -1,31 +1,22 @@
 //! President for bots built against `arena:bots@0.2.0`: the world's WIT
 //! types to the current rules' types and back.
 
-use crate::adapters::v0_2;
+use crate::adapters::world;
 use crate::games::president::{self as rules, Card, GameInfo, PresidentPlayer, Suit, View};
 use crate::games::{Failure, ForfeitReason};
 use crate::runner::WasmBot;
-use crate::sandbox::{BotState, Budget, Call, WorldSpec};
-use wasmtime::component::InstancePre;
+use crate::sandbox::Call;
 
-mod bindings {
-    wasmtime::component::bindgen!({ path: "../../wit/0.2.0", world: "president" });
-}
-pub use bindings::President as Bindings;
+world!(
+    "../../wit/0.2.0",
+    "president",
+    v0_2,
+    Banked,
+    President,
+    PresidentIndices,
+    ["start-game", "play"]
+);
 use bindings::arena::bots::president_types as wit;
-
-/// The world President bots of this version target.
-pub static WORLD: WorldSpec = WorldSpec {
-    name: concat!("arena:bots/president@", v0_2!()),
-    version: v0_2!(),
-    budget: Budget::Banked,
-    exports: &["start-game", "play"],
-    typecheck,
-};
-
-fn typecheck(pre: &InstancePre<BotState>) -> wasmtime::Result<()> {
-    bindings::PresidentIndices::new(pre).map(|_| ())
-}
 
 fn wit_card(c: &Card) -> wit::Card {
     match *c {

@@ -1,31 +1,22 @@
 //! Sugargame for bots built against `arena:bots@0.1.0`: the world's WIT
 //! types to the current rules' types and back.
 
-use crate::adapters::v0_1;
+use crate::adapters::world;
 use crate::games::Failure;
 use crate::games::sugar::{Action, Direction, Grid, PlaceInfo, SugarPlayer, View};
 use crate::runner::WasmBot;
-use crate::sandbox::{BotState, Budget, Call, WorldSpec};
-use wasmtime::component::InstancePre;
+use crate::sandbox::Call;
 
-mod bindings {
-    wasmtime::component::bindgen!({ path: "../../wit/0.1.0", world: "sugar" });
-}
-pub use bindings::Sugar as Bindings;
+world!(
+    "../../wit/0.1.0",
+    "sugar",
+    v0_1,
+    PerCall,
+    Sugar,
+    SugarIndices,
+    ["place", "choose-action"]
+);
 use bindings::arena::bots::sugar_types as wit;
-
-/// The world Sugargame bots of this version target.
-pub static WORLD: WorldSpec = WorldSpec {
-    name: concat!("arena:bots/sugar@", v0_1!()),
-    version: v0_1!(),
-    budget: Budget::PerCall,
-    exports: &["place", "choose-action"],
-    typecheck,
-};
-
-fn typecheck(pre: &InstancePre<BotState>) -> wasmtime::Result<()> {
-    bindings::SugarIndices::new(pre).map(|_| ())
-}
 
 fn flat(grid: &Grid) -> Vec<u8> {
     grid.iter().flatten().copied().collect()
