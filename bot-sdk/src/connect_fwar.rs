@@ -3,8 +3,9 @@
 //!
 //! Each turn you get the card just drawn and name a column 0-3. A column
 //! where the card does not fit (or any other number) discards it. The rules
-//! are in `docs/rules/connect-fwar.md`; the helpers here call the arena's
-//! own ([`arena_games::connect_fwar`]).
+//! are in `docs/rules/connect-fwar.md`. The arena sends the columns where the
+//! card fits ([`View::fitting_columns`]); the other helpers here call the
+//! arena's own rules ([`arena_games::connect_fwar`]).
 
 use crate::__private::Export;
 use arena_games::connect_fwar as rules;
@@ -51,16 +52,19 @@ pub fn connects(a: &Card, b: &Card) -> bool {
 }
 
 impl View {
-    /// Whether the drawn card fits in `column`: room left, and a rank at least the top card's.
+    /// Whether the drawn card fits in `column`: room left, and a rank at least
+    /// the top card's (one of [`fitting_columns`](View::fitting_columns)).
     pub fn fits(&self, column: usize) -> bool {
-        self.columns
-            .get(column)
-            .is_some_and(|col| rules::fits_on(col.len(), col.last().map(|top| top.rank), self.card.rank))
+        i32::try_from(column).is_ok_and(|c| self.legal_columns.contains(&c))
     }
 
-    /// The columns the drawn card fits in, left to right.
-    pub fn fitting_columns(&self) -> Vec<usize> {
-        (0..COLUMNS).filter(|&c| self.fits(c)).collect()
+    /// The columns the drawn card fits in, left to right (maybe none: then
+    /// any answer discards it). Each is an answer you can return as it is.
+    ///
+    /// The arena computes them with its rules and sends them in the view
+    /// (the `legal_columns` field): reading them costs nothing.
+    pub fn fitting_columns(&self) -> &[i32] {
+        &self.legal_columns
     }
 
     /// The card at `column`, `row` (0 = bottom), if any.

@@ -3,8 +3,9 @@
 //!
 //! Positions are absolute spaces 0..=22. Seat 0 starts on 0 and moves
 //! forward towards 22; seat 1 starts on 22 and moves forward towards 0.
-//! The rules are in `docs/rules/en-garde.md`; the helpers on [`View`] call
-//! the arena's own ([`arena_games::en_garde`]).
+//! The rules are in `docs/rules/en-garde.md`. The arena sends the legal
+//! moves in the view ([`View::legal_moves`]); the other helpers on [`View`]
+//! call the arena's own rules ([`arena_games::en_garde`]).
 
 use crate::__private::Export;
 use arena_games::{Seat, en_garde as rules};
@@ -86,12 +87,13 @@ impl View {
     }
 
     /// Every distinct legal move: cards ascending, forward before backward
-    /// (the same order the arena's house bots use).
-    pub fn legal_moves(&self) -> Vec<Move> {
-        rules::legal_moves(self.my_seat(), &self.hand, self.my_position, self.opponent_position)
-            .into_iter()
-            .map(Move::from)
-            .collect()
+    /// (the same order the arena's house bots use). Never empty when you are
+    /// asked for a move.
+    ///
+    /// The arena computes this list with its rules and sends it in the view
+    /// (the `legal_moves` field): reading it costs nothing.
+    pub fn legal_moves(&self) -> &[Move] {
+        &self.legal_moves
     }
 
     /// The distance between the fencers after `mv` (0 means a hit; `u8::MAX` off the strip).

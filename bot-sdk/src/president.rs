@@ -4,7 +4,9 @@
 //! Ranks: 2-10, Jack 11, Queen 12, King 13, Ace 14; suits 1 Diamonds < 2
 //! Clubs < 3 Hearts < 4 Spades; a Joker is rank 0, suit 0. 3s are wildcards,
 //! 2s contest any round, a Joker beats everything. The rules are in
-//! `docs/rules/president.md`; the helpers here call the arena's own
+//! `docs/rules/president.md`. The arena sends every legal play in the view
+//! ([`View::legal_plays`]; [`View::simple_plays`] and [`View::is_legal`] read
+//! them); the other helpers call the arena's own rules
 //! ([`arena_games::president`]).
 
 use crate::__private::Export;
@@ -105,20 +107,84 @@ impl View {
         self.state.is_empty()
     }
 
-    /// Whether `cards` are in your hand and may be played now.
+    /// Every legal play now (a pass is not listed: it is legal exactly when
+    /// you do not lead), each play's cards weakest first, the plays weakest
+    /// first: one face value (3 low, Ace high; wildcards alone count as
+    /// Aces), then 2s, then the Joker; fewer cards first, then by the highest
+    /// suit.
+    ///
+    /// The arena computes this list with its rules and sends it in the view
+    /// (the `legal_plays` field): reading it costs nothing.
+    pub fn legal_plays(&self) -> &[Vec<Card>] {
+        &self.legal_plays
+    }
+
+    /// Whether `cards` are in your hand and may be played now (in any order):
+    /// whether they are one of [`legal_plays`](View::legal_plays).
     pub fn is_legal(&self, cards: &[Card]) -> bool {
-        rules_cards(cards).is_some_and(|cards| rules::View::from(self).is_legal(Some(&cards)))
+        // A legal play holds distinct cards: as many cards, each of them in
+        // `cards`, means the same cards.
+        self.legal_plays
+            .iter()
+            .any(|play| play.len() == cards.len() && play.iter().all(|c| cards.contains(c)))
     }
 
     /// The plays the house bots consider: for each rank held, its 1 to n
     /// lowest-suited cards (no wildcards added), and a Joker; only the legal
-    /// ones, weakest first (the same list and order as the arena's).
+    /// ones, weakest first (the same list and order as the arena's): ranks 4
+    /// to Ace, then 3s, then 2s, then the Joker; fewer cards first.
+    ///
+    /// Picked from [`legal_plays`](View::legal_plays), without asking the rules.
     pub fn simple_plays(&self) -> Vec<Vec<Card>> {
+        // `legal_plays` lists them in this order, except that wildcards alone
+        // count as Aces there: they move to just after the Aces.
+        let mut plays = Vec::new();
+        let mut wilds = Vec::new();
+        let mut after_aces = None;
+        for play in &self.legal_plays {
+            match self.simple_rank(play) {
+                Some(WILD) => wilds.push(play.clone()),
+                Some(rank) => {
+                    if rank == TWO || rank == 0 {
+                        after_aces.get_or_insert(plays.len());
+                    }
+                    plays.push(play.clone());
+                }
+                None => {}
+            }
+        }
+        let at = after_aces.unwrap_or(plays.len());
+        plays.splice(at..at, wilds);
+        plays
+    }
+
+    /// If `play` is one of the plays [`simple_plays`](View::simple_plays)
+    /// lists, its rank (0 for the Joker).
+    fn simple_rank(&self, play: &[Card]) -> Option<u8> {
+        let (first, rest) = play.split_first()?;
+        if first.rank == 0 {
+            return rest.is_empty().then_some(0);
+        }
+        if rest.iter().any(|c| c.rank != first.rank) {
+            return None;
+        }
+        // The lowest-suited cards of the rank: none held below the play's
+        // highest suit is left out.
+        let top = play.iter().map(|c| c.suit).max().unwrap_or(0);
+        let held = self
+            .hand
+            .iter()
+            .filter(|c| c.rank == first.rank && c.suit <= top)
+            .count();
+        (held == play.len()).then_some(first.rank)
+    }
+
+    /// The view as the arena's rules see it ([`arena_games::president::View`]),
+    /// whose methods (`state_play`, `is_legal`, `legal_plays`, ...) are the
+    /// referee's own. It copies the whole view: convert once per move and
+    /// reuse it.
+    pub fn to_rules(&self) -> rules::View {
         rules::View::from(self)
-            .simple_plays()
-            .into_iter()
-            .map(|play| play.into_iter().map(Card::from).collect())
-            .collect()
     }
 }
 

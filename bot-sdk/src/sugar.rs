@@ -3,8 +3,10 @@
 //!
 //! Cells are (x, y), y = 0 the top row. Player 1 (seat 0) owns agents 0-4 on
 //! the top row; player 2 owns agents 5-9 on the bottom row. The rules are in
-//! `docs/rules/sugar.md`; the helpers on [`View`] call the arena's own
-//! ([`arena_games::sugar`]).
+//! `docs/rules/sugar.md`. The arena sends the legal actions in the view
+//! ([`View::legal_moves`] reads them); the other helpers call the arena's own
+//! rules ([`arena_games::sugar`]): for many questions in one move, convert
+//! the view once with [`View::to_rules`] and ask the result.
 
 use crate::__private::Export;
 use arena_games::{Seat, sugar as rules};
@@ -171,27 +173,60 @@ impl View {
         self.agents.iter().filter(move |a| a.owner != self.seat)
     }
 
-    /// Every legal move: by agent id, then up, down, left, right (the house bots' order).
-    pub fn legal_moves(&self) -> Vec<Step> {
-        rules::View::from(self)
-            .legal_moves()
-            .into_iter()
-            .map(|(agent, direction, to)| Step {
-                agent: agent.into(),
-                direction: direction.into(),
-                to,
-            })
-            .collect()
+    /// Every legal move: by agent id, then up, down, left, right (the house
+    /// bots' order). Empty only when your sole legal action is `Pass`.
+    ///
+    /// The arena computes the legal actions with its rules and sends them in
+    /// the view (the `legal_actions` field); this reads them, adding each
+    /// mover and where it lands. To pick one by index, index
+    /// `view.legal_actions` (the same moves in the same order).
+    pub fn legal_moves(&self) -> impl Iterator<Item = Step> + '_ {
+        self.legal_actions.iter().filter_map(|action| match *action {
+            Action::Move(AgentMove { agent, direction }) => {
+                let agent = *self.agents.iter().find(|a| a.id == agent)?;
+                let to = neighbour(agent.x, agent.y, direction)?;
+                Some(Step { agent, direction, to })
+            }
+            Action::Pass => None,
+        })
     }
 
     /// How many enemy agents stand next to (x, y). Two or more kill whoever stands there.
     pub fn enemies_next_to(&self, x: u8, y: u8) -> usize {
-        rules::View::from(self).enemies_next_to(x, y)
+        DIRECTIONS
+            .iter()
+            .filter_map(|&d| neighbour(x, y, d))
+            .filter(|&(nx, ny)| self.agent_at(nx, ny).is_some_and(|a| a.owner != self.seat))
+            .count()
     }
 
     /// How many enemy agents `step` would kill.
+    ///
+    /// This converts the whole view to the rules' view on every call. When
+    /// you ask for many steps, convert once with [`to_rules`](View::to_rules)
+    /// and ask the result: `rules.kills_after(step.agent.id, step.to)`.
     pub fn kills_after(&self, step: &Step) -> usize {
-        rules::View::from(self).kills_after(step.agent.id, step.to)
+        self.to_rules().kills_after(step.agent.id, step.to)
+    }
+
+    /// The view as the arena's rules see it ([`arena_games::sugar::View`]),
+    /// whose methods (`kills_after`, `enemies_next_to`, `legal_moves`, ...)
+    /// are the referee's own. Convert once per move and reuse it:
+    ///
+    /// ```no_run
+    /// # use arena_bot_sdk::sugar::{Action, View};
+    /// # fn choose(view: &View) -> Action {
+    /// let rules = view.to_rules();
+    /// for step in view.legal_moves() {
+    ///     if rules.kills_after(step.agent.id, step.to) > 0 {
+    ///         return step.action();
+    ///     }
+    /// }
+    /// view.legal_actions[0]
+    /// # }
+    /// ```
+    pub fn to_rules(&self) -> rules::View {
+        rules::View::from(self)
     }
 }
 

@@ -14,7 +14,7 @@ impl Bot for Crowd {
     }
 
     fn choose_action(&mut self, view: &View) -> Action {
-        view.legal_moves()[0].action()
+        view.legal_actions[0]
     }
 }
 

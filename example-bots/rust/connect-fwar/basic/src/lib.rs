@@ -11,7 +11,7 @@ impl Bot for Basic {
 
     fn choose_column(&mut self, view: &View) -> i32 {
         // Column 0 when nothing fits: the card is discarded either way.
-        view.fitting_columns().first().map_or(0, |&c| c as i32)
+        view.fitting_columns().first().copied().unwrap_or(0)
     }
 }
 

@@ -18,12 +18,19 @@ impl Bot for Hunter {
 
     fn choose_action(&mut self, view: &View) -> Action {
         let enemies: Vec<(u8, u8)> = view.enemies().map(|a| (a.x, a.y)).collect();
+        // The rules' view, converted once for all the questions of this move.
+        let rules = view.to_rules();
         let mut best: Option<(i64, Action)> = None;
         for step in view.legal_moves() {
             let nearest = enemies.iter().map(|&e| distance(step.to, e)).min().unwrap_or(0);
-            let kills = view.kills_after(&step) as i64;
-            let deadly = if kills == 0 && view.enemies_next_to(step.to.0, step.to.1) >= 2 { DEADLY } else { 0 };
-            let value = kills * 1000 - i64::from(nearest) * 10 + i64::from(view.sugar_at(step.to.0, step.to.1)) - deadly;
+            let kills = rules.kills_after(step.agent.id, step.to) as i64;
+            let deadly = if kills == 0 && rules.enemies_next_to(step.to.0, step.to.1) >= 2 {
+                DEADLY
+            } else {
+                0
+            };
+            let value =
+                kills * 1000 - i64::from(nearest) * 10 + i64::from(view.sugar_at(step.to.0, step.to.1)) - deadly;
             if best.is_none_or(|(b, _)| value > b) {
                 best = Some((value, step.action()));
             }

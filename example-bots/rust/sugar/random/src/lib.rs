@@ -9,7 +9,9 @@ struct Random {
 
 impl Bot for Random {
     fn new(info: &PlaceInfo) -> Self {
-        Random { rng: Rng::seed_from_u64(info.seed) }
+        Random {
+            rng: Rng::seed_from_u64(info.seed),
+        }
     }
 
     fn place(&mut self, _info: &PlaceInfo) -> Vec<u8> {
@@ -23,8 +25,9 @@ impl Bot for Random {
     }
 
     fn choose_action(&mut self, view: &View) -> Action {
-        let moves = view.legal_moves();
-        moves[self.rng.random_range(0..moves.len() as u32) as usize].action()
+        // The legal actions as the arena sent them, in the house bot's order.
+        let moves = &view.legal_actions;
+        moves[self.rng.random_range(0..moves.len() as u32) as usize]
     }
 }
 
