@@ -26,6 +26,10 @@ fn root() -> PathBuf {
 }
 
 fn wasm(name: &str) -> PathBuf {
+    // `v0.1.0/NAME`: a committed build for world 0.1, never rebuilt.
+    if let Some(old) = name.strip_prefix("v0.1.0/") {
+        return root().join("tests/fixtures/v0.1.0").join(format!("{old}.wasm"));
+    }
     let path = root().join("example-bots/wasm").join(format!("{name}.wasm"));
     if !path.exists() {
         let ok = std::process::Command::new("bash")
@@ -198,6 +202,7 @@ fn summary() {
         tw / th
     );
 
+    world_versions(&sandbox);
     fuel_per_second();
 
     // Instantiation: a fresh instance per game.
@@ -226,6 +231,84 @@ fn summary() {
     );
     drop(held);
     println!();
+}
+
+/// The same bots built for world 0.1 (their SDK computes legal moves in
+/// wasm) and for world 0.2 (the host sends them in the view), against the
+/// native twins, in one run: games per second (timings interleaved, median
+/// of five) and fuel per move.
+fn world_versions(sandbox: &Sandbox) {
+    let rows: [(&str, &[&str], usize); 9] = [
+        ("en-garde", &["v0.1.0/en-garde-aggressive", "house:random"], 1000),
+        ("en-garde", &["en-garde/aggressive", "house:random"], 1000),
+        ("en-garde", &["house:aggressive", "house:random"], 1000),
+        ("sugar", &["v0.1.0/sugar-hunter", "house:random"], 200),
+        ("sugar", &["sugar/hunter", "house:random"], 200),
+        ("sugar", &["house:hunter", "house:random"], 200),
+        (
+            "president",
+            &[
+                "v0.1.0/president-lowest",
+                "house:random",
+                "house:lowest",
+                "house:random",
+            ],
+            400,
+        ),
+        (
+            "president",
+            &["president/lowest", "house:random", "house:lowest", "house:random"],
+            400,
+        ),
+        (
+            "president",
+            &["house:lowest", "house:random", "house:lowest", "house:random"],
+            400,
+        ),
+    ];
+    let mut times: Vec<Vec<f64>> = vec![Vec::new(); rows.len()];
+    for _ in 0..5 {
+        for (i, (game, bots, games)) in rows.iter().enumerate() {
+            times[i].push(time_match(sandbox, game, bots, *games));
+        }
+    }
+    println!(
+        "\n== world 0.1 and 0.2 builds of the same bots against their native twins (one thread, interleaved, median of 5) =="
+    );
+    println!(
+        "{:<58} {:>9} {:>9} {:>13} {:>10}",
+        "match", "games/s", "x native", "fuel per move", "max fuel"
+    );
+    for (i, (game, bots, games)) in rows.iter().enumerate() {
+        times[i].sort_by(f64::total_cmp);
+        let secs = times[i][2];
+        let native = {
+            let mut t = times[i - i % 3 + 2].clone();
+            t.sort_by(f64::total_cmp);
+            t[2]
+        };
+        let spec = MatchSpec {
+            game: adapters::game(game).expect("game"),
+            setup: GameSetup::new(sandbox),
+            entrants: bots.iter().map(|b| entrant(sandbox, game, b)).collect(),
+            games: *games,
+            seed: 1,
+            record: false,
+        };
+        let out = run_match(&spec).expect("the match is set up right");
+        let (mean, max) = out.report.bots[0]
+            .fuel
+            .as_ref()
+            .map_or((0.0, 0), |f| (f.mean_per_move, f.max_per_move));
+        println!(
+            "{:<58} {:>9.0} {:>8.2}x {:>13.0} {:>10}",
+            format!("{game}: {}", bots[0]),
+            *games as f64 / secs,
+            secs / native,
+            mean,
+            max
+        );
+    }
 }
 
 /// How much fuel a compute-bound Rust bot burns per second of this
