@@ -154,3 +154,193 @@ fn sleeping_advances_a_virtual_clock_instead_of_blocking() {
     let again = en_garde_match(test_limits(), "simple", ["hostile/sleeper", "house:random"], 2, 3, true);
     assert_eq!(out.events, again.events);
 }
+
+/// Threads that keep every core busy while they live, so that a result
+/// that depends on the wall clock would come out differently.
+struct Load {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Load {
+    fn on_all_cores() -> Load {
+        use std::sync::atomic::Ordering;
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let threads = (0..cores)
+            .map(|_| {
+                let stop = stop.clone();
+                std::thread::spawn(move || {
+                    let mut x = 1u64;
+                    while !stop.load(Ordering::Relaxed) {
+                        x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+                    }
+                })
+            })
+            .collect();
+        Load { stop, threads }
+    }
+}
+
+impl Drop for Load {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
+}
+
+/// Host work is paid in fuel: the same bot on the same seed forfeits for
+/// `fuel`, with the same detail and the same fuel used, idle and under load.
+fn assert_host_work_is_fuel_under_load_and_idle(fixture: &str) {
+    let run = || {
+        en_garde_match(
+            test_limits(),
+            "simple",
+            [&format!("hostile/{fixture}"), "house:aggressive"],
+            2,
+            5,
+            true,
+        )
+    };
+    let idle = run();
+    let busy = {
+        let _load = Load::on_all_cores();
+        run()
+    };
+    for r in &idle.report.results {
+        let f = r
+            .forfeit
+            .as_ref()
+            .unwrap_or_else(|| panic!("{fixture}: game {} did not forfeit", r.index));
+        assert_eq!(f.reason, ForfeitReason::Fuel, "{fixture}: {}", f.detail);
+        assert!(f.detail.starts_with("ran out of fuel"), "{fixture}: {}", f.detail);
+    }
+    assert_eq!(
+        idle.report.results, busy.report.results,
+        "{fixture}: the same results under load"
+    );
+    assert_eq!(
+        idle.events, busy.events,
+        "{fixture}: the same events, fuel included, under load"
+    );
+    assert_every_game_forfeits(fixture, test_limits(), ForfeitReason::Fuel);
+}
+
+#[test]
+fn a_flood_of_random_bytes_is_stopped_by_fuel_under_load_and_idle() {
+    assert_host_work_is_fuel_under_load_and_idle("random-flood");
+}
+
+#[test]
+fn a_flood_of_one_byte_log_calls_is_stopped_by_fuel_under_load_and_idle() {
+    assert_host_work_is_fuel_under_load_and_idle("log-byte-flood");
+}
+
+#[test]
+fn logging_a_huge_string_again_and_again_is_stopped_by_fuel_under_load_and_idle() {
+    let started = std::time::Instant::now();
+    assert_host_work_is_fuel_under_load_and_idle("log-huge-string");
+    assert!(
+        started.elapsed() < Duration::from_secs(120),
+        "a full log does not read the string again"
+    );
+}
+
+#[test]
+fn a_handled_memory_refusal_followed_by_a_loop_forfeits_for_fuel_not_memory() {
+    assert_every_game_forfeits("grow-then-loop", test_limits(), ForfeitReason::Fuel);
+    let out = en_garde_match(
+        test_limits(),
+        "simple",
+        ["hostile/grow-then-loop", "house:random"],
+        1,
+        1,
+        false,
+    );
+    let detail = &out.report.results[0].forfeit.as_ref().unwrap().detail;
+    assert!(detail.starts_with("ran out of fuel: one move used"), "{detail}");
+}
+
+#[test]
+fn a_memory_bomb_still_forfeits_for_memory_with_the_cap_in_the_detail() {
+    let out = en_garde_match(
+        test_limits(),
+        "simple",
+        ["hostile/memory-bomb", "house:random"],
+        1,
+        1,
+        false,
+    );
+    let f = out.report.results[0].forfeit.as_ref().unwrap();
+    assert_eq!(f.reason, ForfeitReason::Memory);
+    assert_eq!(
+        f.detail,
+        format!(
+            "tried to grow memory beyond the cap of {} bytes (all memories and tables together)",
+            16 << 20
+        )
+    );
+}
+
+#[test]
+fn an_unlinked_wasi_import_is_refused_as_an_import_the_arena_does_not_provide() {
+    let sandbox = arena::adapters::sandbox(test_limits()).expect("sandbox");
+    let game = arena::adapters::game("en-garde").unwrap();
+    let err = sandbox
+        .load(&arena_tests::bot("hostile/unknown-wasi"), game.worlds())
+        .expect_err("refused at load")
+        .to_string();
+    assert!(
+        err.contains("imports `wasi:frob/thing@0.2.0#poke`, which the arena does not provide"),
+        "{err}"
+    );
+    assert!(!err.contains("linker"), "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+#[test]
+fn an_unlinked_function_of_the_host_interface_is_refused_the_same_way() {
+    // The fuel burner calls `budget`; rename it to a function the host lacks.
+    let mut bytes = std::fs::read(arena_tests::bot("hostile/fuel-burner")).expect("read the bot");
+    let mut found = 0;
+    let mut i = 0;
+    while let Some(at) = bytes[i..].windows(6).position(|w| w == b"budget") {
+        bytes[i + at + 5] = b'x';
+        i += at + 6;
+        found += 1;
+    }
+    assert!(found > 0, "the bot imports `budget`");
+    let path = arena_tests::temp("unlinked-host-function").join("bot.wasm");
+    std::fs::write(&path, bytes).unwrap();
+    let sandbox = arena::adapters::sandbox(test_limits()).expect("sandbox");
+    let game = arena::adapters::game("en-garde").unwrap();
+    let err = sandbox
+        .load(&path, game.worlds())
+        .expect_err("refused at load")
+        .to_string();
+    assert!(
+        err.contains("imports `arena:bots/host@0.2.0#budgex`, which the arena does not provide"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+#[test]
+fn an_answer_with_a_discriminant_the_enum_lacks_is_an_invalid_answer_not_a_trap() {
+    assert_every_game_forfeits("bad-discriminant", test_limits(), ForfeitReason::InvalidAnswer);
+    let out = en_garde_match(
+        test_limits(),
+        "simple",
+        ["hostile/bad-discriminant", "house:random"],
+        1,
+        1,
+        false,
+    );
+    assert_eq!(
+        out.report.results[0].forfeit.as_ref().unwrap().detail,
+        "answered a value the host cannot read as the world's type: unexpected discriminant: 7; \
+         was the bot built with the arena's WIT files and an up-to-date SDK?"
+    );
+}

@@ -11,6 +11,14 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
+    // The compiler process a sandbox starts for each bot file (hidden from
+    // `--help`): compile the component on stdin under the limits the parent set.
+    let mut args = std::env::args_os().skip(1);
+    if args.next().is_some_and(|a| a == arena::cli::COMPILE_SUBCOMMAND) {
+        let rest: Vec<_> = args.collect();
+        let status = arena::sandbox::compile::child_main(&rest);
+        return ExitCode::from(u8::try_from(status).unwrap_or(1));
+    }
     let cli = match arena::cli::Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

@@ -6,6 +6,55 @@
 //! fuel, call by call, everywhere.
 
 use crate::Limits;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Fuel for each call from the bot into the host (an import such as `log`
+/// or a WASI function, or a runtime call such as `memory.grow`): entering
+/// and leaving the host, looking up handles and copying arguments costs
+/// some tens of nanoseconds, about what 100 wasm instructions cost.
+pub const HOST_CALL_FUEL: u64 = 100;
+/// Fuel per byte a bot passes to `log` or writes to stdout or stderr: the
+/// host copies (and for `log`, checks as UTF-8) each byte at least once.
+pub const LOG_BYTE_FUEL: u64 = 1;
+/// Fuel per byte of randomness the host generates: ChaCha output costs
+/// about two wasm instructions a byte. wasmtime-wasi draws a `u32` for
+/// each byte of `get-random-bytes`, so a byte returned costs 8.
+pub const RANDOM_BYTE_FUEL: u64 = 2;
+/// Fuel per table element the host adds when a table grows.
+pub const TABLE_ELEMENT_FUEL: u64 = 1;
+
+/// The fuel cost of each wasm operator: wasmtime's defaults (one per
+/// instruction, one per byte or element copied or filled), except that
+/// `table.grow` is not charged per element *requested*: a refused
+/// `table.grow(2^30)` would cost a billion fuel for no work. The limiter
+/// charges the elements actually added instead ([`TABLE_ELEMENT_FUEL`]).
+pub(crate) fn operator_cost() -> wasmtime::OperatorCost {
+    let mut cost = wasmtime::OperatorCost::new();
+    cost.variable.table_grow_per_element = 0;
+    cost
+}
+
+/// Fuel a bot owes for work the host did for it (bytes logged, random bytes
+/// made, table slots added), paid out of the store's fuel when the host
+/// call returns. Shared by the parts of the host that do the work.
+#[derive(Debug, Clone, Default)]
+pub struct HostWork(Arc<AtomicU64>);
+
+impl HostWork {
+    /// Add `fuel` to what the bot owes.
+    pub fn owe(&self, fuel: u64) {
+        // Saturate rather than wrap: a huge debt must stay huge.
+        let _ = self
+            .0
+            .fetch_update(Ordering::Relaxed, Ordering::Relaxed, |d| Some(d.saturating_add(fuel)));
+    }
+
+    /// What is owed, which is now taken to be paid.
+    pub fn take(&self) -> u64 {
+        self.0.swap(0, Ordering::Relaxed)
+    }
+}
 
 /// How the calls of a world's bots are budgeted.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -9,12 +9,14 @@
 //! it provides in a [`HostApi`].
 
 mod budget;
+pub mod compile;
 mod limiter;
 pub mod log;
 pub mod wasi;
 
 pub use budget::{Budget, Call, Usage};
-use budget::{Grant, Meter};
+use budget::{Grant, HOST_CALL_FUEL, HostWork, LOG_BYTE_FUEL, Meter};
+pub use compile::{ChildCompiler, CompileLimits, Compiler};
 use limiter::Limiter;
 use log::{BotLog, LogContents};
 use sha2::{Digest, Sha256};
@@ -24,9 +26,12 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use wasi::{VirtualClock, VirtualClockView};
+use wasmtime::component::__internal::{CanonicalAbiInfo, InstanceType, InterfaceType, LiftContext};
 use wasmtime::component::types::ComponentItem;
 use wasmtime::component::{Component, InstancePre, Linker, ResourceTable, ResourceTableError, WasmStr};
-use wasmtime::{AsContext, Config, Engine, InstanceAllocationStrategy, PoolingAllocationConfig, Store, Trap};
+use wasmtime::component::{ComponentType, Lift};
+use wasmtime::{AsContext, Engine, InstanceAllocationStrategy, PoolingAllocationConfig, Store, Trap};
+use wasmtime::{CallHook, StoreContextMut};
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
 /// Bot instances alive at once, at most: a game holds one per seat (six at
@@ -151,6 +156,9 @@ pub enum FaultKind {
     Timeout,
     /// The bot tried to grow its memory beyond the cap.
     Memory,
+    /// The bot answered a value the host cannot read as the world's type
+    /// (for example an enum discriminant that does not exist).
+    InvalidAnswer,
 }
 
 /// A failed call: its kind and what happened, in words for people.
@@ -296,6 +304,26 @@ pub enum LoadError {
         /// The versions this arena runs.
         supported: String,
     },
+    /// Compiling the component went over a limit (time or memory).
+    #[error(
+        "{path}: {exceeded} to compile (the limit is {flag}); a bot this large or this deeply nested cannot be run: make it smaller or its code less deeply nested"
+    )]
+    CompileLimit {
+        /// The file.
+        path: String,
+        /// What it took, e.g. "took more than 60 s".
+        exceeded: String,
+        /// The command-line flag that sets the limit.
+        flag: &'static str,
+    },
+    /// The compiler process failed for a reason of its own (not the file's).
+    #[error("{path}: the arena could not compile it: {reason}")]
+    Compiler {
+        /// The file.
+        path: String,
+        /// What went wrong.
+        reason: String,
+    },
     /// The component imports something the arena does not provide.
     #[error(
         "{path}: imports `{import}`, which the arena does not provide; bots may import only {allowed} and WASI 0.2"
@@ -342,6 +370,13 @@ pub struct BotState {
     bank_at_call: u64,
     /// The game's limits, for `limits`.
     limits: HostLimits,
+    /// Fuel owed for the host's work for the bot (bytes logged, random bytes).
+    work: HostWork,
+    /// The fuel left when the host last refused to grow a memory or table
+    /// in the current call, to tell a failure that follows it directly.
+    refusal: Option<u64>,
+    /// What the host call that ran out of fuel would have cost.
+    host_charge: Option<u64>,
 }
 
 impl WasiView for BotState {
@@ -366,6 +401,7 @@ pub struct Sandbox {
     limits: Limits,
     host: HostApi,
     cache: Mutex<HashMap<[u8; 32], Component>>,
+    compiler: Compiler,
     stop_ticker: Arc<AtomicBool>,
 }
 
@@ -378,18 +414,8 @@ impl Drop for Sandbox {
 impl Sandbox {
     /// A sandbox running bots under `limits`.
     pub fn new(limits: Limits, host: HostApi) -> anyhow::Result<Sandbox> {
-        let mut config = Config::new();
-        config
-            .wasm_component_model(true)
-            .consume_fuel(true)
-            .epoch_interruption(true)
-            .max_wasm_stack(limits.stack_bytes)
-            // Same floats on every machine: replays and grades must not depend on the CPU.
-            .cranelift_nan_canonicalization(true)
-            // Name the function (and file and line, where the bot has debug
-            // info) in a trap's detail.
-            .wasm_backtrace_details(wasmtime::WasmBacktraceDetails::Enable)
-            .relaxed_simd_deterministic(true);
+        // What compiled code depends on, shared with compiler processes.
+        let mut config = compile::engine_config(&limits);
         // A fresh instance per game makes instantiation part of the per-game
         // cost: the pooling allocator reuses pre-reserved slots instead of
         // mapping and unmapping memory every time.
@@ -419,15 +445,20 @@ impl Sandbox {
         let mut linker = Linker::new(&engine);
         wasmtime_wasi::p2::add_to_linker_sync(&mut linker)?;
         wasi::add_virtual_sleep(&mut linker)?;
-        // The message is read in place from the bot's memory (`WasmStr`), so
-        // a huge string costs the host only what the log cap keeps.
+        // The message stays in the bot's memory (`LoggedStr`) until it is
+        // paid for, per byte passed; it is checked as UTF-8 only while the
+        // log has room, so a full log costs the host nothing per byte.
         for interface in host.interfaces {
             let mut instance = linker.instance(interface.name)?;
             instance.func_wrap(
                 "log",
-                |store: wasmtime::StoreContextMut<'_, BotState>, (message,): (WasmStr,)| {
+                |mut store: wasmtime::StoreContextMut<'_, BotState>, (message,): (LoggedStr,)| {
+                    pay(&mut store, (message.len as u64).saturating_mul(LOG_BYTE_FUEL))?;
+                    if store.data().log.full() {
+                        return Ok(());
+                    }
                     let store = store.as_context();
-                    let text = message.to_str(&store)?;
+                    let text = message.text.to_str(&store)?;
                     store.data().log.line(&text);
                     Ok(())
                 },
@@ -463,8 +494,16 @@ impl Sandbox {
             limits,
             host,
             cache: Mutex::new(HashMap::new()),
+            compiler: Compiler::InProcess,
             stop_ticker,
         })
+    }
+
+    /// This sandbox, compiling bot files with `compiler` (in this process
+    /// by default; [`Compiler::Child`] for untrusted files).
+    pub fn with_compiler(mut self, compiler: Compiler) -> Sandbox {
+        self.compiler = compiler;
+        self
     }
 
     /// The limits in force.
@@ -512,10 +551,7 @@ impl Sandbox {
             });
         }
         let hash: [u8; 32] = Sha256::digest(&bytes).into();
-        let component = self.compile(&hash, &bytes).map_err(|e| LoadError::Invalid {
-            path: shown.clone(),
-            reason: first_line(&e),
-        })?;
+        let component = self.compile(&shown, &hash, &bytes)?;
         let world = self.pick_world(&shown, &component, worlds)?;
         self.check_world(&shown, &component, world)?;
         let pre = self
@@ -523,10 +559,7 @@ impl Sandbox {
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .instantiate_pre(&component)
-            .map_err(|e| LoadError::Invalid {
-                path: shown.clone(),
-                reason: first_line(&e),
-            })?;
+            .map_err(|e| self.link_error(&shown, &e))?;
         (world.typecheck)(&pre).map_err(|e| LoadError::WrongWorld {
             path: shown.clone(),
             world: world.name,
@@ -542,11 +575,19 @@ impl Sandbox {
         })
     }
 
-    fn compile(&self, hash: &[u8; 32], bytes: &[u8]) -> wasmtime::Result<Component> {
+    /// Compile once per file per run: in this process, or in a child
+    /// process under limits (see `compile.rs`).
+    fn compile(&self, shown: &str, hash: &[u8; 32], bytes: &[u8]) -> Result<Component, LoadError> {
         if let Some(c) = self.cache.lock().unwrap_or_else(|e| e.into_inner()).get(hash) {
             return Ok(c.clone());
         }
-        let component = Component::new(&self.engine, bytes)?;
+        let component = match &self.compiler {
+            Compiler::InProcess => Component::new(&self.engine, bytes).map_err(|e| LoadError::Invalid {
+                path: shown.to_string(),
+                reason: first_line(&e),
+            })?,
+            Compiler::Child(child) => child.compile(&self.engine, &self.limits, shown, bytes)?,
+        };
         self.cache
             .lock()
             .unwrap_or_else(|e| e.into_inner())
@@ -628,13 +669,7 @@ impl Sandbox {
                 return Err(LoadError::ForbiddenImport {
                     path: shown.to_string(),
                     import: name.to_string(),
-                    allowed: self
-                        .host
-                        .interfaces
-                        .iter()
-                        .map(|i| i.name)
-                        .collect::<Vec<_>>()
-                        .join(", "),
+                    allowed: self.allowed_imports(),
                 });
             }
             let mut linker = self.linker.lock().unwrap_or_else(|e| e.into_inner());
@@ -643,6 +678,48 @@ impl Sandbox {
             }
         }
         Ok(())
+    }
+
+    /// Why linking failed, in the words of [`LoadError::ForbiddenImport`]
+    /// when the component imports a WASI or host interface (or a function of
+    /// one) that the arena does not link, rather than wasmtime's "not found
+    /// in the linker".
+    fn link_error(&self, shown: &str, error: &wasmtime::Error) -> LoadError {
+        let messages: Vec<String> = error.chain().map(|e| e.to_string()).collect();
+        let quoted = |m: &str| m.split('`').nth(1).map(str::to_string);
+        let import = messages
+            .iter()
+            .find(|m| m.starts_with("component imports ") && m.contains("not found in the linker"))
+            .and_then(|m| quoted(m));
+        match import {
+            Some(name) => {
+                let member = messages
+                    .iter()
+                    .find(|m| m.starts_with("instance export `"))
+                    .and_then(|m| quoted(m));
+                LoadError::ForbiddenImport {
+                    path: shown.to_string(),
+                    import: match member {
+                        Some(f) => format!("{name}#{f}"),
+                        None => name,
+                    },
+                    allowed: self.allowed_imports(),
+                }
+            }
+            None => LoadError::Invalid {
+                path: shown.to_string(),
+                reason: first_line(error),
+            },
+        }
+    }
+
+    fn allowed_imports(&self) -> String {
+        self.host
+            .interfaces
+            .iter()
+            .map(|i| i.name)
+            .collect::<Vec<_>>()
+            .join(", ")
     }
 
     /// A fresh instance of `program` for one game, with its own store, limits,
@@ -657,17 +734,22 @@ impl Sandbox {
     ) -> Result<Instance<B>, Fault> {
         let log = BotLog::new(self.limits.log_bytes);
         let clock = VirtualClock::default();
+        let work = HostWork::default();
         let state = BotState {
-            wasi: wasi::deterministic_ctx(seed, &clock, &log),
+            wasi: wasi::deterministic_ctx(seed, &clock, &log, &work),
             table: ResourceTable::new(),
-            limiter: Limiter::new(self.limits.memory_bytes),
+            limiter: Limiter::new(self.limits.memory_bytes, work.clone()),
             log,
             clock,
             bank_at_call: 0,
             limits: self.limits.record(),
+            work,
+            refusal: None,
+            host_charge: None,
         };
         let mut store = Store::new(&self.engine, state);
         store.limiter(|s| &mut s.limiter);
+        store.call_hook(host_call_hook);
         let ticks = self.limits.timeout.as_nanos().div_ceil(EPOCH_TICK.as_nanos()) as u64 + 1;
         let mut meter = Meter::new(program.world.budget, &self.limits);
         let grant = meter.grant(Call::Start);
@@ -686,13 +768,94 @@ impl Sandbox {
                     failed: None,
                 })
             }
-            Err(e) => Err(classify(e, &store, || meter.exhausted(None, grant))),
+            Err(e) => Err(classify(e, &store, false, || meter.exhausted(None, grant))),
         }
     }
 }
 
+/// A `string` argument left in the bot's memory, with its length in code
+/// units (bytes, for the UTF-8 every Rust bot uses), known without reading it.
+struct LoggedStr {
+    text: WasmStr,
+    len: usize,
+}
+
+// SAFETY: the same type and ABI as `WasmStr`, which does the lifting.
+unsafe impl ComponentType for LoggedStr {
+    type Lower = <WasmStr as ComponentType>::Lower;
+    const ABI: CanonicalAbiInfo = <WasmStr as ComponentType>::ABI;
+
+    fn typecheck(ty: &InterfaceType, types: &InstanceType<'_>) -> wasmtime::Result<()> {
+        <WasmStr as ComponentType>::typecheck(ty, types)
+    }
+}
+
+// SAFETY: delegates to `WasmStr`, which checks the string lies in bounds.
+unsafe impl Lift for LoggedStr {
+    fn linear_lift_from_flat(cx: &mut LiftContext<'_>, ty: InterfaceType, src: &Self::Lower) -> wasmtime::Result<Self> {
+        let text = WasmStr::linear_lift_from_flat(cx, ty, src)?;
+        let len = src[1].get_u32() as usize;
+        Ok(LoggedStr { text, len })
+    }
+
+    fn linear_lift_from_memory(cx: &mut LiftContext<'_>, ty: InterfaceType, bytes: &[u8]) -> wasmtime::Result<Self> {
+        let text = WasmStr::linear_lift_from_memory(cx, ty, bytes)?;
+        let len = bytes
+            .get(4..8)
+            .and_then(|b| b.try_into().ok())
+            .map_or(0, |b: [u8; 4]| u32::from_le_bytes(b) as usize);
+        Ok(LoggedStr { text, len })
+    }
+}
+
+/// Charge host work in fuel at every crossing into the host: a flat
+/// [`HOST_CALL_FUEL`] on the way in (imports and runtime calls such as
+/// `memory.grow` alike), and on the way out what the host's own
+/// implementations noted per byte in [`HostWork`].
+fn host_call_hook(mut store: StoreContextMut<'_, BotState>, hook: CallHook) -> wasmtime::Result<()> {
+    match hook {
+        CallHook::CallingHost => pay(&mut store, HOST_CALL_FUEL),
+        CallHook::ReturningFromHost => {
+            if store.data_mut().limiter.take_refused() {
+                let left = store.get_fuel()?;
+                store.data_mut().refusal = Some(left);
+            }
+            let owed = store.data().work.take();
+            pay(&mut store, owed)
+        }
+        CallHook::CallingWasm | CallHook::ReturningFromWasm => Ok(()),
+    }
+}
+
+/// Take `fuel` out of the store's fuel; when less is left, the bot is out of
+/// fuel, exactly as if its own code had used it up.
+fn pay(store: &mut StoreContextMut<'_, BotState>, fuel: u64) -> wasmtime::Result<()> {
+    if fuel == 0 {
+        return Ok(());
+    }
+    let left = store.get_fuel()?;
+    if left < fuel {
+        store.set_fuel(0)?;
+        if left > 0 {
+            store.data_mut().host_charge = Some(fuel);
+        }
+        return Err(Trap::OutOfFuel.into());
+    }
+    store.set_fuel(left - fuel)
+}
+
+/// How much fuel may pass between a refused growth and a failure for the
+/// failure to count as its consequence: enough for an allocator to report
+/// the failure and abort, far too little to play on.
+const REFUSAL_FOLLOW_FUEL: u64 = 200_000;
+
 fn arm(store: &mut Store<BotState>, grant: Grant, ticks: u64) -> wasmtime::Result<()> {
     store.set_fuel(grant.fuel())?;
+    let state = store.data_mut();
+    state.refusal = None;
+    state.host_charge = None;
+    state.limiter.take_refused();
+    state.work.take();
     store.data_mut().bank_at_call = grant.bank;
     store.set_epoch_deadline(ticks);
     Ok(())
@@ -724,7 +887,7 @@ impl<B> Instance<B> {
         let used = grant.fuel() - self.store.get_fuel().unwrap_or(0);
         self.meter.charge(Some(call), grant, used);
         result.map_err(|e| {
-            let failure = classify(e, &self.store, || self.meter.exhausted(Some(call), grant));
+            let failure = classify(e, &self.store, true, || self.meter.exhausted(Some(call), grant));
             self.failed = Some(failure.clone());
             failure
         })
@@ -746,36 +909,104 @@ impl<B> Instance<B> {
     }
 }
 
-/// Turn a wasmtime error into the reason the bot forfeits.
-fn classify(error: wasmtime::Error, store: &Store<BotState>, out_of_fuel: impl FnOnce() -> String) -> Fault {
+/// Turn a wasmtime error into the reason the bot forfeits. `in_call`: the
+/// error ended a call into the bot (not instantiation), so a value the host
+/// could not read is the bot's answer.
+///
+/// The kind of failure decides first: running out of fuel or time, or
+/// overflowing the stack, is reported as such even after a refused memory
+/// growth that the bot handled. Only a failure that follows a refusal
+/// directly (an allocator's abort) is reported as `memory`.
+fn classify(
+    error: wasmtime::Error,
+    store: &Store<BotState>,
+    in_call: bool,
+    out_of_fuel: impl FnOnce() -> String,
+) -> Fault {
     let state = store.data();
-    if state.limiter.exceeded() {
+    let trap = error.downcast_ref::<Trap>();
+    match trap {
+        Some(Trap::OutOfFuel) => {
+            let mut detail = out_of_fuel();
+            if let Some(cost) = state.host_charge {
+                detail = format!(
+                    "{detail}; the fuel ran out in a call to the host, whose work would have cost {cost} \
+                     (each host call costs {HOST_CALL_FUEL}, each byte logged or written {LOG_BYTE_FUEL}, \
+                     each byte of randomness the host makes {}, and it makes 4 per byte of `get-random-bytes`)",
+                    budget::RANDOM_BYTE_FUEL
+                );
+            }
+            return Fault::new(FaultKind::Fuel, detail);
+        }
+        Some(Trap::Interrupt) => {
+            return Fault::new(FaultKind::Timeout, "ran past the wall-clock limit per call");
+        }
+        Some(Trap::StackOverflow) => {
+            return Fault::new(FaultKind::Trap, "stack overflow (unbounded recursion?)");
+        }
+        _ => {}
+    }
+    let fuel_now = store.get_fuel().unwrap_or(0);
+    let after_refusal = state.limiter.refused()
+        || state
+            .refusal
+            .is_some_and(|at| at.saturating_sub(fuel_now) <= REFUSAL_FOLLOW_FUEL);
+    if after_refusal {
         return Fault::new(
             FaultKind::Memory,
-            format!("tried to grow memory beyond the cap of {} bytes", state.limiter.cap()),
+            format!(
+                "tried to grow memory beyond the cap of {} bytes (all memories and tables together)",
+                state.limiter.cap()
+            ),
         );
     }
-    if let Some(trap) = error.downcast_ref::<Trap>() {
-        return match trap {
-            Trap::OutOfFuel => Fault::new(FaultKind::Fuel, out_of_fuel()),
-            Trap::Interrupt => Fault::new(FaultKind::Timeout, "ran past the wall-clock limit per call"),
-            Trap::StackOverflow => Fault::new(FaultKind::Trap, "stack overflow (unbounded recursion?)"),
-            other => {
-                let mut detail = other.to_string();
-                if let Some(place) = where_trapped(&error) {
-                    detail = format!("{detail} {place}");
-                }
-                if let Some(panic) = state.log.last_panic() {
-                    detail = format!("{detail}: {panic}");
-                }
-                Fault::new(FaultKind::Trap, detail)
-            }
-        };
+    if let Some(trap) = trap {
+        let mut detail = trap.to_string();
+        if let Some(place) = where_trapped(&error) {
+            detail = format!("{detail} {place}");
+        }
+        if let Some(panic) = state.log.last_panic() {
+            detail = format!("{detail}: {panic}");
+        }
+        return Fault::new(FaultKind::Trap, detail);
+    }
+    if in_call && let Some(reason) = unreadable_answer(&error) {
+        return Fault::new(
+            FaultKind::InvalidAnswer,
+            format!(
+                "answered a value the host cannot read as the world's type: {reason}; \
+                 was the bot built with the arena's WIT files and an up-to-date SDK?"
+            ),
+        );
     }
     if let Some(exit) = error.downcast_ref::<wasmtime_wasi::I32Exit>() {
         return Fault::new(FaultKind::Trap, format!("the bot exited with status {}", exit.0));
     }
     Fault::new(FaultKind::Trap, host_error(&error))
+}
+
+/// Why the host could not read a call's result (the canonical ABI's
+/// lifting failed: an enum or variant discriminant that does not exist, a
+/// string that is not UTF-8, a pointer out of bounds), if that is the error.
+/// A failure inside a host function carries a wasm backtrace; the answer is
+/// read after the bot's code returned, so its error has none.
+fn unreadable_answer(error: &wasmtime::Error) -> Option<String> {
+    if error.downcast_ref::<wasmtime::WasmBacktrace>().is_some()
+        || error.downcast_ref::<wasmtime_wasi::I32Exit>().is_some()
+    {
+        return None;
+    }
+    const LIFT_FAILURES: &[&str] = &[
+        "discriminant",
+        "out of bounds of memory",
+        "not aligned",
+        "invalid",
+        "utf-8",
+        "byte length too large",
+    ];
+    let root = error.root_cause().to_string();
+    let lower = root.to_lowercase();
+    LIFT_FAILURES.iter().any(|p| lower.contains(p)).then_some(root)
 }
 
 /// Where the bot's own code trapped: the innermost frame that is not the
@@ -800,11 +1031,10 @@ fn where_trapped(error: &wasmtime::Error) -> Option<String> {
         "__rg",
     ];
     let backtrace = error.downcast_ref::<wasmtime::WasmBacktrace>()?;
-    let frame = backtrace
-        .frames()
-        .iter()
-        .find(|f| f.func_name().is_some_and(|n| !RUNTIME.iter().any(|r| n.starts_with(r))))?;
-    let name = frame.func_name()?;
+    let (frame, name) = backtrace.frames().iter().find_map(|f| {
+        let name = format!("{:#}", rustc_demangle::demangle(f.func_name()?));
+        (!RUNTIME.iter().any(|r| name.starts_with(r))).then_some((f, name))
+    })?;
     let place = frame
         .symbols()
         .iter()
@@ -936,6 +1166,116 @@ mod tests {
         assert!(detail.contains("something odd in the host"), "{detail}");
         assert!(detail.contains("calling `choose-move`"), "{detail}");
         assert!(!detail.contains("wasm backtrace"), "{detail}");
+    }
+
+    /// A store like a bot's, with `fuel` and a memory cap of 1 MiB, for classifying errors.
+    fn bot_store(fuel: u64) -> Store<BotState> {
+        let mut config = wasmtime::Config::new();
+        config.consume_fuel(true);
+        let engine = Engine::new(&config).unwrap();
+        let log = BotLog::new(100);
+        let clock = VirtualClock::default();
+        let work = HostWork::default();
+        let state = BotState {
+            wasi: wasi::deterministic_ctx(1, &clock, &log, &work),
+            table: ResourceTable::new(),
+            limiter: Limiter::new(1 << 20, work.clone()),
+            log,
+            clock,
+            bank_at_call: 0,
+            limits: Limits::DEFAULT.record(),
+            work,
+            refusal: None,
+            host_charge: None,
+        };
+        let mut store = Store::new(&engine, state);
+        store.set_fuel(fuel).unwrap();
+        store
+    }
+
+    fn kind(error: wasmtime::Error, store: &Store<BotState>) -> Fault {
+        classify(error, store, true, || "ran out of fuel".into())
+    }
+
+    #[test]
+    fn an_answer_the_host_cannot_read_is_an_invalid_answer_not_a_trap() {
+        let store = bot_store(1000);
+        let fault = kind(wasmtime::Error::msg("unexpected discriminant: 7"), &store);
+        assert_eq!(fault.kind, FaultKind::InvalidAnswer);
+        assert!(fault.detail.contains("unexpected discriminant: 7"), "{}", fault.detail);
+        // The same words from inside a host function (it carries a wasm
+        // backtrace) are the bot's bad call, not its answer.
+        let fault = kind(from_a_call(wasmtime::Error::msg("unexpected discriminant: 7")), &store);
+        assert_eq!(fault.kind, FaultKind::Trap);
+        // And during instantiation there is no answer yet.
+        let fault = classify(
+            wasmtime::Error::msg("unexpected discriminant: 7"),
+            &store,
+            false,
+            String::new,
+        );
+        assert_eq!(fault.kind, FaultKind::Trap);
+    }
+
+    #[test]
+    fn a_refused_growth_is_the_reason_only_for_the_failure_that_follows_it() {
+        use wasmtime::ResourceLimiter;
+        // Refused, then an abort right away: memory.
+        let mut store = bot_store(1_000_000);
+        assert!(!store.data_mut().limiter.memory_growing(0, 2 << 20, None).unwrap());
+        let fault = kind(Trap::UnreachableCodeReached.into(), &store);
+        assert_eq!(fault.kind, FaultKind::Memory, "{}", fault.detail);
+        assert!(fault.detail.contains("1048576 bytes"), "{}", fault.detail);
+        // Refused and handled, then out of fuel: fuel.
+        let fault = kind(Trap::OutOfFuel.into(), &store);
+        assert_eq!(fault.kind, FaultKind::Fuel);
+        // Refused long before an unrelated trap: the trap.
+        let mut store = bot_store(1_000_000);
+        store.data_mut().refusal = Some(1_000_000);
+        store.set_fuel(1_000_000 - 2 * REFUSAL_FOLLOW_FUEL).unwrap();
+        let fault = kind(Trap::UnreachableCodeReached.into(), &store);
+        assert_eq!(fault.kind, FaultKind::Trap, "{}", fault.detail);
+        // Refused shortly before it: memory.
+        store.data_mut().refusal = Some(1_000_000 - 2 * REFUSAL_FOLLOW_FUEL + 1000);
+        let fault = kind(Trap::UnreachableCodeReached.into(), &store);
+        assert_eq!(fault.kind, FaultKind::Memory, "{}", fault.detail);
+    }
+
+    #[test]
+    fn running_out_of_fuel_in_a_host_call_says_what_the_host_work_cost() {
+        let mut store = bot_store(0);
+        store.data_mut().host_charge = Some(1 << 20);
+        let fault = kind(from_a_call(Trap::OutOfFuel.into()), &store);
+        assert_eq!(fault.kind, FaultKind::Fuel);
+        assert!(
+            fault
+                .detail
+                .starts_with("ran out of fuel; the fuel ran out in a call to the host"),
+            "{}",
+            fault.detail
+        );
+        assert!(fault.detail.contains("1048576"), "{}", fault.detail);
+    }
+
+    #[test]
+    fn a_host_charge_takes_fuel_and_fails_as_out_of_fuel_when_too_little_is_left() {
+        let mut store = bot_store(1000);
+        pay(&mut wasmtime::AsContextMut::as_context_mut(&mut store), 400).unwrap();
+        assert_eq!(store.get_fuel().unwrap(), 600);
+        let error = pay(&mut wasmtime::AsContextMut::as_context_mut(&mut store), 601).unwrap_err();
+        assert_eq!(error.downcast_ref::<Trap>(), Some(&Trap::OutOfFuel));
+        assert_eq!(store.get_fuel().unwrap(), 0);
+        assert_eq!(store.data().host_charge, Some(601));
+    }
+
+    #[test]
+    fn table_grow_is_not_charged_per_element_requested() {
+        let cost = budget::operator_cost();
+        assert_eq!(cost.variable.table_grow_per_element, 0);
+        // Every other cost stays wasmtime's default.
+        let mut default = wasmtime::OperatorCost::new();
+        default.variable.table_grow_per_element = 0;
+        assert_eq!(cost, default);
     }
 
     #[test]

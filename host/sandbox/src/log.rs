@@ -1,6 +1,7 @@
 //! The capped per-bot log: what a bot passes to `log` and writes to
 //! stdout or stderr, kept up to a byte cap per game.
 
+use crate::budget::{HostWork, LOG_BYTE_FUEL};
 use bytes::Bytes;
 use std::io;
 use std::pin::Pin;
@@ -100,6 +101,17 @@ impl BotLog {
         self.lock().push_line(line);
     }
 
+    /// Whether the cap is reached, so that nothing more will be kept; a
+    /// full log is marked truncated, since the caller drops what it had.
+    pub fn full(&self) -> bool {
+        let mut inner = self.lock();
+        if inner.bytes >= inner.cap {
+            inner.truncated = true;
+            return true;
+        }
+        false
+    }
+
     /// The most recent Rust panic report in the log ("panicked at FILE:" and its message), if any.
     pub fn last_panic(&self) -> Option<String> {
         let inner = self.lock();
@@ -127,15 +139,22 @@ impl BotLog {
 }
 
 /// stdout or stderr of a bot, writing into its [`BotLog`].
+/// Every byte written is charged to the bot's [`HostWork`], kept or not.
 #[derive(Clone)]
 pub struct LogStream {
     log: BotLog,
+    work: HostWork,
 }
 
 impl LogStream {
-    /// A stream appending to `log`.
-    pub fn new(log: BotLog) -> Self {
-        LogStream { log }
+    /// A stream appending to `log`, charging each byte to `work`.
+    pub fn new(log: BotLog, work: HostWork) -> Self {
+        LogStream { log, work }
+    }
+
+    fn write_bytes(&self, bytes: &[u8]) {
+        self.work.owe((bytes.len() as u64).saturating_mul(LOG_BYTE_FUEL));
+        self.log.lock().write_bytes(bytes);
     }
 }
 
@@ -161,7 +180,7 @@ impl Pollable for LogStream {
 
 impl OutputStream for LogStream {
     fn write(&mut self, bytes: Bytes) -> StreamResult<()> {
-        self.log.lock().write_bytes(&bytes);
+        self.write_bytes(&bytes);
         Ok(())
     }
     fn flush(&mut self) -> StreamResult<()> {
@@ -175,7 +194,7 @@ impl OutputStream for LogStream {
 
 impl tokio::io::AsyncWrite for LogStream {
     fn poll_write(self: Pin<&mut Self>, _: &mut Context<'_>, buf: &[u8]) -> Poll<io::Result<usize>> {
-        self.log.lock().write_bytes(buf);
+        self.write_bytes(buf);
         Poll::Ready(Ok(buf.len()))
     }
     fn poll_flush(self: Pin<&mut Self>, _: &mut Context<'_>) -> Poll<io::Result<()>> {
@@ -209,6 +228,18 @@ mod tests {
         let got = log.take();
         assert_eq!(got.lines, vec!["a", "bcd", "e"]);
         assert!(!got.truncated);
+    }
+
+    #[test]
+    fn stream_writes_are_charged_per_byte_even_beyond_the_cap() {
+        let log = BotLog::new(4);
+        let work = HostWork::default();
+        let mut out = LogStream::new(log.clone(), work.clone());
+        out.write(Bytes::from_static(b"abcdef\n")).unwrap();
+        out.write(Bytes::from_static(b"more\n")).unwrap();
+        assert_eq!(work.take(), 12 * LOG_BYTE_FUEL);
+        assert!(log.full());
+        assert!(log.take().truncated);
     }
 
     #[test]

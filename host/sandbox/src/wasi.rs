@@ -6,6 +6,7 @@
 //! step per reading, and a sleep advances them without waiting), randomness
 //! comes from the game's seed, and stdout/stderr go to the bot's capped log.
 
+use super::budget::{HostWork, RANDOM_BYTE_FUEL};
 use super::log::{BotLog, LogStream};
 use rand::SeedableRng;
 use rand_chacha::ChaCha8Rng;
@@ -55,33 +56,38 @@ impl HostWallClock for VirtualClock {
     }
 }
 
-/// A seeded ChaCha generator in the shape WASI's random interfaces want.
-struct SeededRandom(ChaCha8Rng);
+/// A seeded ChaCha generator in the shape WASI's random interfaces want;
+/// each byte it makes is charged to the bot's [`HostWork`].
+struct SeededRandom(ChaCha8Rng, HostWork);
 
 impl rand_core_wasi::TryRng for SeededRandom {
     type Error = Infallible;
     fn try_next_u32(&mut self) -> Result<u32, Infallible> {
+        self.1.owe(4 * RANDOM_BYTE_FUEL);
         Ok(rand::RngCore::next_u32(&mut self.0))
     }
     fn try_next_u64(&mut self) -> Result<u64, Infallible> {
+        self.1.owe(8 * RANDOM_BYTE_FUEL);
         Ok(rand::RngCore::next_u64(&mut self.0))
     }
     fn try_fill_bytes(&mut self, dst: &mut [u8]) -> Result<(), Infallible> {
+        self.1.owe((dst.len() as u64).saturating_mul(RANDOM_BYTE_FUEL));
         rand::RngCore::fill_bytes(&mut self.0, dst);
         Ok(())
     }
 }
 
-/// Build the WASI context of one bot instance: nothing granted, everything seeded.
-pub fn deterministic_ctx(seed: u64, clock: &VirtualClock, log: &BotLog) -> WasiCtx {
+/// Build the WASI context of one bot instance: nothing granted, everything
+/// seeded, and the work of writing and of making random bytes charged to `work`.
+pub fn deterministic_ctx(seed: u64, clock: &VirtualClock, log: &BotLog, work: &HostWork) -> WasiCtx {
     let mut builder = WasiCtxBuilder::new();
     builder
-        .stdout(LogStream::new(log.clone()))
-        .stderr(LogStream::new(log.clone()))
+        .stdout(LogStream::new(log.clone(), work.clone()))
+        .stderr(LogStream::new(log.clone(), work.clone()))
         .wall_clock(clock.clone())
         .monotonic_clock(clock.clone())
-        .secure_random(SeededRandom(ChaCha8Rng::seed_from_u64(seed)))
-        .insecure_random(SeededRandom(ChaCha8Rng::seed_from_u64(seed ^ 0x1)))
+        .secure_random(SeededRandom(ChaCha8Rng::seed_from_u64(seed), work.clone()))
+        .insecure_random(SeededRandom(ChaCha8Rng::seed_from_u64(seed ^ 0x1), work.clone()))
         .insecure_random_seed(u128::from(seed) << 64 | u128::from(!seed))
         .max_random_size(1 << 20)
         .allow_tcp(false)

@@ -3,7 +3,7 @@
 use crate::adapters;
 use crate::games::IllegalMoves;
 use crate::runner::{BotRef, Entrant, GameDef, GameSetup};
-use crate::sandbox::{Limits, Sandbox};
+use crate::sandbox::{ChildCompiler, CompileLimits, Compiler, Limits, Sandbox};
 use anyhow::{Context, bail};
 use clap::Args;
 use std::path::PathBuf;
@@ -37,6 +37,13 @@ pub struct RunArgs {
     /// Largest bot file accepted, e.g. 64M [default: 64M].
     #[arg(long, allow_hyphen_values = true, value_parser = super::parse_bytes)]
     pub max_file_bytes: Option<u64>,
+    /// CPU time compiling one bot file may take, in seconds; the wall clock allows one and a half
+    /// times that [default: 60].
+    #[arg(long, allow_hyphen_values = true, value_parser = super::parse_seconds)]
+    pub compile_seconds: Option<Duration>,
+    /// Memory compiling one bot file may take, e.g. 2G, at least 256M [default: 2G].
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_compile_memory)]
+    pub compile_memory: Option<u64>,
     /// What an illegal move costs: `course` (each game's own rule, see its rules document) or `forfeit`
     /// (any illegal move forfeits the game with reason illegal-move) [default: course].
     #[arg(long, value_parser = super::parse_illegal)]
@@ -44,6 +51,21 @@ pub struct RunArgs {
     /// Threads to play games on [default: all cores]. Results do not depend on it.
     #[arg(long, allow_hyphen_values = true, value_parser = parse_jobs)]
     pub jobs: Option<u64>,
+}
+
+/// The hidden subcommand that makes the `arena` binary a compiler process
+/// (see `arena_sandbox::compile`); `main` runs it before parsing anything else.
+pub const COMPILE_SUBCOMMAND: &str = "__compile";
+
+/// The least memory a compile may be given: the compiler itself needs about that much.
+const MIN_COMPILE_MEMORY: u64 = 256 << 20;
+
+fn parse_compile_memory(s: &str) -> Result<u64, String> {
+    let v = super::parse_bytes(s)?;
+    if v < MIN_COMPILE_MEMORY {
+        return Err(format!("`{s}` is too little: the compiler itself needs at least 256M"));
+    }
+    Ok(v)
 }
 
 /// A thread count: positive, and small enough that the sandbox's instance pool
@@ -88,6 +110,32 @@ impl RunArgs {
         }
         limits.check().map_err(anyhow::Error::msg)?;
         Ok(limits)
+    }
+
+    /// The limits on compiling one bot file.
+    pub fn compile_limits(&self) -> CompileLimits {
+        let mut limits = CompileLimits::DEFAULT;
+        if let Some(s) = self.compile_seconds {
+            limits = limits.with_cpu(s);
+        }
+        if let Some(m) = self.compile_memory {
+            limits.memory_bytes = m;
+        }
+        limits
+    }
+
+    /// A sandbox for `game` under the command line's limits, compiling every
+    /// bot file in a child process (this executable, as `arena __compile`)
+    /// under the compile limits, so a file that takes minutes to compile is
+    /// rejected instead of holding up the run.
+    pub fn sandbox(&self, game: &dyn GameDef) -> anyhow::Result<Sandbox> {
+        let sandbox = adapters::sandbox(self.limits(game)?)?;
+        let program = std::env::current_exe().context("cannot find the arena executable to compile bots with")?;
+        Ok(sandbox.with_compiler(Compiler::Child(ChildCompiler {
+            program,
+            args: vec![COMPILE_SUBCOMMAND.into()],
+            limits: self.compile_limits(),
+        })))
     }
 
     /// A thread pool of `--jobs` threads (all cores by default).

@@ -42,7 +42,7 @@ pub struct CompareArgs {
 /// Run `arena compare`.
 pub fn run(args: CompareArgs) -> anyhow::Result<()> {
     let game = find_game(&args.game)?;
-    let sandbox = crate::adapters::sandbox(args.run.limits(game)?)?;
+    let sandbox = args.run.sandbox(game)?;
     let setup = setup(game, &sandbox, args.variant.clone(), args.run.illegal)?;
     let entrants = entrants(game, &sandbox, &args.bots)?;
     let against = args

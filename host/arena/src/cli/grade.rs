@@ -140,7 +140,7 @@ pub fn run(args: GradeArgs) -> anyhow::Result<()> {
     if let Some(illegal) = args.run.illegal {
         rubric.illegal = illegal;
     }
-    let sandbox = crate::adapters::sandbox(args.run.limits(game)?)?;
+    let sandbox = args.run.sandbox(game)?;
     let grader = Grader {
         game,
         sandbox: &sandbox,
@@ -183,7 +183,7 @@ pub fn run_class(args: GradeClassArgs) -> anyhow::Result<()> {
     if wasm.is_empty() {
         bail!("{}: no .wasm submissions in this folder", args.dir.display());
     }
-    let sandbox = crate::adapters::sandbox(args.run.limits(game)?)?;
+    let sandbox = args.run.sandbox(game)?;
     let grader = Grader {
         game,
         sandbox: &sandbox,

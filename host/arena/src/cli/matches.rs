@@ -51,7 +51,7 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
             args.bots.len()
         );
     }
-    let sandbox = crate::adapters::sandbox(args.run.limits(game)?)?;
+    let sandbox = args.run.sandbox(game)?;
     let setup = setup(game, &sandbox, args.variant.clone(), args.run.illegal)?;
     let entrants = entrants(game, &sandbox, &args.bots)?;
     let spec = MatchSpec {
@@ -124,14 +124,26 @@ fn fuel_table(report: &MatchReport) -> String {
         "{:<width$}  {:>10}  {:>10}  {:>13}  {:>10}  {:>14}",
         "bot", "mean/move", "max/move", "max % budget", "max start", "max bank used"
     );
+    // Small shares keep three significant digits: 0.014% says more than 0.0%.
+    let percent = |share: f64| {
+        let p = share * 100.0;
+        let decimals = if p >= 10.0 {
+            0
+        } else if p >= 1.0 {
+            1
+        } else {
+            3
+        };
+        format!("{p:.decimals$}%")
+    };
     for (b, f) in rows {
         let _ = writeln!(
             s,
-            "{:<width$}  {:>10}  {:>10}  {:>12.1}%  {:>10}  {:>14}",
+            "{:<width$}  {:>10}  {:>10}  {:>13}  {:>10}  {:>14}",
             b.name,
             fuel_amount(f.mean_per_move.round() as u64),
             fuel_amount(f.max_per_move),
-            f.worst_share * 100.0,
+            percent(f.worst_share),
             fuel_amount(f.max_start),
             if f.games_using_bank == 0 {
                 "0".to_string()

@@ -12,6 +12,7 @@ mod tournament;
 use clap::{Parser, Subcommand};
 
 pub use args::{parse_bytes, parse_games, parse_illegal, parse_memory, parse_positive_u64, parse_seconds, parse_u64};
+pub use common::COMPILE_SUBCOMMAND;
 
 /// Run sandboxed WebAssembly game bots fairly and reproducibly.
 #[derive(Debug, Parser)]

@@ -40,7 +40,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
             playable().join(", ")
         );
     }
-    let sandbox = crate::adapters::sandbox(args.run.limits(game)?)?;
+    let sandbox = args.run.sandbox(game)?;
     let setup = setup(game, &sandbox, args.variant.clone(), args.run.illegal)?;
     let opponents = match &args.vs {
         Some(spec) => {

@@ -85,7 +85,7 @@ pub fn run(args: TournamentArgs) -> anyhow::Result<()> {
     if specs.len() < 2 {
         bail!("a tournament needs at least two bots, got {}", specs.len());
     }
-    let sandbox = crate::adapters::sandbox(args.run.limits(game)?)?;
+    let sandbox = args.run.sandbox(game)?;
     let setup = setup(game, &sandbox, args.variant.clone(), args.run.illegal)?;
     let mut entrants: Vec<Entrant> = Vec::new();
     let mut disqualified = Vec::new();

@@ -17,6 +17,7 @@ pub fn failure(fault: Fault) -> Failure {
         FaultKind::Fuel => ForfeitReason::Fuel,
         FaultKind::Timeout => ForfeitReason::Timeout,
         FaultKind::Memory => ForfeitReason::Memory,
+        FaultKind::InvalidAnswer => ForfeitReason::InvalidAnswer,
     };
     Failure::new(reason, fault.detail)
 }

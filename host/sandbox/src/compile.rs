@@ -1,0 +1,430 @@
+//! Compiling components, where a runaway compile cannot hold the arena.
+//!
+//! Cranelift cannot be interrupted, and its time and memory are not bounded
+//! by the size of the file: one function of 200,000 nested blocks (a 1.4 MB
+//! file) takes minutes and half a gigabyte to compile. A [`Compiler::Child`]
+//! therefore compiles each untrusted file in a child process (the host's own
+//! executable, run with a hidden subcommand that calls [`child_main`]) under
+//! a CPU-time and an address-space limit set in the child with `setrlimit`,
+//! and a wall-clock deadline after which the parent kills it. The child
+//! compiles with exactly the engine configuration of the parent
+//! ([`engine_config`]) and writes the compiled artifact to its stdout; the
+//! parent loads it with `Component::deserialize`.
+//!
+//! [`Compiler::InProcess`] compiles in the calling process with no limit:
+//! for library users and tests that load only files they trust.
+
+use crate::{Limits, LoadError};
+use std::ffi::OsString;
+use std::io::{Read, Write};
+use std::path::PathBuf;
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+use wasmtime::component::Component;
+use wasmtime::{Config, Engine};
+
+/// The engine configuration everything compiled depends on: fuel, epochs,
+/// the wasm stack, deterministic floats and relaxed SIMD. The sandbox adds
+/// its instance allocator (which compiled code does not depend on); a
+/// compiler child uses this alone, so what it compiles loads in the sandbox.
+pub fn engine_config(limits: &Limits) -> Config {
+    let mut config = Config::new();
+    config
+        .wasm_component_model(true)
+        .consume_fuel(true)
+        .epoch_interruption(true)
+        .max_wasm_stack(limits.stack_bytes)
+        // Same floats on every machine: replays and grades must not depend on the CPU.
+        .cranelift_nan_canonicalization(true)
+        // Name the function (and file and line, where the bot has debug
+        // info) in a trap's detail.
+        .wasm_backtrace_details(wasmtime::WasmBacktraceDetails::Enable)
+        .relaxed_simd_deterministic(true)
+        // Fuel costs of bulk operations (see `budget::operator_cost`).
+        .operator_cost(crate::budget::operator_cost());
+    config
+}
+
+/// How a sandbox compiles bot files.
+#[derive(Debug, Clone, Default)]
+pub enum Compiler {
+    /// In the calling process, with no limit on time or memory: only for
+    /// files the caller trusts (tests, library use).
+    #[default]
+    InProcess,
+    /// In a child process under [`CompileLimits`]: for untrusted files.
+    Child(ChildCompiler),
+}
+
+/// A child process that compiles one component: `program args... STACK_BYTES`,
+/// with the component on stdin, must call [`child_main`] with `STACK_BYTES`.
+#[derive(Debug, Clone)]
+pub struct ChildCompiler {
+    /// The executable, usually the host's own (`std::env::current_exe()`).
+    pub program: PathBuf,
+    /// The arguments that make it a compiler, e.g. a hidden subcommand.
+    pub args: Vec<OsString>,
+    /// Its limits.
+    pub limits: CompileLimits,
+}
+
+/// What compiling one component may take.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CompileLimits {
+    /// CPU time of the child, all its threads together (`RLIMIT_CPU`).
+    pub cpu: Duration,
+    /// Address space of the child (`RLIMIT_AS`), in bytes.
+    pub memory_bytes: u64,
+    /// Wall-clock time, after which the parent kills the child.
+    pub wall: Duration,
+}
+
+impl CompileLimits {
+    /// Far above what real bots need: a componentize-py bot of 18 MB takes
+    /// 11-13 s of CPU time and about 400 MB to compile, a Rust bot 0.1 s.
+    pub const DEFAULT: CompileLimits = CompileLimits {
+        cpu: Duration::from_secs(60),
+        memory_bytes: 2 << 30,
+        wall: Duration::from_secs(90),
+    };
+
+    /// `cpu` seconds of CPU time, with a wall clock of one and a half times
+    /// that (a busy machine shares its cores between compiles).
+    pub fn with_cpu(self, cpu: Duration) -> CompileLimits {
+        CompileLimits {
+            cpu,
+            wall: cpu + cpu / 2,
+            ..self
+        }
+    }
+}
+
+impl Default for CompileLimits {
+    fn default() -> Self {
+        CompileLimits::DEFAULT
+    }
+}
+
+/// Exit status of the child for a component that does not compile (the
+/// reason is on stderr), and for a compile that ran out of memory.
+const EXIT_INVALID: i32 = 2;
+const EXIT_MEMORY: i32 = 3;
+
+/// The child's side: read a component from stdin, compile it with the
+/// engine configuration for a wasm stack of `args[0]` bytes, write the
+/// compiled artifact to stdout. Returns the exit status.
+pub fn child_main(args: &[OsString]) -> i32 {
+    // A compiler thread that runs out of memory panics; left alone, the
+    // other threads can wait for it forever without using CPU time (only
+    // the wall clock would end them). End the whole process at the first
+    // panic instead, with its message (no backtrace: capturing one allocates).
+    std::panic::set_hook(Box::new(|info| {
+        eprintln!("{info}");
+        std::process::abort();
+    }));
+    let Some(stack_bytes) = args
+        .first()
+        .and_then(|a| a.to_str())
+        .and_then(|a| a.parse::<usize>().ok())
+    else {
+        eprintln!("usage: STACK_BYTES, with the component on stdin (this is the arena's compiler process)");
+        return 1;
+    };
+    let mut bytes = Vec::new();
+    if let Err(e) = std::io::stdin().lock().read_to_end(&mut bytes) {
+        eprintln!("cannot read the component: {e}");
+        return 1;
+    }
+    let limits = Limits {
+        stack_bytes,
+        ..Limits::DEFAULT
+    };
+    let compiled = Engine::new(&engine_config(&limits))
+        .and_then(|engine| Component::new(&engine, &bytes))
+        .and_then(|component| component.serialize());
+    match compiled {
+        Ok(artifact) => {
+            let mut out = std::io::stdout().lock();
+            match out.write_all(&artifact).and_then(|()| out.flush()) {
+                Ok(()) => 0,
+                Err(e) => {
+                    eprintln!("cannot write the compiled component: {e}");
+                    1
+                }
+            }
+        }
+        Err(e) if out_of_memory(&format!("{e:#}")) => {
+            eprintln!("{}", crate::first_line(&e));
+            EXIT_MEMORY
+        }
+        Err(e) => {
+            eprintln!("{}", crate::first_line(&e));
+            EXIT_INVALID
+        }
+    }
+}
+
+/// Whether a message says memory ran out: Rust's own allocation failure, or
+/// `ENOMEM` from the operating system.
+fn out_of_memory(text: &str) -> bool {
+    [
+        "memory allocation of",
+        "os error 12",
+        "Cannot allocate memory",
+        "out of memory",
+    ]
+    .iter()
+    .any(|m| text.contains(m))
+}
+
+impl ChildCompiler {
+    /// Compile `bytes` (the file `shown`) in a child process under the
+    /// limits, and load the result into `engine`.
+    pub(crate) fn compile(
+        &self,
+        engine: &Engine,
+        limits: &Limits,
+        shown: &str,
+        bytes: &[u8],
+    ) -> Result<Component, LoadError> {
+        let artifact = self.run(limits, shown, bytes)?;
+        // SAFETY: `Component::deserialize` trusts its bytes to be an artifact
+        // wasmtime itself produced. These are: the child is this program's own
+        // executable, which just compiled them with `Component::serialize` for
+        // an engine of the same configuration, and they went straight from its
+        // stdout into memory here, never through a file anyone else can write.
+        // wasmtime still checks the version and configuration they were
+        // compiled for.
+        unsafe { Component::deserialize(engine, &artifact) }.map_err(|e| LoadError::Invalid {
+            path: shown.to_string(),
+            reason: crate::first_line(&e),
+        })
+    }
+
+    fn run(&self, limits: &Limits, shown: &str, bytes: &[u8]) -> Result<Vec<u8>, LoadError> {
+        let failed = |reason: String| LoadError::Compiler {
+            path: shown.to_string(),
+            reason,
+        };
+        let mut command = Command::new(&self.program);
+        command
+            .args(&self.args)
+            .arg(limits.stack_bytes.to_string())
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        set_limits(&mut command, &self.limits);
+        let mut child = command
+            .spawn()
+            .map_err(|e| failed(format!("cannot start {}: {e}", self.program.display())))?;
+        let (mut stdin, mut stdout, mut stderr) = match (child.stdin.take(), child.stdout.take(), child.stderr.take()) {
+            (Some(i), Some(o), Some(e)) => (i, o, e),
+            _ => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(failed("cannot talk to the compiler process".into()));
+            }
+        };
+        // The child holds the whole artifact in memory before writing it, so
+        // it cannot be larger than the child's address space.
+        let most = self.limits.memory_bytes;
+        let (waited, artifact, message) = std::thread::scope(|s| {
+            s.spawn(move || {
+                ignore_sigpipe_on_this_thread();
+                // A child that dies early closes its stdin: the write fails, and
+                // how the child ended says why.
+                let _ = stdin.write_all(bytes);
+            });
+            let out = s.spawn(move || {
+                let mut artifact = Vec::new();
+                // Dropping the pipe after `most` bytes stops a runaway child.
+                let _ = (&mut stdout).take(most.saturating_add(1)).read_to_end(&mut artifact);
+                artifact
+            });
+            let err = s.spawn(move || {
+                let mut message = Vec::new();
+                let _ = (&mut stderr).take(64 << 10).read_to_end(&mut message);
+                message
+            });
+            let waited = wait(&mut child, self.limits.wall);
+            let artifact = out.join().unwrap_or_default();
+            let message = err.join().unwrap_or_default();
+            (waited, artifact, message)
+        });
+        let message = String::from_utf8_lossy(&message);
+        // The child's own line or a panic's message, not a backtrace's note.
+        let last = message
+            .lines()
+            .rev()
+            .find(|l| !l.trim().is_empty() && !l.starts_with("note:") && !l.starts_with("stack backtrace"))
+            .unwrap_or("")
+            .trim();
+        let limit = |exceeded: String, flag: &'static str| LoadError::CompileLimit {
+            path: shown.to_string(),
+            exceeded,
+            flag,
+        };
+        let too_slow = || {
+            limit(
+                format!("took more than {} s", self.limits.cpu.as_secs_f64()),
+                "--compile-seconds",
+            )
+        };
+        let too_big = || {
+            limit(
+                format!("needed more than {} of memory", mib(self.limits.memory_bytes)),
+                "--compile-memory",
+            )
+        };
+        let status = match waited {
+            Waited::Exited(status) => status,
+            Waited::Deadline => {
+                return Err(limit(
+                    format!("took more than {} s of wall-clock time", self.limits.wall.as_secs_f64()),
+                    "--compile-seconds",
+                ));
+            }
+            Waited::Error(e) => return Err(failed(format!("lost the compiler process: {e}"))),
+        };
+        if status.success() {
+            if artifact.len() as u64 > most {
+                return Err(too_big());
+            }
+            return Ok(artifact);
+        }
+        match (status.code(), signal(&status)) {
+            (Some(EXIT_INVALID), _) => Err(LoadError::Invalid {
+                path: shown.to_string(),
+                reason: last.to_string(),
+            }),
+            (Some(EXIT_MEMORY), _) => Err(too_big()),
+            (_, Some(libc::SIGXCPU | libc::SIGKILL)) => Err(too_slow()),
+            _ if out_of_memory(&message) => Err(too_big()),
+            (_, Some(libc::SIGABRT)) if last.is_empty() => Err(too_big()),
+            (code, sig) => Err(failed(match (last, code, sig) {
+                ("", Some(code), _) => format!("the compiler process failed with status {code}"),
+                ("", None, Some(sig)) => format!("the compiler process was stopped by signal {sig}"),
+                _ => format!("the compiler process failed: {last}"),
+            })),
+        }
+    }
+}
+
+fn mib(bytes: u64) -> String {
+    if bytes >= 1 << 30 && bytes.is_multiple_of(1 << 30) {
+        format!("{} GiB", bytes >> 30)
+    } else {
+        format!("{} MiB", bytes.div_ceil(1 << 20))
+    }
+}
+
+enum Waited {
+    Exited(ExitStatus),
+    Deadline,
+    Error(std::io::Error),
+}
+
+/// Wait for the child until `deadline` from now, then kill it.
+fn wait(child: &mut Child, deadline: Duration) -> Waited {
+    let start = Instant::now();
+    let mut step = Duration::from_millis(1);
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) => return Waited::Exited(status),
+            Ok(None) => {}
+            Err(e) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Waited::Error(e);
+            }
+        }
+        if start.elapsed() >= deadline {
+            // The child is not reaped yet, so its id is still its own.
+            let _ = child.kill();
+            let _ = child.wait();
+            return Waited::Deadline;
+        }
+        std::thread::sleep(step);
+        step = (step * 2).min(Duration::from_millis(20));
+    }
+}
+
+#[cfg(unix)]
+fn signal(status: &ExitStatus) -> Option<i32> {
+    std::os::unix::process::ExitStatusExt::signal(status)
+}
+
+#[cfg(not(unix))]
+fn signal(_: &ExitStatus) -> Option<i32> {
+    None
+}
+
+/// Set the child's CPU-time and address-space limits, and no core file, between fork and exec.
+#[cfg(unix)]
+fn set_limits(command: &mut Command, limits: &CompileLimits) {
+    use std::os::unix::process::CommandExt;
+    let cpu = (limits.cpu.as_secs() + u64::from(limits.cpu.subsec_nanos() > 0)).max(1);
+    let memory = limits.memory_bytes;
+    macro_rules! set {
+        ($resource:expr, $soft:expr, $hard:expr) => {{
+            let limit = libc::rlimit {
+                rlim_cur: $soft as libc::rlim_t,
+                rlim_max: $hard as libc::rlim_t,
+            };
+            // SAFETY: `limit` is a valid rlimit that lives across the call.
+            if unsafe { libc::setrlimit($resource, &limit) } != 0 {
+                return Err(std::io::Error::last_os_error());
+            }
+        }};
+    }
+    let pre_exec = move || {
+        // SIGXCPU at `cpu` seconds, SIGKILL a second later if that is caught.
+        set!(libc::RLIMIT_CPU, cpu, cpu + 1);
+        set!(libc::RLIMIT_AS, memory, memory);
+        set!(libc::RLIMIT_CORE, 0, 0);
+        Ok(())
+    };
+    // SAFETY: the closure runs in the forked child before exec and calls only
+    // `setrlimit`, which is async-signal-safe; it allocates nothing and takes no lock.
+    unsafe {
+        command.pre_exec(pre_exec);
+    }
+}
+
+#[cfg(not(unix))]
+fn set_limits(_: &mut Command, _: &CompileLimits) {}
+
+/// Make a write to a closed pipe fail with `EPIPE` on this thread instead of
+/// killing the process (the `arena` binary restores the default SIGPIPE,
+/// which ends the process). SIGPIPE from a write goes to the writing thread.
+#[cfg(unix)]
+fn ignore_sigpipe_on_this_thread() {
+    // SAFETY: plain signal-mask calls on this thread's own mask, with valid pointers.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        libc::sigaddset(&mut set, libc::SIGPIPE);
+        libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+    }
+}
+
+#[cfg(not(unix))]
+fn ignore_sigpipe_on_this_thread() {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_are_said_in_whole_units() {
+        assert_eq!(mib(2 << 30), "2 GiB");
+        assert_eq!(mib(300 << 20), "300 MiB");
+    }
+
+    #[test]
+    fn the_wall_clock_follows_the_cpu_limit() {
+        let l = CompileLimits::DEFAULT.with_cpu(Duration::from_secs(2));
+        assert_eq!(l.wall, Duration::from_secs(3));
+        assert_eq!(l.memory_bytes, CompileLimits::DEFAULT.memory_bytes);
+    }
+}

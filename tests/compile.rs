@@ -1,0 +1,164 @@
+//! Compilation under limits: a component that would take minutes to
+//! compile is rejected in one line within seconds, and the other bots of a
+//! tournament still play.
+
+use arena_tests::{arena, assert_one_line_error, bot, temp};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+use wasm_encoder::{
+    BlockType, CodeSection, Component, Function, FunctionSection, Instruction, Module, ModuleSection, TypeSection,
+    ValType,
+};
+
+/// Nested blocks in the bomb: without limits Cranelift takes about 90 s and
+/// half a gigabyte for it, in a file of about 1.4 MB that takes a moment to write.
+const DEPTH: u32 = 200_000;
+
+/// A component holding a core module of one function of `depth` nested
+/// blocks, each left by a `br_if`: Cranelift's time grows with the square
+/// of the depth. It is not a bot of any world; it is rejected while compiling.
+fn compile_bomb(depth: u32) -> Vec<u8> {
+    let mut types = TypeSection::new();
+    types.ty().function([ValType::I32], []);
+    let mut functions = FunctionSection::new();
+    functions.function(0);
+    let mut body = Function::new([]);
+    for _ in 0..depth {
+        body.instruction(&Instruction::Block(BlockType::Empty));
+    }
+    for _ in 0..depth {
+        body.instruction(&Instruction::LocalGet(0));
+        body.instruction(&Instruction::BrIf(0));
+        body.instruction(&Instruction::End);
+    }
+    body.instruction(&Instruction::End);
+    let mut code = CodeSection::new();
+    code.function(&body);
+    let mut module = Module::new();
+    module.section(&types).section(&functions).section(&code);
+    let mut component = Component::new();
+    component.section(&ModuleSection(&module));
+    component.finish()
+}
+
+/// The bomb written into `dir` as `name.wasm`.
+fn write_bomb(dir: &Path, name: &str) -> PathBuf {
+    let path = dir.join(format!("{name}.wasm"));
+    std::fs::write(&path, compile_bomb(DEPTH)).unwrap();
+    path
+}
+
+/// Timings do not belong in tests: this bound only says "seconds, not minutes".
+const NOT_MINUTES: Duration = Duration::from_secs(30);
+
+#[test]
+fn a_compile_bomb_is_rejected_in_one_line_within_the_limit() {
+    let dir = temp("bomb");
+    let bomb = write_bomb(&dir, "bomb").display().to_string();
+    let start = Instant::now();
+    assert_one_line_error(
+        &[
+            "match",
+            "--game",
+            "en-garde",
+            &bomb,
+            "house:aggressive",
+            "--games",
+            "2",
+            "--compile-seconds",
+            "2",
+        ],
+        // Over 2 s of CPU time, or 3 s of wall clock on a busy machine.
+        "to compile (the limit is --compile-seconds)",
+    );
+    let took = start.elapsed();
+    assert!(took < NOT_MINUTES, "rejected after {took:?}");
+    std::fs::remove_dir_all(dir).ok();
+}
+
+#[test]
+fn too_little_memory_to_compile_is_one_line_naming_the_flag() {
+    let dir = temp("bomb-memory");
+    let bomb = write_bomb(&dir, "bomb").display().to_string();
+    let start = Instant::now();
+    assert_one_line_error(
+        &[
+            "match",
+            "--game",
+            "en-garde",
+            &bomb,
+            "house:aggressive",
+            "--compile-memory",
+            "256M",
+        ],
+        "bomb.wasm: needed more than 256 MiB of memory to compile (the limit is --compile-memory)",
+    );
+    let took = start.elapsed();
+    assert!(took < NOT_MINUTES, "rejected after {took:?}");
+    std::fs::remove_dir_all(dir).ok();
+}
+
+#[test]
+fn a_compile_bomb_in_a_tournament_is_disqualified_and_the_rest_play() {
+    let dir = temp("bomb-tournament");
+    write_bomb(&dir, "bomb");
+    for kind in ["aggressive", "random"] {
+        std::fs::copy(bot(&format!("en-garde/{kind}")), dir.join(format!("{kind}.wasm"))).unwrap();
+    }
+    let d = dir.display().to_string();
+    let start = Instant::now();
+    let out = arena(&[
+        "tournament",
+        "--game",
+        "en-garde",
+        "--format",
+        "round-robin",
+        "--dir",
+        &d,
+        "--games",
+        "2",
+        "--json",
+        "--compile-seconds",
+        "2",
+    ]);
+    let took = start.elapsed();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(took < NOT_MINUTES, "finished after {took:?}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let names: Vec<&str> = v["standings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names.len(), 2, "{names:?}");
+    assert!(names.contains(&"aggressive") && names.contains(&"random"), "{names:?}");
+    assert!(v["standings"].as_array().unwrap().iter().all(|s| s["games"] == 2));
+    let dq = v["disqualified"].as_array().unwrap();
+    assert_eq!(dq.len(), 1);
+    assert_eq!(dq[0]["name"], "bomb");
+    let reason = dq[0]["reason"].as_str().unwrap();
+    assert!(reason.contains("bomb.wasm: took more than"), "{reason}");
+    assert!(
+        reason.contains("to compile (the limit is --compile-seconds)"),
+        "{reason}"
+    );
+    assert!(stderr.contains("disqualified bomb:"), "{stderr}");
+    std::fs::remove_dir_all(dir).ok();
+}
+
+#[test]
+fn normal_bots_compile_in_the_compiler_process_and_play() {
+    let out = arena(&[
+        "match",
+        "--game",
+        "en-garde",
+        &bot("en-garde/aggressive").display().to_string(),
+        &bot("en-garde/random").display().to_string(),
+        "--games",
+        "2",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
