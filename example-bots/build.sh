@@ -4,7 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")"
 rustup target list --installed 2>/dev/null | grep -q wasm32-wasip2 || rustup target add wasm32-wasip2
-cargo build --quiet --release --target wasm32-wasip2
+# An explicit target dir: a CARGO_TARGET_DIR set for the host must not move the bots elsewhere.
+cargo build --quiet --release --target wasm32-wasip2 --target-dir target
 out=target/wasm32-wasip2/release
 for dir in rust/*/*; do
   game=$(basename "$(dirname "$dir")"); bot=$(basename "$dir")
