@@ -14,7 +14,7 @@ use std::time::Duration;
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// Fuel (about one unit per wasm instruction) per move [default: the game's, see `arena games`].
-    /// Bots built for world 0.1 get it per call, with no bank.
+    /// Bots built for world 0.1 get --fuel plus --bank afresh on every call.
     #[arg(long, allow_hyphen_values = true, value_parser = super::parse_positive_u64)]
     pub fuel: Option<u64>,
     /// Fuel bank per bot per game: what a move uses beyond --fuel comes out of it; unused fuel is not banked
@@ -28,7 +28,7 @@ pub struct RunArgs {
     /// Memory cap per bot, e.g. 64M, at most 4G [default: 64M].
     #[arg(long, allow_hyphen_values = true, value_parser = super::parse_memory)]
     pub memory: Option<u64>,
-    /// Wall-clock backstop per bot call, in seconds [default: 3].
+    /// Wall-clock backstop per bot call, in seconds; fuel decides first [default: the game's, 3 s; 60 s for Sugargame].
     #[arg(long, allow_hyphen_values = true, value_parser = super::parse_seconds)]
     pub timeout: Option<Duration>,
     /// Log bytes kept per bot per game [default: 64K].

@@ -10,7 +10,7 @@ use std::path::PathBuf;
 /// Options of `arena match`.
 #[derive(Debug, Args)]
 pub struct MatchArgs {
-    /// The game: en-garde (see `arena games`).
+    /// The game: en-garde, connect-fwar, sugar or president (see `arena games`).
     #[arg(long)]
     pub game: String,
     /// The bots: paths to .wasm components, or house:NAME for a built-in bot.
