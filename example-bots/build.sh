@@ -15,9 +15,26 @@ done
 mkdir -p wasm/hostile
 for dir in hostile/*; do
   name=$(basename "$dir")
+  [ "$name" = corpus ] && continue
   if [ -f "$out/hostile_${name//-/_}.wasm" ]; then
     cp "$out/hostile_${name//-/_}.wasm" "wasm/hostile/$name.wasm"
   else
     cp "$out/hostile-$name.wasm" "wasm/hostile/$name.wasm"
   fi
 done
+# The hostile corpus: one build of hostile/corpus per attack, with the attack
+# in ARENA_ATTACK and its world as the feature (see hostile/corpus/attacks.txt).
+# Each build changes ARENA_ATTACK, so cargo rebuilds every time: skip the
+# whole loop when nothing it depends on changed since the last full build
+# (every test process runs this script once).
+stamp=wasm/hostile/.corpus-stamp
+sum=$(cat hostile/corpus/attacks.txt hostile/corpus/Cargo.toml hostile/corpus/src/*.rs \
+  ../bot-sdk/Cargo.toml ../bot-sdk/src/*.rs ../host/games/src/*.rs ../host/games/src/*/*.rs ../host/core/src/*.rs \
+  ../wit/*/*.wit Cargo.lock | sha256sum | cut -d' ' -f1)
+if [ "$(cat "$stamp" 2>/dev/null)" != "$sum" ]; then
+  grep -v '^#' hostile/corpus/attacks.txt | while read -r attack world; do
+    ARENA_ATTACK=$attack cargo build --quiet --release --target wasm32-wasip2 --target-dir target -p hostile-corpus --features "$world"
+    cp "$out/hostile_corpus.wasm" "wasm/hostile/$attack.wasm"
+  done
+  echo "$sum" > "$stamp"
+fi
