@@ -17,6 +17,9 @@
 //! games) and `WasmFencer::new`. Set `ARENA_BENCH_SUMMARY=0` to run only the
 //! criterion part. The figures go in `docs/performance.md`.
 
+mod common;
+use common::wasm;
+
 use arena::adapters::en_garde::{EnGarde, WasmFencer};
 use arena::games::en_garde::{Config, Fencer, GameInfo, Move, RoundInfo, View, house_bot, play_game};
 use arena::games::{Failure, NoEvents, Outcome, derive_seed};
@@ -25,7 +28,6 @@ use arena::runner::{GameDef, Seating};
 use arena::sandbox::{BotProgram, Limits, Sandbox};
 use criterion::{BatchSize, Criterion, Throughput, criterion_group};
 use std::hint::black_box;
-use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 /// Games per run.
@@ -37,31 +39,9 @@ const HELD: usize = 100;
 /// A wasm page.
 const PAGE: usize = 64 << 10;
 
-/// The workspace root: this crate lives in `host/arena/`.
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .ancestors()
-        .nth(2)
-        .expect("workspace root")
-        .to_path_buf()
-}
-
-/// The wasm `aggressive` bot, built first if it is missing.
-fn aggressive_wasm() -> PathBuf {
-    let path = root().join("example-bots/wasm/en-garde/aggressive.wasm");
-    if !path.exists() {
-        let ok = std::process::Command::new("bash")
-            .arg(root().join("example-bots/build.sh"))
-            .status()
-            .is_ok_and(|s| s.success());
-        assert!(ok, "building the example bots failed");
-    }
-    path
-}
-
 fn load(sandbox: &Sandbox) -> BotProgram {
     sandbox
-        .load(&aggressive_wasm(), EnGarde.worlds())
+        .load(&wasm("en-garde/aggressive"), EnGarde.worlds())
         .expect("load the wasm aggressive bot")
 }
 
@@ -178,7 +158,7 @@ fn fits(cap: usize, games: u64) -> bool {
         return false;
     };
     // Loading fails outright when the cap is below the bot's initial memory.
-    let Ok(program) = sandbox.load(&aggressive_wasm(), EnGarde.worlds()) else {
+    let Ok(program) = sandbox.load(&wasm("en-garde/aggressive"), EnGarde.worlds()) else {
         return false;
     };
     (0..games).all(|i| {

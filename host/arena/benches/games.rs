@@ -6,40 +6,17 @@
 //! per instance), then runs the criterion benchmarks. The figures go in
 //! `docs/performance.md`.
 
+mod common;
+use common::{rss_kib, wasm};
+
 use arena::adapters;
 use arena::adapters::en_garde::{EnGarde, WasmFencer};
 use arena::runner::{BotRef, Entrant, GameSetup, MatchSpec, run_match};
 use arena::runner::{GameDef, Seating};
 use arena::sandbox::{BotProgram, Limits, Sandbox};
 use criterion::{Criterion, criterion_group};
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-/// The workspace root: this crate lives in `host/arena/`.
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .ancestors()
-        .nth(2)
-        .expect("workspace root")
-        .to_path_buf()
-}
-
-fn wasm(name: &str) -> PathBuf {
-    // `v0.1.0/NAME`: a committed build for world 0.1, never rebuilt.
-    if let Some(old) = name.strip_prefix("v0.1.0/") {
-        return root().join("tests/fixtures/v0.1.0").join(format!("{old}.wasm"));
-    }
-    let path = root().join("example-bots/wasm").join(format!("{name}.wasm"));
-    if !path.exists() {
-        let ok = std::process::Command::new("bash")
-            .arg(root().join("example-bots/build.sh"))
-            .status()
-            .is_ok_and(|s| s.success());
-        assert!(ok, "building the example bots failed");
-    }
-    path
-}
 
 fn entrant(sandbox: &Sandbox, game: &str, spec: &str) -> Entrant {
     let def = adapters::game(game).expect("game");
@@ -79,18 +56,6 @@ fn median3(mut f: impl FnMut() -> f64) -> f64 {
     let mut t = [f(), f(), f()];
     t.sort_by(f64::total_cmp);
     t[1]
-}
-
-fn rss_kib() -> u64 {
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find(|l| l.starts_with("VmRSS:"))
-                .and_then(|l| l.split_whitespace().nth(1))
-                .and_then(|v| v.parse().ok())
-        })
-        .unwrap_or(0)
 }
 
 fn load(sandbox: &Sandbox, name: &str) -> BotProgram {

@@ -19,10 +19,12 @@
 //! state can grow. Low limits (`FUEL` per move, 16 MiB memory) keep the
 //! loops and bombs fast. Build the bots first: `bash example-bots/build.sh`.
 
+mod common;
+use common::{root, rss_kib};
+
 use arena::adapters;
 use arena::runner::{BotRef, Entrant, GameSetup, MatchSpec, run_match};
 use arena::sandbox::Limits;
-use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -60,24 +62,6 @@ const MIX: &[(&str, &[&str], usize)] = &[
         3,
     ),
 ];
-
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .ancestors()
-        .nth(2)
-        .expect("workspace root")
-        .to_path_buf()
-}
-
-/// Resident memory of this process, in KiB.
-fn rss_kib() -> u64 {
-    let status = std::fs::read_to_string("/proc/self/status").expect("/proc/self/status");
-    status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
-        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
-        .expect("VmRSS")
-}
 
 fn main() {
     // `cargo bench` passes `--bench`; a filter argument is ignored.
