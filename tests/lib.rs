@@ -122,10 +122,13 @@ impl BinBuild {
     }
 }
 
-/// Run the `arena` binary with `args` in the workspace root.
+/// Run the `arena` binary with `args` in the workspace root, without the
+/// compile cache unless `args` name one with `--cache-dir` (so tests neither
+/// write to the user's cache nor skip the compiles they test).
 pub fn arena(args: &[impl AsRef<OsStr>]) -> Output {
     Command::new(arena_bin())
         .args(args)
+        .env("ARENA_NO_CACHE", "1")
         .current_dir(root())
         .output()
         .expect("run arena")

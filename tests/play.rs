@@ -10,6 +10,7 @@ use std::process::{Command, Stdio};
 
 fn play(args: &[&str], lang: &str, script: &str) -> (bool, String, String) {
     let mut child = Command::new(arena_bin())
+        .env("ARENA_NO_CACHE", "1")
         .args(args)
         .current_dir(root())
         .env("LANG", lang)

@@ -160,6 +160,7 @@ fn the_series_carries_the_exchange_between_games() {
 #[test]
 fn the_table_shows_mean_positions() {
     let out = Command::new(arena_bin())
+        .env("ARENA_NO_CACHE", "1")
         .args([
             "match",
             "--game",
@@ -180,6 +181,7 @@ fn the_table_shows_mean_positions() {
         "{text}"
     );
     let too_many = Command::new(arena_bin())
+        .env("ARENA_NO_CACHE", "1")
         .args(["match", "--game", "president", "house:lowest"])
         .current_dir(root())
         .output()

@@ -290,6 +290,7 @@ fn ctrl_c_stops_cleanly_and_keeps_every_finished_game() {
         &["--dir", &d, "--games", "400", "--out", &o, "--jobs", "1"],
     );
     let child = Command::new(arena_bin())
+        .env("ARENA_NO_CACHE", "1")
         .args(args)
         .current_dir(root())
         .stdout(std::process::Stdio::piped())

@@ -177,28 +177,27 @@ fn out_of_memory(text: &str) -> bool {
     .any(|m| text.contains(m))
 }
 
+/// Load an artifact into `engine`.
+///
+/// SAFETY (the caller's): `artifact` must be bytes `Component::serialize`
+/// produced, in this program, for an engine of this configuration: straight
+/// from a compiler child's stdout, or a compile-cache entry verified against
+/// its key and checksum (see `cache.rs`). wasmtime still checks the version
+/// and configuration they were compiled for.
+pub(crate) unsafe fn load_artifact(engine: &Engine, shown: &str, artifact: &[u8]) -> Result<Component, LoadError> {
+    // SAFETY: as the caller promises, these are bytes wasmtime itself produced.
+    unsafe { Component::deserialize(engine, artifact) }.map_err(|e| LoadError::Invalid {
+        path: shown.to_string(),
+        reason: crate::first_line(&e),
+    })
+}
+
 impl ChildCompiler {
     /// Compile `bytes` (the file `shown`) in a child process under the
-    /// limits, and load the result into `engine`.
-    pub(crate) fn compile(
-        &self,
-        engine: &Engine,
-        limits: &Limits,
-        shown: &str,
-        bytes: &[u8],
-    ) -> Result<Component, LoadError> {
-        let artifact = self.run(limits, shown, bytes)?;
-        // SAFETY: `Component::deserialize` trusts its bytes to be an artifact
-        // wasmtime itself produced. These are: the child is this program's own
-        // executable, which just compiled them with `Component::serialize` for
-        // an engine of the same configuration, and they went straight from its
-        // stdout into memory here, never through a file anyone else can write.
-        // wasmtime still checks the version and configuration they were
-        // compiled for.
-        unsafe { Component::deserialize(engine, &artifact) }.map_err(|e| LoadError::Invalid {
-            path: shown.to_string(),
-            reason: crate::first_line(&e),
-        })
+    /// limits: the artifact `Component::serialize` made of it there, for
+    /// [`load_artifact`].
+    pub(crate) fn artifact(&self, limits: &Limits, shown: &str, bytes: &[u8]) -> Result<Vec<u8>, LoadError> {
+        self.run(limits, shown, bytes)
     }
 
     fn run(&self, limits: &Limits, shown: &str, bytes: &[u8]) -> Result<Vec<u8>, LoadError> {

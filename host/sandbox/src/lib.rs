@@ -9,6 +9,7 @@
 //! it provides in a [`HostApi`].
 
 mod budget;
+pub mod cache;
 pub mod compile;
 mod limiter;
 pub mod log;
@@ -16,6 +17,7 @@ pub mod wasi;
 
 pub use budget::{Budget, Call, Usage};
 use budget::{Grant, HOST_CALL_FUEL, HostWork, LOG_BYTE_FUEL, Meter};
+pub use cache::DiskCache;
 pub use compile::{ChildCompiler, CompileLimits, Compiler};
 use limiter::Limiter;
 use log::{BotLog, LogContents};
@@ -402,6 +404,7 @@ pub struct Sandbox {
     host: HostApi,
     cache: Mutex<HashMap<[u8; 32], Component>>,
     compiler: Compiler,
+    disk: Option<DiskCache>,
     stop_ticker: Arc<AtomicBool>,
 }
 
@@ -500,6 +503,7 @@ impl Sandbox {
             host,
             cache: Mutex::new(HashMap::new()),
             compiler: Compiler::InProcess,
+            disk: None,
             stop_ticker,
         })
     }
@@ -509,6 +513,18 @@ impl Sandbox {
     pub fn with_compiler(mut self, compiler: Compiler) -> Sandbox {
         self.compiler = compiler;
         self
+    }
+
+    /// This sandbox, keeping compiled bots in the folder `dir` between runs
+    /// (see `cache.rs`); without it, each run compiles each file once.
+    pub fn with_disk_cache(mut self, dir: PathBuf) -> Sandbox {
+        self.disk = Some(DiskCache::new(dir, &self.engine));
+        self
+    }
+
+    /// The compile cache on disk, if there is one.
+    pub fn disk_cache(&self) -> Option<&DiskCache> {
+        self.disk.as_ref()
     }
 
     /// The limits in force.
@@ -586,18 +602,55 @@ impl Sandbox {
         if let Some(c) = self.cache.lock().unwrap_or_else(|e| e.into_inner()).get(hash) {
             return Ok(c.clone());
         }
-        let component = match &self.compiler {
-            Compiler::InProcess => Component::new(&self.engine, bytes).map_err(|e| LoadError::Invalid {
-                path: shown.to_string(),
-                reason: first_line(&e),
-            })?,
-            Compiler::Child(child) => child.compile(&self.engine, &self.limits, shown, bytes)?,
-        };
+        let component = self.compile_uncached(shown, hash, bytes)?;
         self.cache
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .insert(*hash, component.clone());
         Ok(component)
+    }
+
+    /// Compile from the disk cache, or compile and keep the result there.
+    fn compile_uncached(&self, shown: &str, hash: &[u8; 32], bytes: &[u8]) -> Result<Component, LoadError> {
+        if let Some(disk) = &self.disk
+            && let Some(artifact) = disk.load(hash)
+        {
+            // SAFETY: the entry's header names this file and engine, and the
+            // artifact hashes to the checksum this program wrote with it: these
+            // are the bytes a compile of this program serialized (cache.rs).
+            match unsafe { compile::load_artifact(&self.engine, shown, &artifact) } {
+                Ok(c) => return Ok(c),
+                // Never trusted further: forget it and compile again.
+                Err(_) => disk.remove(hash),
+            }
+        }
+        let invalid = |e: wasmtime::Error| LoadError::Invalid {
+            path: shown.to_string(),
+            reason: first_line(&e),
+        };
+        match &self.compiler {
+            Compiler::InProcess => {
+                let component = Component::new(&self.engine, bytes).map_err(invalid)?;
+                if let Some(disk) = &self.disk
+                    && let Ok(artifact) = component.serialize()
+                {
+                    disk.store(hash, &artifact);
+                }
+                Ok(component)
+            }
+            Compiler::Child(child) => {
+                let artifact = child.artifact(&self.limits, shown, bytes)?;
+                // SAFETY: the child is this program's own executable, which just
+                // compiled them with `Component::serialize` for an engine of the
+                // same configuration, and they went straight from its stdout into
+                // memory here, never through a file anyone else can write.
+                let component = unsafe { compile::load_artifact(&self.engine, shown, &artifact) }?;
+                if let Some(disk) = &self.disk {
+                    disk.store(hash, &artifact);
+                }
+                Ok(component)
+            }
+        }
     }
 
     /// The world of the package version the component imports: one version,

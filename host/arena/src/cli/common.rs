@@ -51,6 +51,43 @@ pub struct RunArgs {
     /// Threads to play games on [default: all cores]. Results do not depend on it.
     #[arg(long, allow_hyphen_values = true, value_parser = parse_jobs)]
     pub jobs: Option<u64>,
+    /// Where compiled bots are kept between runs.
+    #[command(flatten)]
+    pub cache: CacheArgs,
+}
+
+/// The compile cache: where it is, or that there is none.
+#[derive(Debug, Args)]
+pub struct CacheArgs {
+    /// Folder of compiled bots kept between runs [default: $ARENA_CACHE_DIR, else $XDG_CACHE_HOME/arena,
+    /// else ~/.cache/arena].
+    #[arg(long, value_name = "DIR")]
+    pub cache_dir: Option<PathBuf>,
+    /// Compile every bot file afresh and keep nothing on disk (also ARENA_NO_CACHE=1).
+    #[arg(long)]
+    pub no_cache: bool,
+}
+
+impl CacheArgs {
+    /// The cache folder for a run, or `None` without a cache
+    /// (`--no-cache`, or `ARENA_NO_CACHE` unless `--cache-dir` is given).
+    pub fn dir(&self) -> Option<PathBuf> {
+        let no_cache_env = std::env::var_os("ARENA_NO_CACHE").is_some_and(|v| !v.is_empty() && v != "0");
+        if self.no_cache || (no_cache_env && self.cache_dir.is_none()) {
+            return None;
+        }
+        self.folder()
+    }
+
+    /// The cache folder, whether or not runs use it.
+    pub fn folder(&self) -> Option<PathBuf> {
+        let env = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+        self.cache_dir
+            .clone()
+            .or_else(|| env("ARENA_CACHE_DIR"))
+            .or_else(|| env("XDG_CACHE_HOME").map(|d| d.join("arena")))
+            .or_else(|| env("HOME").map(|d| d.join(".cache").join("arena")))
+    }
 }
 
 /// The hidden subcommand that makes the `arena` binary a compiler process
@@ -127,15 +164,20 @@ impl RunArgs {
     /// A sandbox for `game` under the command line's limits, compiling every
     /// bot file in a child process (this executable, as `arena __compile`)
     /// under the compile limits, so a file that takes minutes to compile is
-    /// rejected instead of holding up the run.
+    /// rejected instead of holding up the run, and keeping what the child
+    /// compiled in the compile cache (unless `--no-cache`).
     pub fn sandbox(&self, game: &dyn GameDef) -> anyhow::Result<Sandbox> {
         let sandbox = adapters::sandbox(self.limits(game)?)?;
         let program = std::env::current_exe().context("cannot find the arena executable to compile bots with")?;
-        Ok(sandbox.with_compiler(Compiler::Child(ChildCompiler {
+        let sandbox = sandbox.with_compiler(Compiler::Child(ChildCompiler {
             program,
             args: vec![COMPILE_SUBCOMMAND.into()],
             limits: self.compile_limits(),
-        })))
+        }));
+        Ok(match self.cache.dir() {
+            Some(dir) => sandbox.with_disk_cache(dir),
+            None => sandbox,
+        })
     }
 
     /// A thread pool of `--jobs` threads (all cores by default).

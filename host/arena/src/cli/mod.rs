@@ -1,6 +1,7 @@
 //! The `arena` command line: one module per subcommand.
 
 mod args;
+mod cache;
 mod common;
 mod compare;
 mod games;
@@ -47,6 +48,9 @@ pub enum Command {
     GradeClass(grade::GradeClassArgs),
     /// List the games, their worlds and their house bots.
     Games,
+    /// Show or empty the compile cache (compiled bots kept between runs).
+    #[command(subcommand)]
+    Cache(cache::CacheCommand),
 }
 
 /// Run a parsed command line, writing results to stdout.
@@ -59,5 +63,6 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Grade(args) => grade::run(args),
         Command::GradeClass(args) => grade::run_class(args),
         Command::Games => games::run(),
+        Command::Cache(c) => cache::run(c),
     }
 }
