@@ -43,7 +43,7 @@ fn main() -> ExitCode {
         }
     };
     match arena::cli::run(cli) {
-        Ok(()) => ExitCode::SUCCESS,
+        Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e:#}");
             ExitCode::FAILURE

@@ -167,17 +167,23 @@ impl RunArgs {
     /// rejected instead of holding up the run, and keeping what the child
     /// compiled in the compile cache (unless `--no-cache`).
     pub fn sandbox(&self, game: &dyn GameDef) -> anyhow::Result<Sandbox> {
-        let sandbox = adapters::sandbox(self.limits(game)?)?;
-        let program = std::env::current_exe().context("cannot find the arena executable to compile bots with")?;
-        let sandbox = sandbox.with_compiler(Compiler::Child(ChildCompiler {
-            program,
-            args: vec![COMPILE_SUBCOMMAND.into()],
-            limits: self.compile_limits(),
-        }));
+        let sandbox = self.sandbox_uncached(game)?;
         Ok(match self.cache.dir() {
             Some(dir) => sandbox.with_disk_cache(dir),
             None => sandbox,
         })
+    }
+
+    /// Like [`RunArgs::sandbox`], but never using the compile cache: every
+    /// bot file is compiled afresh (so `arena check` times a real compile).
+    pub fn sandbox_uncached(&self, game: &dyn GameDef) -> anyhow::Result<Sandbox> {
+        let sandbox = adapters::sandbox(self.limits(game)?)?;
+        let program = std::env::current_exe().context("cannot find the arena executable to compile bots with")?;
+        Ok(sandbox.with_compiler(Compiler::Child(ChildCompiler {
+            program,
+            args: vec![COMPILE_SUBCOMMAND.into()],
+            limits: self.compile_limits(),
+        })))
     }
 
     /// A thread pool of `--jobs` threads (all cores by default).

@@ -2,6 +2,7 @@
 
 mod args;
 mod cache;
+mod check;
 mod common;
 mod compare;
 mod games;
@@ -11,6 +12,7 @@ mod play;
 mod tournament;
 
 use clap::{Parser, Subcommand};
+use std::process::ExitCode;
 
 pub use args::{parse_bytes, parse_games, parse_illegal, parse_memory, parse_positive_u64, parse_seconds, parse_u64};
 pub use common::COMPILE_SUBCOMMAND;
@@ -46,6 +48,10 @@ pub enum Command {
     /// Grade every submission in a folder; write a gradebook and per-student reports.
     #[command(allow_negative_numbers = true)]
     GradeClass(grade::GradeClassArgs),
+    /// Check a bot before submitting it: toolchain, world, size, compile time, and short
+    /// games against every house bot. Exit status 0: ready; 1: loads but forfeited; 2: rejected.
+    #[command(allow_negative_numbers = true)]
+    Check(check::CheckArgs),
     /// List the games, their worlds and their house bots.
     Games,
     /// Show or empty the compile cache (compiled bots kept between runs).
@@ -53,8 +59,9 @@ pub enum Command {
     Cache(cache::CacheCommand),
 }
 
-/// Run a parsed command line, writing results to stdout.
-pub fn run(cli: Cli) -> anyhow::Result<()> {
+/// Run a parsed command line, writing results to stdout; the exit status
+/// to end with (an error is reported by the caller, with status 1).
+pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     match cli.command {
         Command::Match(args) => matches::run(args),
         Command::Compare(args) => compare::run(args),
@@ -62,7 +69,9 @@ pub fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Tournament(args) => tournament::run(args),
         Command::Grade(args) => grade::run(args),
         Command::GradeClass(args) => grade::run_class(args),
+        Command::Check(args) => return Ok(check::run(args)),
         Command::Games => games::run(),
         Command::Cache(c) => cache::run(c),
     }
+    .map(|()| ExitCode::SUCCESS)
 }
