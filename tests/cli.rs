@@ -196,3 +196,20 @@ fn max_file_bytes_sets_the_largest_bot_file_accepted() {
     let report: serde_json::Value = serde_json::from_slice(&exactly.stdout).unwrap();
     assert_eq!(report["limits"]["max_file_bytes"], size, "the report records the limit");
 }
+
+#[test]
+fn a_bot_starting_with_more_memory_than_the_cap_is_told_the_numbers_and_the_flag() {
+    // The example bot's memory starts at 17 pages (1,114,112 bytes).
+    arena_tests::assert_one_line_error(
+        &[
+            "match",
+            "--game",
+            "en-garde",
+            &arena_tests::bot_arg("en-garde/aggressive"),
+            "house:random",
+            "--memory",
+            "1M",
+        ],
+        "the bot starts with 1114112 bytes of memory, more than the cap of 1048576 bytes per bot; raise --memory",
+    );
+}

@@ -215,6 +215,7 @@ fn error_kind(e: &arena::sandbox::LoadError) -> &'static str {
         NotWasm { .. } => "not-wasm",
         CoreModule { .. } => "core-module",
         Invalid { .. } => "invalid",
+        MemoryTooLarge { .. } => "memory-too-large",
         WrongWorld { .. } => "wrong-world",
         UnknownVersion { .. } => "unknown-version",
         MixedVersions { .. } => "mixed-versions",

@@ -262,6 +262,18 @@ pub enum LoadError {
         /// The expected world.
         world: &'static str,
     },
+    /// The bot's memory at start is larger than the memory cap.
+    #[error(
+        "{path}: the bot starts with {needs} bytes of memory, more than the cap of {cap} bytes per bot; raise --memory (at most 4G), or make the bot start with less (smaller static data, a smaller initial heap)"
+    )]
+    MemoryTooLarge {
+        /// The file.
+        path: String,
+        /// The bytes its memory starts with.
+        needs: u64,
+        /// The cap (`--memory`).
+        cap: usize,
+    },
     /// The component failed validation or compilation.
     #[error("{path}: not a valid WebAssembly component: {reason}")]
     Invalid {
@@ -536,6 +548,21 @@ impl Sandbox {
     /// of one game's world, oldest first): the version of the package the
     /// file imports picks the world.
     pub fn load(&self, path: &Path, worlds: &[&'static WorldSpec]) -> Result<BotProgram, LoadError> {
+        self.load_checked(path, worlds).map_err(|e| match e {
+            // wasmtime says this in its own words; say it in the student's.
+            LoadError::Invalid { path, reason } => match initial_memory_over_cap(&reason) {
+                Some(needs) => LoadError::MemoryTooLarge {
+                    path,
+                    needs,
+                    cap: self.limits.memory_bytes,
+                },
+                None => LoadError::Invalid { path, reason },
+            },
+            other => other,
+        })
+    }
+
+    fn load_checked(&self, path: &Path, worlds: &[&'static WorldSpec]) -> Result<BotProgram, LoadError> {
         let Some(&newest) = worlds.last() else {
             return Err(LoadError::Invalid {
                 path: path.display().to_string(),
@@ -965,6 +992,13 @@ impl<B> Instance<B> {
     pub fn fuel_used(&self) -> u64 {
         self.meter.usage.total()
     }
+}
+
+/// The bytes a memory starts with, when wasmtime refused it for being over
+/// the pool's cap ("memory has a minimum byte size of N which exceeds the limit").
+fn initial_memory_over_cap(reason: &str) -> Option<u64> {
+    let (_, rest) = reason.split_once("minimum byte size of ")?;
+    rest.split(|c: char| !c.is_ascii_digit()).next()?.parse().ok()
 }
 
 /// Turn a wasmtime error into the reason the bot forfeits. `in_call`: the
