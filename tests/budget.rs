@@ -214,16 +214,27 @@ fn limits_that_make_no_sense_are_one_line() {
         ],
         "--start-fuel 100 is smaller than the per-move budget --fuel 5000",
     );
-    let ok = arena_tests::arena(&[
+    // A zero bank is fine, and the flag reaches the bot: the burner, which
+    // needs 1.5 moves' fuel, forfeits on its first move without a bank.
+    let v = arena_tests::arena_json(&[
         "match",
         "--game",
         "en-garde",
+        &arena_tests::bot_arg("hostile/fuel-burner"),
         "house:random",
-        "house:random",
+        "--fuel",
+        "2000000",
         "--bank",
         "0",
         "--games",
         "2",
+        "--json",
     ]);
-    assert!(ok.status.success(), "a zero bank is fine");
+    assert_eq!(v["limits"]["bank"], 0);
+    assert_eq!(v["bots"][0]["forfeits"]["fuel"], 2);
+    assert_eq!(v["bots"][0]["fuel"]["max_bank_used"], 0, "nothing to draw on");
+    assert_eq!(
+        v["bots"][0]["fuel"]["max_per_move"], 2_000_000,
+        "the failing move used exactly its budget"
+    );
 }

@@ -208,3 +208,42 @@ fn rubric_errors_name_the_file_and_line() {
     }
     std::fs::remove_dir_all(dir).ok();
 }
+
+#[test]
+fn a_rubric_can_make_illegal_moves_forfeit_and_the_command_line_overrides_it() {
+    let dir = temp("illegal-rubric");
+    let rubric = dir.join("strict.toml");
+    let text = include_str!("../host/arena/src/adapters/en_garde/rubric.toml").replacen(
+        "games = 200",
+        "games = 20\nillegal = \"forfeit\"",
+        1,
+    );
+    std::fs::write(&rubric, text).unwrap();
+    let grade = |extra: &[&str]| {
+        let mut args = vec![
+            "grade".to_string(),
+            "--game".into(),
+            "en-garde".into(),
+            bot_arg("hostile/illegal"),
+            "--rubric".into(),
+            rubric.display().to_string(),
+            "--json".into(),
+        ];
+        args.extend(extra.iter().map(|s| s.to_string()));
+        arena_json(&args)
+    };
+    // Under the rubric's rule the always-illegal mover forfeits its smoke game.
+    let strict = grade(&[]);
+    assert_eq!(strict["status"], "rejected");
+    assert_eq!(strict["illegal"], "forfeit");
+    assert!(
+        strict["reason"].as_str().unwrap().contains("illegal-move"),
+        "{}",
+        strict["reason"]
+    );
+    // `--illegal course` wins: rounds are lost, the game is played and graded.
+    let course = grade(&["--illegal", "course"]);
+    assert_eq!(course["status"], "graded");
+    assert_eq!(course["illegal"], "course");
+    std::fs::remove_dir_all(dir).ok();
+}

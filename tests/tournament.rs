@@ -275,6 +275,25 @@ fn a_stopped_tournament_resumes_without_replaying_games() {
     ));
     assert!(!other.status.success());
     assert!(String::from_utf8_lossy(&other.stderr).contains("holds another tournament"));
+    // So is the same tournament under another rule for illegal moves: its
+    // games would not be the same games.
+    let stricter = arena(&tournament(
+        "en-garde",
+        "round-robin",
+        &[
+            "house:aggressive",
+            "house:random",
+            "house:cowardly",
+            "--games",
+            "10",
+            "--out",
+            &o,
+            "--illegal",
+            "forfeit",
+        ],
+    ));
+    assert!(!stricter.status.success());
+    assert!(String::from_utf8_lossy(&stricter.stderr).contains("holds another tournament"));
     std::fs::remove_dir_all(out_dir).ok();
 }
 
@@ -297,7 +316,15 @@ fn ctrl_c_stops_cleanly_and_keeps_every_finished_game() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // Stop once games are being played (loading and compiling come first),
+    // not after a fixed time that a loaded machine may not honour.
+    let journal = std::path::Path::new(&o).join("journal.jsonl");
+    let started = std::time::Instant::now();
+    while std::fs::read_to_string(&journal).map_or(0, |s| s.lines().count()) < 3
+        && started.elapsed() < std::time::Duration::from_secs(120)
+    {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
     Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()

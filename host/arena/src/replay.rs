@@ -16,7 +16,7 @@ pub fn write_match(out: &mut dyn Write, outcome: &MatchOutcome, entrants: &[Entr
         "arena-version": crate::VERSION,
         "wasmtime-version": WASMTIME_VERSION,
         "game": report.game,
-        "variant": report.variant,
+        "variant": report.variant, "illegal": report.illegal,
         "seed": report.seed,
         "games": report.games,
         "limits": report.limits,

@@ -123,7 +123,7 @@ pub fn judge<T>(
         return Err(Failure::new(
             ForfeitReason::IllegalMove,
             format!(
-                "{}, which the rules do not allow (under --illegal forfeit any illegal move forfeits)",
+                "{}, which the rules do not allow (this run is played under the rule that any illegal move forfeits)",
                 describe(&answer)
             ),
         ));

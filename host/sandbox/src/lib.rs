@@ -534,11 +534,6 @@ impl Sandbox {
         self
     }
 
-    /// The compile cache on disk, if there is one.
-    pub fn disk_cache(&self) -> Option<&DiskCache> {
-        self.disk.as_ref()
-    }
-
     /// The limits in force.
     pub fn limits(&self) -> &Limits {
         &self.limits
@@ -986,11 +981,6 @@ impl<B> Instance<B> {
     /// What the bot logged and the fuel it used, for the game's record.
     pub fn report(&self) -> (LogContents, Usage) {
         (self.take_log(), self.meter.usage.clone())
-    }
-
-    /// Fuel the bot has used in this game, instantiation included.
-    pub fn fuel_used(&self) -> u64 {
-        self.meter.usage.total()
     }
 }
 

@@ -36,6 +36,15 @@ pub fn run() -> anyhow::Result<()> {
             game.world().name
         );
         println!("  variants: {}", game.variants().join(", "));
+        let l = game.default_limits();
+        println!(
+            "  limits: {} fuel per move, {} bank, {} to start, {} s backstop per call (see docs/rules/{}.md)",
+            super::matches::fuel_amount(l.fuel),
+            super::matches::fuel_amount(l.bank),
+            super::matches::fuel_amount(l.start_fuel),
+            l.timeout.as_secs(),
+            game.name()
+        );
         for (name, about) in game.house_bots() {
             println!("  house:{name:<12} {about}");
         }

@@ -131,7 +131,7 @@ pub fn run(args: TournamentArgs) -> anyhow::Result<()> {
         Some(dir) => {
             let header = json!({
                 "type": "tournament", "arena-version": crate::VERSION, "game": game.name(),
-                "variant": spec.setup.variant, "format": spec.format, "seed": spec.seed, "games": spec.games,
+                "variant": spec.setup.variant, "illegal": spec.setup.illegal, "format": spec.format, "seed": spec.seed, "games": spec.games,
                 "rounds": spec.rounds, "seeding": spec.seeding, "limits": sandbox.limits(),
                 "bots": spec.entrants.iter().map(|e| json!({"name": e.name, "sha256": match &e.bot {
                     crate::runner::BotRef::Wasm(p) => Some(p.sha256.clone()),

@@ -67,6 +67,8 @@ pub struct GradeReport {
     pub games: usize,
     /// The limits the submission ran under.
     pub limits: Limits,
+    /// What an illegal move cost (the rubric's `illegal`, or `--illegal`).
+    pub illegal: crate::games::IllegalMoves,
     /// The host version.
     pub arena_version: &'static str,
     /// The wasmtime version (fuel costs may change between releases).
@@ -127,6 +129,7 @@ impl Grader<'_> {
             seed: self.rubric.seed,
             games: self.games,
             limits: self.sandbox.limits().clone(),
+            illegal: self.rubric.illegal,
             arena_version: crate::VERSION,
             wasmtime_version: crate::replay::WASMTIME_VERSION,
             items: Vec::new(),
@@ -304,6 +307,7 @@ impl Grader<'_> {
             report: MatchReport {
                 game: self.game.name().to_string(),
                 variant: self.game.variants()[0].to_string(),
+                illegal: self.rubric.illegal,
                 seed: spec.seed,
                 games: 1,
                 limits: self.sandbox.limits().clone(),

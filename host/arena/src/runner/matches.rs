@@ -86,6 +86,8 @@ pub struct MatchReport {
     pub game: String,
     /// The variant played.
     pub variant: String,
+    /// What an illegal move cost: the course's rule or a forfeit.
+    pub illegal: crate::games::IllegalMoves,
     /// The match seed.
     pub seed: u64,
     /// Games played.
@@ -262,6 +264,7 @@ pub fn run_match(spec: &MatchSpec<'_>) -> Result<MatchOutcome, SetupError> {
                 .variant
                 .clone()
                 .unwrap_or_else(|| spec.game.variants()[0].to_string()),
+            illegal: spec.setup.illegal,
             seed: spec.seed,
             games,
             limits: spec.setup.sandbox.limits().clone(),

@@ -25,7 +25,7 @@ impl Fencer for Strict<'_, dyn Fencer> {
         judge(
             self.rule,
             mv,
-            |mv| view.legal_moves().contains(mv),
+            |&mv| rules::check_move(view.seat, &view.hand, view.my_position, view.opponent_position, mv).is_ok(),
             |mv| format!("played card {} {:?}", mv.card, mv.direction).to_lowercase(),
         )
     }
