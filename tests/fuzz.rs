@@ -79,13 +79,16 @@ fn case_limit() -> Duration {
     Duration::from_secs(env_number("ARENA_FUZZ_CASE_SECONDS", 60))
 }
 
-/// The seed files, each with its game: every built example of the four
-/// games and every committed v0.1.0 fixture (its `hostile-*` are En Garde bots).
+/// The seed files, each with its game: every built Rust example of the four
+/// games and every committed v0.1.0 fixture (its `hostile-*` are En Garde
+/// bots). The Python and JavaScript builds are left out: each is an
+/// interpreter of 12-18 MB, whose mutants would take minutes to compile.
 fn seed_files() -> Vec<(&'static str, PathBuf)> {
     let mut files = Vec::new();
     for game in ["en-garde", "connect-fwar", "sugar", "president"] {
-        for entry in std::fs::read_dir(wasm_dir().join(game)).expect("built examples") {
-            files.push((game, entry.expect("a folder entry").path()));
+        for entry in std::fs::read_dir(root().join("example-bots/rust").join(game)).expect("Rust examples") {
+            let name = entry.expect("a folder entry").file_name();
+            files.push((game, wasm_dir().join(game).join(name).with_extension("wasm")));
         }
     }
     for entry in std::fs::read_dir(root().join("tests/fixtures/v0.1.0")).expect("fixtures") {
@@ -215,6 +218,7 @@ fn error_kind(e: &arena::sandbox::LoadError) -> &'static str {
         NotWasm { .. } => "not-wasm",
         CoreModule { .. } => "core-module",
         Invalid { .. } => "invalid",
+        NeedsAsync { .. } => "needs-async",
         MemoryTooLarge { .. } => "memory-too-large",
         WrongWorld { .. } => "wrong-world",
         UnknownVersion { .. } => "unknown-version",

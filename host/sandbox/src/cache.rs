@@ -1,19 +1,25 @@
 //! Compiled bots kept on disk between runs.
 //!
-//! An entry is `<dir>/<key>.cwasm`, where the key is a SHA-256 over the bot
-//! file's SHA-256 and everything compiled code depends on: the engine's
+//! An entry is two files: `<dir>/<key>.cwasm`, exactly the bytes
+//! `Component::serialize` produced (in the limited compiler process when
+//! bots compile in one), and `<dir>/<key>.sum`, a magic string, the key and
+//! the SHA-256 of the artifact. The key is a SHA-256 over the bot file's
+//! SHA-256 and everything compiled code depends on: the engine's
 //! [`Engine::precompile_compatibility_hash`] (wasmtime's version, the target
 //! and its CPU flags, the Cranelift settings, the tunables and wasm features)
-//! and this crate's version. The file holds a header (a magic string, the
-//! key, the SHA-256 of the artifact) and then the artifact, exactly the bytes
-//! `Component::serialize` produced (in the limited compiler process when
-//! bots compile in one).
+//! and this crate's version.
 //!
-//! An entry is used only when its header names the key asked for and its
-//! artifact hashes to the header's checksum; anything else (a torn write, a
-//! flipped byte, an entry of another version) is deleted and the bot
-//! compiled again. Entries are written to a temporary file in the same
-//! folder and renamed into place, so a reader sees a whole entry or none.
+//! The artifact is its own file so that wasmtime can map it
+//! (`Component::deserialize_file`) instead of copying it into memory: the
+//! compiled interpreter of a Python bot is about 60 MB, and a class of them
+//! then costs only the pages that run (docs/performance.md).
+//!
+//! An entry is used only when its `.sum` names the key asked for and the
+//! artifact hashes to its checksum; anything else (a torn write, a flipped
+//! byte, an entry of another version) is deleted and the bot compiled
+//! again. Each file is written to a temporary file in the same folder and
+//! renamed into place, the checksum last, so a reader sees a whole entry or
+//! none.
 //!
 //! The folder is created for the user alone (mode 0700) and is used only if
 //! it belongs to the user running the arena and no one else may write to it:
@@ -28,10 +34,12 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use wasmtime::Engine;
 
-const MAGIC: &[u8; 16] = b"arena-cwasm-v1\n\0";
+const MAGIC: &[u8; 16] = b"arena-cwasm-v2\n\0";
 const HEADER: usize = MAGIC.len() + 32 + 32;
-/// The extension of entries.
+/// The extension of entries' artifacts.
 pub const EXTENSION: &str = "cwasm";
+/// The extension of entries' checksums.
+const SUM: &str = "sum";
 
 /// Whether this process has already said that the cache is unusable.
 static WARNED: AtomicBool = AtomicBool::new(false);
@@ -92,27 +100,30 @@ impl DiskCache {
         self.dir.join(format!("{}.{EXTENSION}", hex(key)))
     }
 
-    /// The verified artifact for the file of SHA-256 `file_hash`, if there
-    /// is one. A damaged entry is deleted.
-    pub fn load(&self, file_hash: &[u8; 32]) -> Option<Vec<u8>> {
+    /// The verified artifact file for the file of SHA-256 `file_hash`, if
+    /// there is one; for [`Component::deserialize_file`](wasmtime::component::Component::deserialize_file).
+    /// A damaged entry is deleted.
+    pub fn load(&self, file_hash: &[u8; 32]) -> Option<PathBuf> {
         if !self.usable.load(Ordering::Relaxed) || !owned_by_user(&self.dir) {
             return None;
         }
         let key = self.key(file_hash);
         let path = self.path(&key);
-        let bytes = std::fs::read(&path).ok()?;
-        match verify(&bytes, &key) {
-            Some(artifact) => Some(artifact.to_vec()),
-            None => {
-                let _ = std::fs::remove_file(&path);
-                None
-            }
+        let sum = std::fs::read(path.with_extension(SUM)).ok()?;
+        if verify(&sum, &key, &path) {
+            Some(path)
+        } else {
+            let _ = std::fs::remove_file(&path);
+            let _ = std::fs::remove_file(path.with_extension(SUM));
+            None
         }
     }
 
     /// Forget the entry for `file_hash` (its artifact did not load).
     pub fn remove(&self, file_hash: &[u8; 32]) {
-        let _ = std::fs::remove_file(self.path(&self.key(file_hash)));
+        let path = self.path(&self.key(file_hash));
+        let _ = std::fs::remove_file(path.with_extension(SUM));
+        let _ = std::fs::remove_file(path);
     }
 
     /// Keep `artifact` for the file of SHA-256 `file_hash`. On failure, warn
@@ -142,35 +153,56 @@ impl DiskCache {
         // Unique to this write: threads of one run may compile one file at once.
         static WRITES: AtomicU64 = AtomicU64::new(0);
         let n = WRITES.fetch_add(1, Ordering::Relaxed);
-        let tmp = self.dir.join(format!(".{}.{}.{n}.tmp", hex(&key), std::process::id()));
-        let write = || -> std::io::Result<()> {
-            let mut f = std::fs::File::create(&tmp)?;
-            f.write_all(MAGIC)?;
-            f.write_all(&key)?;
-            f.write_all(&Sha256::digest(artifact))?;
-            f.write_all(artifact)?;
-            f.sync_all()?;
-            std::fs::rename(&tmp, &final_path)
+        let tmp = |ext: &str| {
+            self.dir
+                .join(format!(".{}.{}.{n}.{ext}.tmp", hex(&key), std::process::id()))
         };
-        write().map_err(|e| {
-            let _ = std::fs::remove_file(&tmp);
-            e.to_string()
-        })
+        let write = |to: &Path, parts: &[&[u8]]| -> std::io::Result<()> {
+            let tmp = tmp(to.extension().and_then(|e| e.to_str()).unwrap_or("part"));
+            let result = (|| {
+                let mut f = std::fs::File::create(&tmp)?;
+                for part in parts {
+                    f.write_all(part)?;
+                }
+                f.sync_all()?;
+                std::fs::rename(&tmp, to)
+            })();
+            if result.is_err() {
+                let _ = std::fs::remove_file(&tmp);
+            }
+            result
+        };
+        // The checksum last: until it is in place, the entry does not exist.
+        let _ = std::fs::remove_file(final_path.with_extension(SUM));
+        write(&final_path, &[artifact]).map_err(|e| e.to_string())?;
+        write(
+            &final_path.with_extension(SUM),
+            &[MAGIC, &key, &Sha256::digest(artifact)],
+        )
+        .map_err(|e| e.to_string())
     }
 }
 
-/// The artifact of an entry whose header names `key` and whose artifact
-/// matches the header's checksum.
-fn verify<'a>(bytes: &'a [u8], key: &[u8; 32]) -> Option<&'a [u8]> {
-    if bytes.len() < HEADER || &bytes[..MAGIC.len()] != MAGIC {
-        return None;
+/// Whether the checksum file `sum` names `key` and the artifact at `path`
+/// hashes to its checksum (read in pieces, never held whole).
+fn verify(sum: &[u8], key: &[u8; 32], path: &Path) -> bool {
+    use std::io::Read;
+    if sum.len() != HEADER || &sum[..MAGIC.len()] != MAGIC || &sum[MAGIC.len()..MAGIC.len() + 32] != key {
+        return false;
     }
-    let (stored_key, rest) = bytes[MAGIC.len()..].split_at(32);
-    let (sum, artifact) = rest.split_at(32);
-    if stored_key != key || Sha256::digest(artifact).as_slice() != sum {
-        return None;
+    let Ok(mut file) = std::fs::File::open(path) else {
+        return false;
+    };
+    let mut h = Sha256::new();
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        match file.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => h.update(&buf[..n]),
+            Err(_) => return false,
+        }
     }
-    Some(artifact)
+    h.finalize().as_slice() == &sum[MAGIC.len() + 32..]
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -220,6 +252,9 @@ pub fn stats(dir: &Path) -> std::io::Result<Stats> {
     for path in entries(dir)? {
         stats.entries += 1;
         stats.bytes += std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
+        stats.bytes += std::fs::metadata(path.with_extension(SUM))
+            .map(|m| m.len())
+            .unwrap_or(0);
     }
     Ok(stats)
 }
@@ -229,6 +264,7 @@ pub fn stats(dir: &Path) -> std::io::Result<Stats> {
 pub fn clear(dir: &Path) -> std::io::Result<u64> {
     let mut n = 0;
     for path in entries(dir)? {
+        let _ = std::fs::remove_file(path.with_extension(SUM));
         std::fs::remove_file(&path)?;
         n += 1;
     }
@@ -266,17 +302,22 @@ mod tests {
 
     #[test]
     fn an_entry_is_verified_against_its_key_and_checksum() {
+        let dir = std::env::temp_dir().join(format!("arena-cache-verify-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
         let key = [7u8; 32];
         let artifact = b"compiled".to_vec();
-        let mut entry = MAGIC.to_vec();
-        entry.extend_from_slice(&key);
-        entry.extend_from_slice(&Sha256::digest(&artifact));
-        entry.extend_from_slice(&artifact);
-        assert_eq!(verify(&entry, &key), Some(&artifact[..]));
-        assert_eq!(verify(&entry, &[8u8; 32]), None);
-        let mut flipped = entry.clone();
-        *flipped.last_mut().unwrap() ^= 1;
-        assert_eq!(verify(&flipped, &key), None);
-        assert_eq!(verify(&entry[..HEADER - 1], &key), None);
+        let path = dir.join("entry.cwasm");
+        std::fs::write(&path, &artifact).unwrap();
+        let mut sum = MAGIC.to_vec();
+        sum.extend_from_slice(&key);
+        sum.extend_from_slice(&Sha256::digest(&artifact));
+        assert!(verify(&sum, &key, &path));
+        assert!(!verify(&sum, &[8u8; 32], &path));
+        assert!(!verify(&sum[..HEADER - 1], &key, &path));
+        std::fs::write(&path, b"compiled!").unwrap();
+        assert!(!verify(&sum, &key, &path));
+        std::fs::remove_file(&path).unwrap();
+        assert!(!verify(&sum, &key, &path));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }

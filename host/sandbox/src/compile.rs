@@ -17,7 +17,7 @@
 use crate::{Limits, LoadError};
 use std::ffi::OsString;
 use std::io::{Read, Write};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 use wasmtime::component::Component;
@@ -187,6 +187,20 @@ fn out_of_memory(text: &str) -> bool {
 pub(crate) unsafe fn load_artifact(engine: &Engine, shown: &str, artifact: &[u8]) -> Result<Component, LoadError> {
     // SAFETY: as the caller promises, these are bytes wasmtime itself produced.
     unsafe { Component::deserialize(engine, artifact) }.map_err(|e| LoadError::Invalid {
+        path: shown.to_string(),
+        reason: crate::first_line(&e),
+    })
+}
+
+/// Map the compiled component in the file `artifact` (no copy: wasmtime
+/// maps the file, so only the pages that run take memory).
+///
+/// # Safety
+/// The file must hold bytes wasmtime's `Component::serialize` produced for
+/// an engine configured as `engine` is, and must not change while mapped.
+pub(crate) unsafe fn map_artifact(engine: &Engine, shown: &str, artifact: &Path) -> Result<Component, LoadError> {
+    // SAFETY: as the caller promises.
+    unsafe { Component::deserialize_file(engine, artifact) }.map_err(|e| LoadError::Invalid {
         path: shown.to_string(),
         reason: crate::first_line(&e),
     })

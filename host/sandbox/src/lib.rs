@@ -241,16 +241,14 @@ pub enum LoadError {
         limit: u64,
     },
     /// Not WebAssembly at all.
-    #[error(
-        "{path}: not a WebAssembly file (found {found}); expected a component for world {world}, built with `cargo build --release --target wasm32-wasip2`"
-    )]
+    #[error("{path}: not a WebAssembly file (found {found}); {fix}")]
     NotWasm {
         /// The file.
         path: String,
         /// What the first bytes look like.
         found: String,
-        /// The expected world.
-        world: &'static str,
+        /// What to do instead, for the world expected.
+        fix: String,
     },
     /// A core module rather than a component.
     #[error(
@@ -293,6 +291,16 @@ pub enum LoadError {
         expected: String,
         /// What the component has instead.
         found: String,
+    },
+    /// The component uses the component model's async ABI, which the arena
+    /// does not run.
+    #[error(
+        "{path}: uses the component model's async ABI, which the arena does not run (a bot's calls are synchronous): \
+         built with componentize-qjs? add --sync; otherwise build for plain synchronous exports"
+    )]
+    NeedsAsync {
+        /// The file.
+        path: String,
     },
     /// The component targets a version of the package the arena does not know.
     #[error(
@@ -551,6 +559,7 @@ impl Sandbox {
                     needs,
                     cap: self.limits.memory_bytes,
                 },
+                None if reason.contains("requires the component model async feature") => LoadError::NeedsAsync { path },
                 None => LoadError::Invalid { path, reason },
             },
             other => other,
@@ -580,11 +589,11 @@ impl Sandbox {
         }
         let bytes = std::fs::read(path).map_err(read_err)?;
         if bytes.len() < 8 || &bytes[..4] != b"\0asm" {
-            let found = describe_non_wasm(&bytes);
+            let (found, fix) = describe_non_wasm(path, &bytes, world.name);
             return Err(LoadError::NotWasm {
                 path: shown,
                 found,
-                world: world.name,
+                fix,
             });
         }
         if bytes[4..8] == [1, 0, 0, 0] {
@@ -597,10 +606,9 @@ impl Sandbox {
         let component = self.compile(&shown, &hash, &bytes)?;
         let world = self.pick_world(&shown, &component, worlds)?;
         self.check_world(&shown, &component, world)?;
-        let pre = self
-            .linker
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
+        let mut linker = self.linker.lock().unwrap_or_else(|e| e.into_inner());
+        stub_denied_imports(&mut linker, &self.engine, &component).map_err(|e| self.link_error(&shown, &e))?;
+        let pre = linker
             .instantiate_pre(&component)
             .map_err(|e| self.link_error(&shown, &e))?;
         (world.typecheck)(&pre).map_err(|e| LoadError::WrongWorld {
@@ -637,10 +645,11 @@ impl Sandbox {
         if let Some(disk) = &self.disk
             && let Some(artifact) = disk.load(hash)
         {
-            // SAFETY: the entry's header names this file and engine, and the
-            // artifact hashes to the checksum this program wrote with it: these
-            // are the bytes a compile of this program serialized (cache.rs).
-            match unsafe { compile::load_artifact(&self.engine, shown, &artifact) } {
+            // SAFETY: the entry's checksum file names this file and engine, and
+            // the artifact hashes to the checksum this program wrote with it:
+            // these are the bytes a compile of this program serialized, in a
+            // folder only this user may write (cache.rs).
+            match unsafe { compile::map_artifact(&self.engine, shown, &artifact) } {
                 Ok(c) => return Ok(c),
                 // Never trusted further: forget it and compile again.
                 Err(_) => disk.remove(hash),
@@ -1042,6 +1051,16 @@ fn classify(
             ),
         );
     }
+    if trap.is_some()
+        && let Some(exception) = state.log.last_exception()
+    {
+        // An interpreter's exception ends in a trap whose wasm words help
+        // no student; the exception's own line does.
+        return Fault::new(
+            FaultKind::Trap,
+            format!("uncaught exception: {exception}; the whole report is in the bot's log"),
+        );
+    }
     if let Some(trap) = trap {
         let mut detail = trap.to_string();
         if let Some(place) = where_trapped(&error) {
@@ -1065,6 +1084,76 @@ fn classify(
         return Fault::new(FaultKind::Trap, format!("the bot exited with status {}", exit.0));
     }
     Fault::new(FaultKind::Trap, host_error(&error))
+}
+
+/// Interfaces a toolchain imports by default that no bot may use: they
+/// link, so the bot loads, and every call fails inside the bot
+/// (componentize-js imports `wasi:http` unless told `-d http`).
+const DENIED_AT_CALL: &[&str] = &["wasi:http/"];
+
+/// Link each function of a [`DENIED_AT_CALL`] interface that `component`
+/// imports as one that fails when called, and each resource as an opaque
+/// host type; an interface already linked (by an earlier bot) is left as is.
+fn stub_denied_imports(linker: &mut Linker<BotState>, engine: &Engine, component: &Component) -> wasmtime::Result<()> {
+    use wasmtime::component::ResourceType;
+    use wasmtime_wasi::p2::{DynInputStream, DynOutputStream, DynPollable, IoError};
+    // A denied interface uses WASI's own resources (`use wasi:io/streams.{input-stream}`):
+    // those must be the host types WASI links them as, found by identity.
+    let ty = component.component_type();
+    let imports: Vec<_> = ty.imports(engine).collect();
+    let mut wasi_resources: Vec<(ResourceType, ResourceType)> = Vec::new();
+    for (name, item) in &imports {
+        let ComponentItem::ComponentInstance(instance) = &item.ty else {
+            continue;
+        };
+        for (member, item) in instance.exports(engine) {
+            let ComponentItem::Resource(ty) = item.ty else {
+                continue;
+            };
+            let host = match (name.split('@').next().unwrap_or(name), member) {
+                ("wasi:io/streams", "input-stream") => ResourceType::host::<DynInputStream>(),
+                ("wasi:io/streams", "output-stream") => ResourceType::host::<DynOutputStream>(),
+                ("wasi:io/poll", "pollable") => ResourceType::host::<DynPollable>(),
+                ("wasi:io/error", "error") => ResourceType::host::<IoError>(),
+                _ => continue,
+            };
+            wasi_resources.push((ty, host));
+        }
+    }
+    for (name, item) in imports {
+        if !DENIED_AT_CALL.iter().any(|p| name.starts_with(p)) {
+            continue;
+        }
+        let ComponentItem::ComponentInstance(instance) = item.ty else {
+            continue;
+        };
+        let mut linked = linker.instance(name)?;
+        for (member, item) in instance.exports(engine) {
+            let result = match item.ty {
+                ComponentItem::ComponentFunc(_) => {
+                    let what = format!("{name}#{member}");
+                    linked.func_new(member, move |_, _, _, _| {
+                        wasmtime::bail!(
+                            "the bot called `{what}`: bots have no network, so this always fails \
+                             (code that fetches or serves HTTP cannot run in a game)"
+                        )
+                    })
+                }
+                ComponentItem::Resource(ty) => match wasi_resources.iter().find(|(r, _)| *r == ty) {
+                    Some(&(_, host)) => linked.resource(member, host, |_, _| Ok(())),
+                    None => linked.resource(member, ResourceType::host::<()>(), |_, _| Ok(())),
+                },
+                _ => Ok(()),
+            };
+            // Defined by an earlier bot importing the same interface: keep it.
+            if let Err(e) = result
+                && !e.to_string().contains("defined twice")
+            {
+                return Err(e);
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Why the host could not read a call's result (the canonical ABI's
@@ -1186,25 +1275,60 @@ fn first_line(error: &wasmtime::Error) -> String {
     line
 }
 
-fn describe_non_wasm(bytes: &[u8]) -> String {
-    if bytes.is_empty() {
-        return "an empty file".into();
+fn describe_non_wasm(path: &Path, bytes: &[u8], world: &str) -> (String, String) {
+    let build = format!(
+        "expected a component for world {world}: build the bot first (`cargo build --release --target wasm32-wasip2` \
+         for Rust; `arena new` writes a project with its build command for Rust, Python and JavaScript)"
+    );
+    let source = |language: &str, how: &str| {
+        (
+            format!("{language} source"),
+            format!(
+                "the arena runs the built .wasm file, not the source: build it with {how} (`arena new --lang ... DIR` writes a project whose README has the command), then pass the .wasm"
+            ),
+        )
+    };
+    let extension = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(4096)]);
+    match extension.as_str() {
+        "py" => return source("Python", "componentize-py"),
+        "js" | "mjs" | "ts" => return source("JavaScript", "componentize-js"),
+        "rs" => return source("Rust", "`cargo build --release --target wasm32-wasip2`"),
+        "wat" => {
+            return (
+                "WebAssembly text".into(),
+                format!("{build}; a .wat file must be assembled and made a component"),
+            );
+        }
+        _ => {}
     }
-    if bytes.starts_with(b"\x7fELF") {
-        return "a native ELF executable".into();
+    if text.contains("WitWorld") || (text.contains("def ") && text.contains("import ")) {
+        return source("Python", "componentize-py");
     }
-    if bytes.starts_with(b"PK") {
-        return "a zip archive".into();
+    if text.contains("export function") || text.contains("export const") {
+        return source("JavaScript", "componentize-js");
     }
-    if bytes
+    let found = if bytes.is_empty() {
+        "an empty file".into()
+    } else if bytes.starts_with(b"\x7fELF") {
+        "a native ELF executable".into()
+    } else if bytes.starts_with(b"PK") {
+        "a zip archive".into()
+    } else if bytes
         .iter()
         .take(64)
         .all(|b| b.is_ascii() && (!b.is_ascii_control() || b.is_ascii_whitespace()))
     {
-        return "text".into();
-    }
-    let head: Vec<String> = bytes.iter().take(4).map(|b| format!("{b:02x}")).collect();
-    format!("bytes {}", head.join(" "))
+        "text".into()
+    } else {
+        let head: Vec<String> = bytes.iter().take(4).map(|b| format!("{b:02x}")).collect();
+        format!("bytes {}", head.join(" "))
+    };
+    (found, build)
 }
 
 #[cfg(test)]

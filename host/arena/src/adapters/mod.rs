@@ -78,18 +78,28 @@ pub static HOST_API: HostApi = HostApi {
     ],
 };
 
-/// The default limits of the turn-based games whose moves are light (En
-/// Garde, ConnectFwar, President); the measurements behind them are in each
-/// game's rules document. Per move 20M fuel: 7 times the most a JavaScript
-/// (componentize-js) En Garde bot was measured to use per move (2.7M),
-/// 60 times Python's (0.3M), 10,000 times Rust's (2k). Start 200M: 180 times
-/// what the JavaScript bot needs to start (1.1M). Bank 200M: ten moves'
-/// worth of overdraft per game, for a bot that searches deeper at times.
+/// The default limits of En Garde and ConnectFwar; the measurements behind
+/// them are in each game's rules document. Per move 500M fuel: at least 100
+/// times what every example twin used at most in a move, in every language
+/// (the most: a componentize-js ConnectFwar bot, 2.5M; Python 1.5M; Rust
+/// 10k), and about 35 ms of a fast machine's time. Start as much as a move
+/// (the start allowance may not be less): 230 times what the slowest twin
+/// needs to start (2.1M). Bank 200M: room to overdraw, for a bot that
+/// searches deeper at times.
 pub const TURN_LIMITS: Limits = Limits {
-    fuel: 20_000_000,
+    fuel: 500_000_000,
     bank: 200_000_000,
-    start_fuel: 200_000_000,
+    start_fuel: 500_000_000,
     ..Limits::DEFAULT
+};
+
+/// President's default limits: a table's turns cost interpreted bots more
+/// (componentize-js twins used up to 10.6M in a move), so 2G per move keeps
+/// the same 100-fold headroom (about 140 ms at most).
+pub const PRESIDENT_LIMITS: Limits = Limits {
+    fuel: 2_000_000_000,
+    start_fuel: 2_000_000_000,
+    ..TURN_LIMITS
 };
 
 /// A sandbox for bots of any game, offering the arena's host interface.

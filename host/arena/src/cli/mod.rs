@@ -8,6 +8,7 @@ mod compare;
 mod games;
 mod grade;
 mod matches;
+mod new;
 mod play;
 mod tournament;
 
@@ -52,6 +53,8 @@ pub enum Command {
     /// games against every house bot. Exit status 0: ready; 1: loads but forfeited; 2: rejected.
     #[command(allow_negative_numbers = true)]
     Check(check::CheckArgs),
+    /// Start a bot project in Rust, Python or JavaScript: one command builds it, the next plays it.
+    New(new::NewArgs),
     /// List the games, their worlds and their house bots.
     Games,
     /// Show or empty the compile cache (compiled bots kept between runs).
@@ -70,6 +73,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Grade(args) => grade::run(args),
         Command::GradeClass(args) => grade::run_class(args),
         Command::Check(args) => return Ok(check::run(args)),
+        Command::New(args) => new::run(args),
         Command::Games => games::run(),
         Command::Cache(c) => cache::run(c),
     }

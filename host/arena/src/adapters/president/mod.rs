@@ -21,7 +21,7 @@ pub static ABOUT: About = About {
     house_bots: rules::HOUSE_BOTS,
     variants: &["standard"],
     default_rubric: include_str!("rubric.toml"),
-    limits: crate::adapters::TURN_LIMITS,
+    limits: crate::adapters::PRESIDENT_LIMITS,
     human_play: false,
     chained: true,
 };

@@ -1,0 +1,411 @@
+//! `arena new`: a bot project a student can build with one command and
+//! play with the next, in Rust, Python or JavaScript.
+//!
+//! Python and JavaScript projects are self-contained: the SDK and the WIT
+//! files are written into the project (embedded in this binary at build
+//! time), so the project builds on any machine with the toolchain. A Rust
+//! project depends on this checkout's `bot-sdk` by path.
+
+use anyhow::{Context, bail};
+use clap::{Args, ValueEnum};
+use std::path::{Path, PathBuf};
+
+/// The languages `arena new` writes projects for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Lang {
+    /// Rust with the arena's bot SDK (cargo, target wasm32-wasip2).
+    Rust,
+    /// Python with componentize-py 0.25.1 (CPython inside the component).
+    Python,
+    /// JavaScript with componentize-js 0.23 (SpiderMonkey inside the component).
+    Js,
+}
+
+/// Arguments of `arena new`.
+#[derive(Debug, Args)]
+pub struct NewArgs {
+    /// The game the bot plays (see `arena games`).
+    #[arg(long)]
+    pub game: String,
+    /// The language of the project.
+    #[arg(long, value_enum)]
+    pub lang: Lang,
+    /// The folder to create (it must not exist, or be empty).
+    pub dir: PathBuf,
+}
+
+/// The pinned toolchain versions the projects and CI use.
+pub const COMPONENTIZE_PY: &str = "0.25.1";
+const COMPONENTIZE_JS: &str = "0.23.0";
+const ESBUILD: &str = "0.28.2";
+
+/// What each game's starter bot is: a copy of one of its example twins.
+struct Starter {
+    game: &'static str,
+    house: &'static str,
+    rust: &'static str,
+    python: &'static str,
+    js: &'static str,
+}
+
+macro_rules! starter {
+    ($game:literal, $house:literal) => {
+        Starter {
+            game: $game,
+            house: $house,
+            rust: include_str!(concat!(
+                "../../../../example-bots/rust/",
+                $game,
+                "/",
+                $house,
+                "/src/lib.rs"
+            )),
+            python: include_str!(concat!(
+                "../../../../example-bots/python/",
+                $game,
+                "/",
+                $house,
+                "/app.py"
+            )),
+            js: include_str!(concat!("../../../../example-bots/js/", $game, "/", $house, ".js")),
+        }
+    };
+}
+
+const STARTERS: &[Starter] = &[
+    starter!("en-garde", "aggressive"),
+    starter!("connect-fwar", "basic"),
+    starter!("sugar", "greedy"),
+    starter!("president", "lowest"),
+];
+
+const WIT: &[(&str, &str)] = &[
+    ("host.wit", include_str!("../../../../wit/0.2.0/host.wit")),
+    ("en-garde.wit", include_str!("../../../../wit/0.2.0/en-garde.wit")),
+    (
+        "connect-fwar.wit",
+        include_str!("../../../../wit/0.2.0/connect-fwar.wit"),
+    ),
+    ("sugar.wit", include_str!("../../../../wit/0.2.0/sugar.wit")),
+    ("president.wit", include_str!("../../../../wit/0.2.0/president.wit")),
+];
+
+const PYTHON_SDK: &[(&str, &str)] = &[
+    (
+        "__init__.py",
+        include_str!("../../../../bot-sdk/python/arena_bot/__init__.py"),
+    ),
+    ("host.py", include_str!("../../../../bot-sdk/python/arena_bot/host.py")),
+    ("rng.py", include_str!("../../../../bot-sdk/python/arena_bot/rng.py")),
+    (
+        "en_garde.py",
+        include_str!("../../../../bot-sdk/python/arena_bot/en_garde.py"),
+    ),
+    (
+        "connect_fwar.py",
+        include_str!("../../../../bot-sdk/python/arena_bot/connect_fwar.py"),
+    ),
+    (
+        "sugar.py",
+        include_str!("../../../../bot-sdk/python/arena_bot/sugar.py"),
+    ),
+    (
+        "president.py",
+        include_str!("../../../../bot-sdk/python/arena_bot/president.py"),
+    ),
+];
+
+const JS_SDK: &[(&str, &str)] = &[
+    ("index.js", include_str!("../../../../bot-sdk/js/src/index.js")),
+    ("host.js", include_str!("../../../../bot-sdk/js/src/host.js")),
+    ("rng.js", include_str!("../../../../bot-sdk/js/src/rng.js")),
+    ("en-garde.js", include_str!("../../../../bot-sdk/js/src/en-garde.js")),
+    (
+        "connect-fwar.js",
+        include_str!("../../../../bot-sdk/js/src/connect-fwar.js"),
+    ),
+    ("sugar.js", include_str!("../../../../bot-sdk/js/src/sugar.js")),
+    ("president.js", include_str!("../../../../bot-sdk/js/src/president.js")),
+];
+
+const JS_SDK_PACKAGE: &str = include_str!("../../../../bot-sdk/js/package.json");
+
+/// Write the project; print what to run next.
+pub fn run(args: NewArgs) -> anyhow::Result<()> {
+    let Some(starter) = STARTERS.iter().find(|s| s.game == args.game) else {
+        let names: Vec<&str> = STARTERS.iter().map(|s| s.game).collect();
+        bail!(
+            "unknown game `{}`; the games are {} (see `arena games`)",
+            args.game,
+            names.join(", ")
+        );
+    };
+    let dir = &args.dir;
+    if dir.exists() && std::fs::read_dir(dir).map(|mut d| d.next().is_some()).unwrap_or(true) {
+        bail!(
+            "{}: already exists and is not empty; give a new folder name (arena new never overwrites files)",
+            dir.display()
+        );
+    }
+    let name = crate_name(dir);
+    let files = match args.lang {
+        Lang::Rust => rust_project(starter, &name)?,
+        Lang::Python => python_project(starter),
+        Lang::Js => js_project(starter, &name),
+    };
+    for (path, text) in &files {
+        let path = dir.join(path);
+        if let Some(parent) = path.parent() {
+            std::fs::create_dir_all(parent)
+                .with_context(|| format!("{}: cannot create the folder", parent.display()))?;
+        }
+        std::fs::write(&path, text).with_context(|| format!("{}: cannot write it", path.display()))?;
+    }
+    make_executable(&dir.join("build.sh"))?;
+    let shown = dir.display();
+    println!(
+        "Created {shown}: a {} bot for {} that starts as a copy of house:{}.",
+        match args.lang {
+            Lang::Rust => "Rust",
+            Lang::Python => "Python",
+            Lang::Js => "JavaScript",
+        },
+        starter.game,
+        starter.house
+    );
+    println!("Build it:   {shown}/build.sh            (writes {shown}/bot.wasm)");
+    println!(
+        "Play it:    arena match --game {} {shown}/bot.wasm {}",
+        starter.game,
+        opponents(starter.game)
+    );
+    println!("Check it:   arena check {shown}/bot.wasm  (before you submit)");
+    println!("Then read {shown}/README.md and make it better.");
+    Ok(())
+}
+
+/// The opponents a first match is played against.
+fn opponents(game: &str) -> &'static str {
+    match game {
+        "connect-fwar" => "",
+        "president" => "house:lowest house:random",
+        "sugar" => "house:greedy",
+        _ => "house:random",
+    }
+}
+
+/// The folder's name as a crate or package name: lower case, `-` for anything else.
+fn crate_name(dir: &Path) -> String {
+    let raw = dir.file_name().and_then(|n| n.to_str()).unwrap_or("my-bot");
+    let mut name: String = raw
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    name = name.trim_matches('-').to_string();
+    if name.is_empty() || name.starts_with(|c: char| c.is_ascii_digit()) {
+        name = format!("bot-{name}");
+    }
+    name
+}
+
+/// The starter's text, introduced as the student's own bot.
+fn starter_text(text: &str, starter: &Starter, comment: &str) -> String {
+    format!(
+        "{comment} Your bot. It starts as a copy of the example twin of house:{}; make it better.\n{comment} The rules: docs/rules/{}.md in the arena's repository.\n{text}",
+        starter.house, starter.game
+    )
+}
+
+fn readme(starter: &Starter, lang: &str, setup: &str) -> String {
+    let game = starter.game;
+    let opponents = opponents(game);
+    format!(
+        "# A {lang} bot for {game}\n\n\
+         It starts as a copy of the example twin of `house:{house}`: it plays exactly as that house bot does.\n\
+         Make it better, then check it and submit `bot.wasm`.\n\n\
+         {setup}\
+         ## Build, play, check\n\n\
+         ```sh\n\
+         ./build.sh                                    # writes bot.wasm\n\
+         arena match --game {game} bot.wasm {opponents}\n\
+         arena match --game {game} bot.wasm {opponents} --replay game.jsonl   # keep every move and your log\n\
+         arena check bot.wasm                          # what the teacher's grader will see\n\
+         ```\n\n\
+         Every game gets a fresh instance of your bot. The view of each call carries the legal\n\
+         moves; the rules of {game} are in `docs/rules/{game}.md` of the arena's repository, and the\n\
+         interface your bot implements is `wit/{game}.wit` here.\n\n\
+         Fuel: the arena counts every WebAssembly instruction your bot runs, the same on every machine.\n\
+         An interpreted language spends far more per decision than Rust (Python about 60 times,\n\
+         JavaScript about 200 times); the default budgets leave every example bot at least 100 times\n\
+         its need, and `budget()` tells your bot what is left.\n",
+        house = starter.house
+    )
+}
+
+fn rust_project(starter: &Starter, name: &str) -> anyhow::Result<Vec<(String, String)>> {
+    let sdk = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bot-sdk");
+    let sdk = sdk.canonicalize().unwrap_or(sdk);
+    let sdk = sdk.display().to_string().replace('\\', "/");
+    let crate_file = name.replace('-', "_");
+    let module = starter.game.replace('-', "_");
+    Ok(vec![
+        (
+            "Cargo.toml".into(),
+            format!(
+                "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2024\"\npublish = false\n\n\
+                 [lib]\ncrate-type = [\"cdylib\"]\n\n\
+                 [dependencies]\n# The arena's bot SDK, from the arena checkout this project was made with.\n\
+                 arena-bot-sdk = {{ path = \"{sdk}\" }}\n\n\
+                 # Small components: about 60 KB instead of 2.5 MB.\n\
+                 [profile.release]\nopt-level = \"s\"\nlto = true\ncodegen-units = 1\nstrip = true\n\n\
+                 # A workspace of its own, even inside another one.\n[workspace]\n"
+            ),
+        ),
+        ("src/lib.rs".into(), starter_text(starter.rust, starter, "//")),
+        (
+            "build.sh".into(),
+            format!(
+                "#!/usr/bin/env bash\n# Build the bot: bot.wasm, a WebAssembly component.\nset -euo pipefail\ncd \"$(dirname \"$0\")\"\n\
+                 rustup target list --installed 2>/dev/null | grep -q wasm32-wasip2 || rustup target add wasm32-wasip2\n\
+                 cargo build --release --target wasm32-wasip2 --quiet\n\
+                 cp target/wasm32-wasip2/release/{crate_file}.wasm bot.wasm\n"
+            ),
+        ),
+        (".gitignore".into(), "/target\n/bot.wasm\n".into()),
+        (
+            "README.md".into(),
+            readme(
+                starter,
+                "Rust",
+                &format!(
+                    "Your code is `src/lib.rs`; the SDK's documentation: `cargo doc --open` (module `arena_bot_sdk::{module}`).\n\n"
+                ),
+            ),
+        ),
+    ])
+}
+
+fn python_project(starter: &Starter) -> Vec<(String, String)> {
+    let mut files = vec![
+        ("app.py".to_string(), starter_text(starter.python, starter, "#")),
+        (
+            "build.sh".into(),
+            format!(
+                "#!/usr/bin/env bash\n# Build the bot: bot.wasm, a WebAssembly component with CPython inside.\nset -euo pipefail\ncd \"$(dirname \"$0\")\"\n\
+                 if ! command -v componentize-py >/dev/null; then\n\
+                 \x20 echo \"build.sh: componentize-py is missing: python3 -m pip install componentize-py=={COMPONENTIZE_PY}\" >&2\n\
+                 \x20 exit 1\nfi\n\
+                 componentize-py -d wit -w {game} componentize -p . app -o bot.wasm >/dev/null\n\
+                 echo \"built bot.wasm\"\n",
+                game = starter.game
+            ),
+        ),
+        (".gitignore".into(), "/bot.wasm\n__pycache__/\n".into()),
+        (
+            "README.md".into(),
+            readme(
+                starter,
+                "Python",
+                &format!(
+                    "Your code is `app.py`; `arena_bot/` is the SDK (read `arena_bot/{}.py` for the helpers).\n\
+                     You need Python 3 and componentize-py {COMPONENTIZE_PY}: `python3 -m pip install componentize-py=={COMPONENTIZE_PY}`.\n\
+                     The component carries its own CPython 3.14; only pure-Python modules can be imported\n\
+                     (C extensions such as numpy are not available). An uncaught exception ends the game:\n\
+                     its last line is the forfeit's reason and the whole traceback is in your log.\n\n",
+                    starter.game.replace('-', "_")
+                ),
+            ),
+        ),
+    ];
+    files.extend(
+        PYTHON_SDK
+            .iter()
+            .map(|(f, t)| (format!("arena_bot/{f}"), t.to_string())),
+    );
+    files.extend(WIT.iter().map(|(f, t)| (format!("wit/{f}"), t.to_string())));
+    files
+}
+
+fn js_project(starter: &Starter, name: &str) -> Vec<(String, String)> {
+    let game = starter.game;
+    let mut files = vec![
+        ("bot.js".to_string(), starter_text(starter.js, starter, "//")),
+        (
+            "package.json".into(),
+            format!(
+                "{{\n  \"name\": \"{name}\",\n  \"private\": true,\n  \"type\": \"module\",\n  \"scripts\": {{\n    \
+                 \"build\": \"esbuild bot.js --bundle --format=esm --platform=neutral --external:arena:* --outfile=build/bot.js --log-level=warning && componentize-js build/bot.js --wit wit --world-name {game} -o bot.wasm\"\n  }},\n  \
+                 \"dependencies\": {{\n    \"arena-bot\": \"file:./arena-bot\"\n  }},\n  \
+                 \"devDependencies\": {{\n    \"@bytecodealliance/componentize-js\": \"{COMPONENTIZE_JS}\",\n    \"esbuild\": \"{ESBUILD}\"\n  }}\n}}\n"
+            ),
+        ),
+        (
+            "build.sh".into(),
+            "#!/usr/bin/env bash\n# Build the bot: bot.wasm, a WebAssembly component with SpiderMonkey inside.\nset -euo pipefail\ncd \"$(dirname \"$0\")\"\n\
+             [ -d node_modules ] || npm install --no-audit --no-fund --loglevel=error\n\
+             npm run --silent build\n\
+             echo \"built bot.wasm\"\n"
+                .into(),
+        ),
+        (".gitignore".into(), "/bot.wasm\n/build\n/node_modules\n".into()),
+        (
+            "README.md".into(),
+            readme(
+                starter,
+                "JavaScript",
+                &format!(
+                    "Your code is `bot.js`; `arena-bot/` is the SDK (read `arena-bot/src/{game}.js` for the helpers).\n\
+                     You need Node.js and npm; `./build.sh` installs the pinned tools (componentize-js {COMPONENTIZE_JS},\n\
+                     esbuild {ESBUILD}) into `node_modules` the first time. 64-bit numbers (the game's `seed`, fuel)\n\
+                     arrive as BigInt. An uncaught exception ends the game; its message and where it was thrown\n\
+                     are the forfeit's reason.\n\n"
+                ),
+            ),
+        ),
+        ("arena-bot/package.json".into(), JS_SDK_PACKAGE.replace("\"private\": true,\n", "")),
+    ];
+    files.extend(
+        JS_SDK
+            .iter()
+            .map(|(f, t)| (format!("arena-bot/src/{f}"), t.to_string())),
+    );
+    files.extend(WIT.iter().map(|(f, t)| (format!("wit/{f}"), t.to_string())));
+    files
+}
+
+#[cfg(unix)]
+fn make_executable(path: &Path) -> anyhow::Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755))
+        .with_context(|| format!("{}: cannot make it executable", path.display()))
+}
+
+#[cfg(not(unix))]
+fn make_executable(_: &Path) -> anyhow::Result<()> {
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folder_names_become_package_names() {
+        assert_eq!(crate_name(Path::new("/x/My Bot")), "my-bot");
+        assert_eq!(crate_name(Path::new("2025_fencer")), "bot-2025-fencer");
+        assert_eq!(crate_name(Path::new("élan")), "lan");
+    }
+
+    #[test]
+    fn every_game_has_a_starter() {
+        for game in crate::adapters::GAMES {
+            assert!(STARTERS.iter().any(|s| s.game == game.name()), "{}", game.name());
+        }
+    }
+}
