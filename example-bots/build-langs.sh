@@ -5,7 +5,7 @@
 # <bot>-qjs.wasm (componentize-qjs --sync: QuickJS).
 #
 # Needs componentize-py 0.25.1 (`pip install componentize-py==0.25.1`) and the
-# JavaScript SDK's pinned tools (`npm ci --prefix bot-sdk/js`, done here when
+# JavaScript SDK's pinned tools (`npm install --prefix bot-sdk/js`, done here when
 # missing). Skips everything when no source, SDK file, WIT file or tool
 # version changed since the last full build (every test process runs it).
 set -euo pipefail
@@ -19,7 +19,7 @@ if [ "$(componentize-py --version 2>/dev/null)" != "componentize-py $want_py" ];
   exit 1
 fi
 if [ ! -x "$js/node_modules/.bin/componentize-js" ] || [ ! -x "$js/node_modules/.bin/componentize-qjs" ]; then
-  npm ci --prefix "$js" --no-audit --no-fund --loglevel=error
+  npm install --prefix "$js" --no-audit --no-fund --loglevel=error
 fi
 stamp=wasm/.langs-stamp
 sum=$( (cat python/*/*/app.py js/*/*.js "$root"/bot-sdk/python/arena_bot/*.py "$js"/src/*.js \
