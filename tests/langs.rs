@@ -299,13 +299,18 @@ fn new_projects_build_with_one_command_and_play_like_their_house_bot() {
         ("president", "python", "lowest", &["house:random", "house:lowest"][..]),
         ("sugar", "js", "greedy", &["house:hunter"][..]),
         ("connect-fwar", "rust", "basic", &[][..]),
+        ("en-garde", "c", "aggressive", &["house:random"][..]),
+        ("connect-fwar", "c", "basic", &[][..]),
     ] {
         let project = dir.join(format!("{game}-{lang}"));
         let out = arena(&["new", "--game", game, "--lang", lang, &project.display().to_string()]);
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         let said = String::from_utf8_lossy(&out.stdout);
         assert!(said.contains("build.sh") && said.contains("arena match"), "{said}");
-        let build = Command::new(project.join("build.sh")).output().expect("run build.sh");
+        let build = Command::new(project.join("build.sh"))
+            .env("ARENA", arena_bin())
+            .output()
+            .expect("run build.sh");
         assert!(
             build.status.success(),
             "{game} {lang}: build.sh failed: {}",
@@ -337,4 +342,149 @@ fn new_projects_build_with_one_command_and_play_like_their_house_bot() {
     assert!(!again.status.success(), "an existing project is never overwritten");
     let stderr = String::from_utf8_lossy(&again.stderr);
     assert!(stderr.contains("already exists"), "{stderr}");
+}
+
+/// Build a C example (`example-bots/c/GAME/NAME.c`) as a student would:
+/// Debian's clang for WASI preview 1, then `arena componentize`.
+fn c_bot(game: &str, name: &str) -> PathBuf {
+    let module = game.replace('-', "_");
+    let sdk = root().join("bot-sdk/c");
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("c-bots");
+    std::fs::create_dir_all(&out).expect("a folder for C bots");
+    let core = out.join(format!("{game}-{name}.core.wasm"));
+    let clang = Command::new("clang")
+        .args([
+            "--target=wasm32-wasi",
+            "-mexec-model=reactor",
+            "-O2",
+            "-Wl,--strip-debug",
+        ])
+        .arg(format!("-I{}", sdk.join(game).display()))
+        .arg(format!("-I{}", sdk.display()))
+        .arg("-o")
+        .arg(&core)
+        .arg(root().join(format!("example-bots/c/{game}/{name}.c")))
+        .arg(sdk.join(format!("{game}/{module}.c")))
+        .arg(sdk.join(format!("{game}/{module}_component_type.o")))
+        .output()
+        .expect("run clang (apt-get install -y clang lld wasi-libc libclang-rt-14-dev-wasm32)");
+    assert!(
+        clang.status.success(),
+        "clang: {}",
+        String::from_utf8_lossy(&clang.stderr)
+    );
+    let bot = out.join(format!("{game}-{name}.wasm"));
+    let made = arena(&[
+        "componentize",
+        &core.display().to_string(),
+        "-o",
+        &bot.display().to_string(),
+    ]);
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    bot
+}
+
+fn play_files(game: &str, bots: &[&str], games: usize, seed: u64) -> MatchOutcome {
+    let def = adapters::game(game).expect("a known game");
+    let entrants = bots
+        .iter()
+        .map(|spec| match spec.strip_prefix("house:") {
+            Some(name) => Entrant {
+                name: spec.to_string(),
+                bot: BotRef::House(name.to_string()),
+            },
+            None => Entrant {
+                name: spec.to_string(),
+                bot: BotRef::Wasm(Arc::new(
+                    sandbox(game)
+                        .load(std::path::Path::new(spec), def.worlds())
+                        .unwrap_or_else(|e| panic!("{e}")),
+                )),
+            },
+        })
+        .collect();
+    let spec = MatchSpec {
+        game: def,
+        setup: GameSetup::new(sandbox(game)),
+        entrants,
+        games,
+        seed,
+        record: false,
+    };
+    run_match(&spec).expect("the match is set up right")
+}
+
+/// C through Debian's clang and wasi-libc, made a component by `arena
+/// componentize`: the twins play the house bots' games (the random ones
+/// draw with `arena_rng.h`), and the simplest bots of the other games play
+/// legal games.
+#[test]
+fn c_twins_built_with_clang_play_like_the_house_bots() {
+    for (game, name, others, games) in [
+        ("en-garde", "aggressive", &["house:random"][..], 60),
+        ("en-garde", "cowardly", &["house:aggressive"][..], 60),
+        ("en-garde", "random", &["house:cowardly"][..], 60),
+        ("connect-fwar", "basic", &[][..], 40),
+        ("connect-fwar", "suits", &[][..], 40),
+        ("connect-fwar", "ranks", &[][..], 40),
+        ("connect-fwar", "random", &[][..], 40),
+    ] {
+        let bot = c_bot(game, name).display().to_string();
+        let with = |first: &str| {
+            let mut bots = vec![first];
+            bots.extend_from_slice(others);
+            play_files(game, &bots, games, 21)
+        };
+        let twin = with(&bot);
+        assert!(twin.report.results.iter().all(|r| r.forfeit.is_none()), "{game} {name}");
+        assert_eq!(
+            twin.report.results,
+            with(&format!("house:{name}")).report.results,
+            "{game}: {name} in C"
+        );
+    }
+    for (game, others) in [
+        ("sugar", &["house:greedy"][..]),
+        ("president", &["house:lowest", "house:random"][..]),
+    ] {
+        let bot = c_bot(game, "first").display().to_string();
+        let mut bots = vec![bot.as_str()];
+        bots.extend_from_slice(others);
+        let out = play_files(game, &bots, 6, 2);
+        assert!(
+            out.report.results.iter().all(|r| r.forfeit.is_none()),
+            "{game}: first in C"
+        );
+    }
+}
+
+#[test]
+fn componentize_refuses_what_it_cannot_make_a_bot_of_in_one_line() {
+    let dir = temp("componentize");
+    let text = dir.join("notes.txt");
+    std::fs::write(&text, "hello").expect("write");
+    let out = arena(&[
+        "componentize",
+        &text.display().to_string(),
+        "-o",
+        &dir.join("x.wasm").display().to_string(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && stderr.contains("not a WebAssembly module"),
+        "{stderr}"
+    );
+    assert_eq!(stderr.trim_end().lines().count(), 1, "{stderr}");
+    let component = lang_bot("en-garde/aggressive").display().to_string();
+    let out = arena(&[
+        "componentize",
+        &component,
+        "-o",
+        &dir.join("y.wasm").display().to_string(),
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success() && stderr.contains("already a component"),
+        "{stderr}"
+    );
 }

@@ -501,6 +501,29 @@ pub fn toolchain(scan: &Scan) -> String {
             _ => "ComponentizeJS (JavaScript)".to_string(),
         };
     }
+    // A C bot made a component with the WASI adapter also carries the
+    // adapter's Rust producers: the language the bot's code names decides.
+    let c_family: Vec<&str> = scan
+        .producers
+        .iter()
+        .filter(|(f, n, _)| f == "language" && (n.starts_with("C9") || n.starts_with("C1") || n.starts_with("C++")))
+        .map(|(_, n, _)| n.as_str())
+        .collect();
+    if let Some(first) = c_family.first() {
+        let label = if c_family.iter().any(|n| n.starts_with("C++")) {
+            "C++"
+        } else {
+            "C"
+        };
+        let mut parts = vec![first.to_string()];
+        if let Some(v) = version("clang").filter(|v| !v.is_empty()) {
+            parts.push(format!("clang {v}"));
+        }
+        if let Some(v) = version("wit-bindgen-c").filter(|v| !v.is_empty()) {
+            parts.push(format!("wit-bindgen-c {v}"));
+        }
+        return format!("{label} ({})", parts.join(", "));
+    }
     let rust = scan
         .producers
         .iter()
@@ -670,9 +693,18 @@ mod tests {
     }
 
     #[test]
+    fn c_even_with_the_rust_adapter_inside() {
+        let bytes = component(&[
+            producers(&[("language", &[("C99", "")]), ("processed-by", &[("clang", "14.0.6")])]),
+            producers(&[("language", &[("Rust", "")]), ("processed-by", &[("rustc", "1.90.0")])]),
+        ]);
+        assert_eq!(toolchain(&scan(&bytes)), "C (C99, clang 14.0.6)");
+    }
+
+    #[test]
     fn unknown_and_garbage() {
-        let bytes = component(&[producers(&[("language", &[("C11", "")])])]);
-        assert_eq!(toolchain(&scan(&bytes)), "unknown toolchain for C11");
+        let bytes = component(&[producers(&[("language", &[("Zig", "")])])]);
+        assert_eq!(toolchain(&scan(&bytes)), "unknown toolchain for Zig");
         let s = scan(b"hello, world");
         assert_eq!(s, Scan::default());
         assert!(toolchain(&s).starts_with("unknown"));

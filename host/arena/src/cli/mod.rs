@@ -5,6 +5,7 @@ mod cache;
 mod check;
 mod common;
 mod compare;
+mod componentize;
 mod games;
 mod grade;
 mod matches;
@@ -55,6 +56,8 @@ pub enum Command {
     Check(check::CheckArgs),
     /// Start a bot project in Rust, Python or JavaScript: one command builds it, the next plays it.
     New(new::NewArgs),
+    /// Make a bot component from a core module built for WASI preview 1 (C, C++).
+    Componentize(componentize::ComponentizeArgs),
     /// List the games, their worlds and their house bots.
     Games,
     /// Show or empty the compile cache (compiled bots kept between runs).
@@ -74,6 +77,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::GradeClass(args) => grade::run_class(args),
         Command::Check(args) => return Ok(check::run(args)),
         Command::New(args) => new::run(args),
+        Command::Componentize(args) => componentize::run(args),
         Command::Games => games::run(),
         Command::Cache(c) => cache::run(c),
     }

@@ -19,6 +19,8 @@ pub enum Lang {
     Python,
     /// JavaScript with componentize-js 0.23 (SpiderMonkey inside the component).
     Js,
+    /// C with Debian's clang 14, lld and wasi-libc; `arena componentize` makes the component.
+    C,
 }
 
 /// Arguments of `arena new`.
@@ -38,6 +40,9 @@ pub struct NewArgs {
 pub const COMPONENTIZE_PY: &str = "0.25.1";
 const COMPONENTIZE_JS: &str = "0.23.0";
 const ESBUILD: &str = "0.28.2";
+/// componentize-js imports it without depending on it; npm does not always
+/// hoist the one jco brings, and 0.25 is the version its build works with.
+const PREVIEW2_SHIM: &str = "0.25.0";
 
 /// What each game's starter bot is: a copy of one of its example twins.
 struct Starter {
@@ -46,10 +51,14 @@ struct Starter {
     rust: &'static str,
     python: &'static str,
     js: &'static str,
+    /// The C starter and the house bot it is a twin of, if it is one.
+    c: (&'static str, Option<&'static str>),
+    /// The C bindings (wit-bindgen 0.46's C generator): source, header, component type.
+    c_bindings: (&'static str, &'static str, &'static [u8]),
 }
 
 macro_rules! starter {
-    ($game:literal, $house:literal) => {
+    ($game:literal, $module:literal, $house:literal, $c:literal, $c_twin:expr) => {
         Starter {
             game: $game,
             house: $house,
@@ -68,16 +77,33 @@ macro_rules! starter {
                 "/app.py"
             )),
             js: include_str!(concat!("../../../../example-bots/js/", $game, "/", $house, ".js")),
+            c: (
+                include_str!(concat!("../../../../example-bots/c/", $game, "/", $c, ".c")),
+                $c_twin,
+            ),
+            c_bindings: (
+                include_str!(concat!("../../../../bot-sdk/c/", $game, "/", $module, ".c")),
+                include_str!(concat!("../../../../bot-sdk/c/", $game, "/", $module, ".h")),
+                include_bytes!(concat!(
+                    "../../../../bot-sdk/c/",
+                    $game,
+                    "/",
+                    $module,
+                    "_component_type.o"
+                )),
+            ),
         }
     };
 }
 
 const STARTERS: &[Starter] = &[
-    starter!("en-garde", "aggressive"),
-    starter!("connect-fwar", "basic"),
-    starter!("sugar", "greedy"),
-    starter!("president", "lowest"),
+    starter!("en-garde", "en_garde", "aggressive", "aggressive", Some("aggressive")),
+    starter!("connect-fwar", "connect_fwar", "basic", "basic", Some("basic")),
+    starter!("sugar", "sugar", "greedy", "first", None),
+    starter!("president", "president", "lowest", "first", None),
 ];
+
+const C_RNG: &str = include_str!("../../../../bot-sdk/c/arena_rng.h");
 
 const WIT: &[(&str, &str)] = &[
     ("host.wit", include_str!("../../../../wit/0.2.0/host.wit")),
@@ -148,11 +174,25 @@ pub fn run(args: NewArgs) -> anyhow::Result<()> {
         );
     }
     let name = crate_name(dir);
-    let files = match args.lang {
+    let files: Vec<(String, Vec<u8>)> = match args.lang {
         Lang::Rust => rust_project(starter, &name)?,
         Lang::Python => python_project(starter),
         Lang::Js => js_project(starter, &name),
-    };
+        Lang::C => c_project(starter),
+    }
+    .into_iter()
+    .map(|(path, text)| (path, text.into_bytes()))
+    .chain(match args.lang {
+        Lang::C => {
+            let module = starter.game.replace('-', "_");
+            vec![(
+                format!("bindings/{module}_component_type.o"),
+                starter.c_bindings.2.to_vec(),
+            )]
+        }
+        _ => Vec::new(),
+    })
+    .collect();
     for (path, text) in &files {
         let path = dir.join(path);
         if let Some(parent) = path.parent() {
@@ -163,16 +203,22 @@ pub fn run(args: NewArgs) -> anyhow::Result<()> {
     }
     make_executable(&dir.join("build.sh"))?;
     let shown = dir.display();
-    println!(
-        "Created {shown}: a {} bot for {} that starts as a copy of house:{}.",
-        match args.lang {
-            Lang::Rust => "Rust",
-            Lang::Python => "Python",
-            Lang::Js => "JavaScript",
-        },
-        starter.game,
-        starter.house
-    );
+    let language = match args.lang {
+        Lang::Rust => "Rust",
+        Lang::Python => "Python",
+        Lang::Js => "JavaScript",
+        Lang::C => "C",
+    };
+    match (args.lang, starter.c.1) {
+        (Lang::C, None) => println!(
+            "Created {shown}: a {language} bot for {} that starts as the simplest legal bot.",
+            starter.game
+        ),
+        _ => println!(
+            "Created {shown}: a {language} bot for {} that starts as a copy of house:{}.",
+            starter.game, starter.house
+        ),
+    }
     println!("Build it:   {shown}/build.sh            (writes {shown}/bot.wasm)");
     println!(
         "Play it:    arena match --game {} {shown}/bot.wasm {}",
@@ -222,12 +268,20 @@ fn starter_text(text: &str, starter: &Starter, comment: &str) -> String {
     )
 }
 
-fn readme(starter: &Starter, lang: &str, setup: &str) -> String {
+/// How a starter that is a twin introduces itself.
+fn twin_intro(starter: &Starter) -> String {
+    format!(
+        "It starts as a copy of the example twin of `house:{}`: it plays exactly as that house bot does.",
+        starter.house
+    )
+}
+
+fn readme(starter: &Starter, lang: &str, intro: &str, setup: &str) -> String {
     let game = starter.game;
     let opponents = opponents(game);
     format!(
         "# A {lang} bot for {game}\n\n\
-         It starts as a copy of the example twin of `house:{house}`: it plays exactly as that house bot does.\n\
+         {intro}\n\
          Make it better, then check it and submit `bot.wasm`.\n\n\
          {setup}\
          ## Build, play, check\n\n\
@@ -243,8 +297,7 @@ fn readme(starter: &Starter, lang: &str, setup: &str) -> String {
          Fuel: the arena counts every WebAssembly instruction your bot runs, the same on every machine.\n\
          An interpreted language spends far more per decision than Rust (Python about 60 times,\n\
          JavaScript about 200 times); the default budgets leave every example bot at least 100 times\n\
-         its need, and `budget()` tells your bot what is left.\n",
-        house = starter.house
+         its need, and `budget()` tells your bot what is left.\n"
     )
 }
 
@@ -283,6 +336,7 @@ fn rust_project(starter: &Starter, name: &str) -> anyhow::Result<Vec<(String, St
             readme(
                 starter,
                 "Rust",
+                &twin_intro(starter),
                 &format!(
                     "Your code is `src/lib.rs`; the SDK's documentation: `cargo doc --open` (module `arena_bot_sdk::{module}`).\n\n"
                 ),
@@ -312,6 +366,7 @@ fn python_project(starter: &Starter) -> Vec<(String, String)> {
             readme(
                 starter,
                 "Python",
+                &twin_intro(starter),
                 &format!(
                     "Your code is `app.py`; `arena_bot/` is the SDK (read `arena_bot/{}.py` for the helpers).\n\
                      You need Python 3 and componentize-py {COMPONENTIZE_PY}: `python3 -m pip install componentize-py=={COMPONENTIZE_PY}`.\n\
@@ -342,7 +397,7 @@ fn js_project(starter: &Starter, name: &str) -> Vec<(String, String)> {
                 "{{\n  \"name\": \"{name}\",\n  \"private\": true,\n  \"type\": \"module\",\n  \"scripts\": {{\n    \
                  \"build\": \"esbuild bot.js --bundle --format=esm --platform=neutral --external:arena:* --outfile=build/bot.js --log-level=warning && componentize-js build/bot.js --wit wit --world-name {game} -o bot.wasm\"\n  }},\n  \
                  \"dependencies\": {{\n    \"arena-bot\": \"file:./arena-bot\"\n  }},\n  \
-                 \"devDependencies\": {{\n    \"@bytecodealliance/componentize-js\": \"{COMPONENTIZE_JS}\",\n    \"esbuild\": \"{ESBUILD}\"\n  }}\n}}\n"
+                 \"devDependencies\": {{\n    \"@bytecodealliance/componentize-js\": \"{COMPONENTIZE_JS}\",\n    \"@bytecodealliance/preview2-shim\": \"{PREVIEW2_SHIM}\",\n    \"esbuild\": \"{ESBUILD}\"\n  }}\n}}\n"
             ),
         ),
         (
@@ -359,6 +414,7 @@ fn js_project(starter: &Starter, name: &str) -> Vec<(String, String)> {
             readme(
                 starter,
                 "JavaScript",
+                &twin_intro(starter),
                 &format!(
                     "Your code is `bot.js`; `arena-bot/` is the SDK (read `arena-bot/src/{game}.js` for the helpers).\n\
                      You need Node.js and npm; `./build.sh` installs the pinned tools (componentize-js {COMPONENTIZE_JS},\n\
@@ -377,6 +433,67 @@ fn js_project(starter: &Starter, name: &str) -> Vec<(String, String)> {
     );
     files.extend(WIT.iter().map(|(f, t)| (format!("wit/{f}"), t.to_string())));
     files
+}
+
+fn c_project(starter: &Starter) -> Vec<(String, String)> {
+    let game = starter.game;
+    let module = game.replace('-', "_");
+    let intro = match starter.c.1 {
+        Some(_) => twin_intro(starter),
+        None => "It starts as the simplest legal bot (the first legal choice every turn).".to_string(),
+    };
+    let text = match starter.c.1 {
+        Some(_) => starter_text(starter.c.0, starter, "//"),
+        None => format!(
+            "// Your bot: make it better. The rules: docs/rules/{game}.md in the arena's repository.\n{}",
+            starter.c.0
+        ),
+    };
+    vec![
+        ("bot.c".to_string(), text),
+        ("arena_rng.h".into(), C_RNG.to_string()),
+        (format!("bindings/{module}.c"), starter.c_bindings.0.to_string()),
+        (format!("bindings/{module}.h"), starter.c_bindings.1.to_string()),
+        (
+            "build.sh".into(),
+            format!(
+                "#!/usr/bin/env bash\n# Build the bot: bot.wasm, a WebAssembly component.\nset -euo pipefail\ncd \"$(dirname \"$0\")\"\n\
+                 for tool in clang wasm-ld; do\n\
+                 \x20 command -v \"$tool\" >/dev/null || {{ echo \"build.sh: $tool is missing: apt-get install -y clang lld wasi-libc libclang-rt-14-dev-wasm32\" >&2; exit 1; }}\n\
+                 done\n\
+                 mkdir -p build\n\
+                 clang --target=wasm32-wasi -mexec-model=reactor -O2 -Wl,--strip-debug -Ibindings -I. \\\n\
+                 \x20 -o build/core.wasm bot.c bindings/{module}.c bindings/{module}_component_type.o\n\
+                 # A core module for WASI preview 1; the arena makes it a component (wasmtime's adapter).\n\
+                 \"${{ARENA:-arena}}\" componentize build/core.wasm -o bot.wasm\n\
+                 echo \"built bot.wasm\"\n"
+            ),
+        ),
+        (".gitignore".into(), "/bot.wasm\n/build\n".into()),
+        (
+            "README.md".into(),
+            readme(
+                starter,
+                "C",
+                &intro,
+                &format!(
+                    "Your code is `bot.c`; `bindings/{module}.h` has the game's types (generated by wit-bindgen 0.46 from\n\
+                 `wit/`), `arena_rng.h` a generator that draws what the Rust SDK's `Rng` draws.\n\
+                 You need Debian's `clang lld wasi-libc libclang-rt-14-dev-wasm32` and `arena` on your PATH (or `ARENA=...`).\n\
+                 Your functions own their arguments: call the `..._free` function of each one you are given; a list you\n\
+                 return must be `malloc`ed (the bindings free it). C++ works too, with `-fno-exceptions`.\n\n"
+                ),
+            ),
+        ),
+        ("wit/host.wit".into(), WIT[0].1.to_string()),
+        (
+            format!("wit/{game}.wit"),
+            WIT.iter()
+                .find(|(f, _)| f.starts_with(game))
+                .map_or("", |w| w.1)
+                .to_string(),
+        ),
+    ]
 }
 
 #[cfg(unix)]
