@@ -326,7 +326,8 @@ fn rust_project(starter: &Starter, name: &str) -> anyhow::Result<Vec<(String, St
             format!(
                 "#!/usr/bin/env bash\n# Build the bot: bot.wasm, a WebAssembly component.\nset -euo pipefail\ncd \"$(dirname \"$0\")\"\n\
                  rustup target list --installed 2>/dev/null | grep -q wasm32-wasip2 || rustup target add wasm32-wasip2\n\
-                 cargo build --release --target wasm32-wasip2 --quiet\n\
+                 # An explicit target folder: a CARGO_TARGET_DIR set elsewhere must not move the build.\n\
+                 cargo build --release --target wasm32-wasip2 --target-dir target --quiet\n\
                  cp target/wasm32-wasip2/release/{crate_file}.wasm bot.wasm\n"
             ),
         ),
