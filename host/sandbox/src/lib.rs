@@ -671,15 +671,24 @@ impl Sandbox {
             }
             Compiler::Child(child) => {
                 let artifact = child.artifact(&self.limits, shown, bytes)?;
+                // Kept on disk, the artifact is mapped from there, as on later
+                // runs: a first run of a class holds no interpreter in memory
+                // that it does not run either.
+                if let Some(disk) = &self.disk {
+                    disk.store(hash, &artifact);
+                    // SAFETY: as for any verified entry (above).
+                    if let Some(path) = disk.load(hash)
+                        && let Ok(c) = unsafe { compile::map_artifact(&self.engine, shown, &path) }
+                    {
+                        return Ok(c);
+                    }
+                    disk.remove(hash);
+                }
                 // SAFETY: the child is this program's own executable, which just
                 // compiled them with `Component::serialize` for an engine of the
                 // same configuration, and they went straight from its stdout into
                 // memory here, never through a file anyone else can write.
-                let component = unsafe { compile::load_artifact(&self.engine, shown, &artifact) }?;
-                if let Some(disk) = &self.disk {
-                    disk.store(hash, &artifact);
-                }
-                Ok(component)
+                unsafe { compile::load_artifact(&self.engine, shown, &artifact) }
             }
         }
     }
