@@ -269,6 +269,19 @@ fn a_default_componentize_js_build_loads_and_has_no_network() {
     assert!(detail.contains("bots have no network"), "{detail}");
 }
 
+/// componentize-qjs without `--sync` uses the component model's async ABI,
+/// which the arena does not run: one line says what to change.
+#[test]
+fn a_quickjs_build_without_sync_is_refused_with_the_fix() {
+    let def = adapters::game("en-garde").expect("en-garde");
+    let error = match sandbox("en-garde").load(&lang_bot("en-garde/aggressive-qjs-async"), def.worlds()) {
+        Ok(_) => panic!("an async build should not load"),
+        Err(e) => e.to_string(),
+    };
+    assert!(error.contains("async ABI") && error.contains("add --sync"), "{error}");
+    assert_eq!(error.lines().count(), 1, "{error}");
+}
+
 #[test]
 fn source_files_passed_instead_of_a_build_say_how_to_build() {
     for (file, says) in [
