@@ -292,8 +292,11 @@ pub struct Round {
     pub discard: Vec<u8>,
     /// The seat to move.
     pub to_move: Seat,
-    /// The previous move.
+    /// The previous move played by a seat on its turn.
     pub last_move: Option<PlayedMove>,
+    /// The last-chance attack of rule 7.3, made when the deck ran out: by
+    /// the opponent of the last drawer, with the card of the distance.
+    pub last_chance: Option<PlayedMove>,
 }
 
 /// The other seat.
@@ -322,6 +325,7 @@ impl Round {
             discard: Vec::new(),
             to_move: first_to_move,
             last_move: None,
+            last_chance: None,
         }
     }
 
@@ -441,7 +445,9 @@ impl Round {
                 if parried {
                     self.take_card(drawer, distance);
                 }
-                self.last_move = Some(PlayedMove {
+                // Its own record: the move that drew the last card keeps its
+                // own (it may itself have been a parried attack).
+                self.last_chance = Some(PlayedMove {
                     seat: attacker,
                     mv,
                     parried,
@@ -524,11 +530,28 @@ pub(crate) fn play_round(
             let parried = round
                 .last_move
                 .is_some_and(|m| m.parried && m.seat == seat && m.mv == mv);
+            // The hands after this move and its draws: before any last-chance
+            // attack, which has an event of its own.
+            let mut hands = round.hands.clone();
+            if let Some(last) = round.last_chance {
+                hands[last.seat].push(last.mv.card);
+                if last.parried {
+                    hands[opponent(last.seat)].push(last.mv.card);
+                }
+                hands.iter_mut().for_each(|h| h.sort_unstable());
+            }
             events.event(json!({
                 "type": "move", "seat": seat, "card": mv.card, "direction": mv.direction,
                 "parried": parried, "positions": round.positions,
-                "deck-remaining": round.deck.len(), "hands": round.hands,
+                "deck-remaining": round.deck.len(), "hands": hands,
             }));
+            if let Some(last) = round.last_chance {
+                events.event(json!({
+                    "type": "last-chance", "seat": last.seat, "card": last.mv.card,
+                    "direction": last.mv.direction, "parried": last.parried,
+                    "positions": round.positions, "hands": round.hands,
+                }));
+            }
         }
         if let Some(end) = result {
             return Ok(end);

@@ -18,6 +18,7 @@ fn round(variant: Variant, positions: [u8; 2], hands: [&[u8]; 2], deck: &[u8], t
         discard: Vec::new(),
         to_move,
         last_move: None,
+        last_chance: None,
     }
 }
 
@@ -348,7 +349,12 @@ fn rule_7_3_the_opponent_of_the_last_drawer_has_a_last_chance() {
             advanced: [6, 13]
         })
     );
-    assert!(r.last_move.is_some_and(|m| m.parried && m.seat == 1));
+    assert!(r.last_chance.is_some_and(|m| m.parried && m.seat == 1));
+    // The move that drew the last card keeps its own record.
+    assert!(
+        r.last_move
+            .is_some_and(|m| !m.parried && m.seat == 0 && m.mv == mv(3, Forward))
+    );
     // No card of the distance: nobody attacks, distance decides.
     let mut r = round(Variant::Standard, [3, 9], [&[1, 2, 3, 4, 5], &[1, 1, 1, 1, 1]], &[1], 0);
     assert_eq!(
@@ -515,4 +521,40 @@ fn rule_3_the_views_legal_moves_are_exactly_the_rules_legal_moves() {
             }
         }
     }
+}
+
+/// Issue 15's case: a parried attack that draws the last card, answered by
+/// a last-chance attack (rules 7.1 and 7.3). The replay records the parry
+/// on the move, the hands right after it, then the last chance on its own.
+#[test]
+fn replay_of_a_parried_attack_that_empties_the_deck_then_a_last_chance() {
+    // Seat 0 at 6 attacks seat 1 at 9 with a 3; seat 1 parries with its 3.
+    // Both draw: seat 0 the 2, seat 1 the last card, a 1. Seat 0 then holds
+    // the distance (3) and attacks; seat 1 has no 3 left: a hit.
+    let mut r = round(
+        Variant::Standard,
+        [6, 9],
+        [&[1, 3, 3, 4, 5], &[1, 1, 3, 4, 5]],
+        &[2, 1],
+        0,
+    );
+    let mut attacker = Scripted {
+        moves: vec![mv(3, Forward)],
+        ..Default::default()
+    };
+    let mut defender = Scripted::default();
+    let mut events: Vec<serde_json::Value> = Vec::new();
+    let end = play_round(&mut r, &mut [&mut attacker, &mut defender], [0, 0], 1, &mut events);
+    assert_eq!(end, Ok(RoundEnd::LastChanceHit { scorer: 0 }));
+    assert_eq!(events.len(), 2, "{events:?}");
+    let (played, last) = (&events[0], &events[1]);
+    assert_eq!(played["type"], "move");
+    assert_eq!(played["parried"], true, "rule 7.1: the attack was parried");
+    assert_eq!(played["hands"], serde_json::json!([[1, 2, 3, 4, 5], [1, 1, 1, 4, 5]]));
+    assert_eq!(played["deck-remaining"], 0);
+    assert_eq!(last["type"], "last-chance");
+    assert_eq!((last["seat"].as_u64(), last["card"].as_u64()), (Some(0), Some(3)));
+    assert_eq!(last["parried"], false);
+    assert_eq!(last["hands"], serde_json::json!([[1, 2, 4, 5], [1, 1, 1, 4, 5]]));
+    assert!(r.last_move.is_some_and(|m| m.parried && m.seat == 0));
 }

@@ -182,6 +182,22 @@ impl EventSink for Narrator {
             "move" if e["parried"] == true => {
                 self.term.say(&format!("Your attack is parried by {}.", self.opponent));
             }
+            "last-chance" => {
+                let parried = if e["parried"] == true {
+                    ", and it is parried"
+                } else {
+                    ""
+                };
+                let who = if seat as usize == me {
+                    "you attack".to_string()
+                } else {
+                    format!("{} attacks", self.opponent)
+                };
+                self.term.say(&format!(
+                    "The deck is out: {who} with a last-chance {}{parried}.",
+                    e["card"]
+                ));
+            }
             "round-end" => {
                 let scorer = e["scorer"].as_u64();
                 let what = match e["cause"].as_str().unwrap_or("") {
