@@ -90,9 +90,24 @@ fn the_budget_a_bot_reads_is_the_hosts_own_account_of_its_move_and_its_bank() {
         let fuel = events.iter().find(|e| e["type"] == "fuel").expect("a fuel event");
         // Replay the host's account: a move's overdraft comes out of the bank.
         let mut left = bank;
+        let (mut lines_before, mut mark_before) = (0, 0);
         for call in fuel["calls"][seat].as_array().expect("calls") {
             let (kind, used) = (call[0].as_str().unwrap_or(""), call[1].as_u64().unwrap_or(0));
-            if kind == "move" && used > MOVE {
+            // Each call's record places it among the game's events and says
+            // which log lines it wrote: the burner writes one per burning move.
+            let (mark, lines_after) = (call[2].as_u64().expect("mark"), call[3].as_u64().expect("log lines"));
+            assert!(
+                mark >= mark_before && mark as usize <= events.len(),
+                "calls in order among the events"
+            );
+            let burning = kind == "move" && used > MOVE;
+            assert_eq!(
+                lines_after - lines_before,
+                u64::from(burning),
+                "the lines this call logged"
+            );
+            (lines_before, mark_before) = (lines_after, mark);
+            if burning {
                 let line = lines.next().expect("one log line per burning move");
                 let read: Vec<u64> = line
                     .split_whitespace()

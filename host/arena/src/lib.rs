@@ -22,6 +22,7 @@ pub mod replay;
 pub mod runner;
 pub mod stats;
 pub mod tournament;
+pub mod view;
 
 pub use arena_games as games;
 pub use arena_sandbox as sandbox;

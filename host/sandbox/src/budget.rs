@@ -86,8 +86,8 @@ pub enum Call {
 pub struct Usage {
     /// Fuel instantiation used.
     pub instantiation: u64,
-    /// Every call in order: its kind and the fuel it used.
-    pub calls: Vec<(Call, u64)>,
+    /// Every call in order.
+    pub calls: Vec<CallRecord>,
     /// Fuel drawn from the bank.
     pub bank_used: u64,
 }
@@ -95,13 +95,28 @@ pub struct Usage {
 impl Usage {
     /// All fuel used, instantiation included.
     pub fn total(&self) -> u64 {
-        self.instantiation + self.calls.iter().map(|(_, f)| f).sum::<u64>()
+        self.instantiation + self.calls.iter().map(|c| c.fuel).sum::<u64>()
     }
 
     /// The fuel of each move, in order.
     pub fn moves(&self) -> impl Iterator<Item = u64> + '_ {
-        self.calls.iter().filter(|(c, _)| *c == Call::Move).map(|(_, f)| *f)
+        self.calls.iter().filter(|c| c.call == Call::Move).map(|c| c.fuel)
     }
+}
+
+/// One call into a bot, as its game's record keeps it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+pub struct CallRecord {
+    /// Its kind.
+    pub call: Call,
+    /// The fuel it used.
+    pub fuel: u64,
+    /// The caller's mark when it was made ([`crate::Instance::set_mark`]),
+    /// so a record of the game can say where in it the call happened.
+    pub mark: u64,
+    /// Lines in the bot's log when it returned: the call logged the lines
+    /// after the previous call's count.
+    pub log_lines: usize,
 }
 
 /// The fuel state of one bot's game.
@@ -159,7 +174,8 @@ impl Meter {
         }
     }
 
-    /// Charge a call of kind `call` (`None`: instantiation) that used `used` of `grant`.
+    /// Charge a call of kind `call` (`None`: instantiation) that used `used`
+    /// of `grant`; the caller keeps the call's record.
     pub(crate) fn charge(&mut self, call: Option<Call>, grant: Grant, used: u64) {
         let over = used.saturating_sub(grant.allowance).min(self.bank);
         self.bank -= over;
@@ -167,9 +183,8 @@ impl Meter {
         if self.budget == Budget::Banked && call.is_none_or(|c| c == Call::Start) {
             self.start_left = self.start_left.saturating_sub(used);
         }
-        match call {
-            None => self.usage.instantiation += used,
-            Some(c) => self.usage.calls.push((c, used)),
+        if call.is_none() {
+            self.usage.instantiation += used;
         }
     }
 

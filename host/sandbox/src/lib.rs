@@ -15,7 +15,7 @@ mod limiter;
 pub mod log;
 pub mod wasi;
 
-pub use budget::{Budget, Call, Usage};
+pub use budget::{Budget, Call, CallRecord, Usage};
 use budget::{Grant, HOST_CALL_FUEL, HostWork, LOG_BYTE_FUEL, Meter};
 pub use cache::DiskCache;
 pub use compile::{ChildCompiler, CompileLimits, Compiler};
@@ -864,6 +864,7 @@ impl Sandbox {
                     meter,
                     ticks,
                     failed: None,
+                    mark: 0,
                 })
             }
             Err(e) => Err(classify(e, &store, false, || meter.exhausted(None, grant))),
@@ -966,9 +967,17 @@ pub struct Instance<B> {
     meter: Meter,
     ticks: u64,
     failed: Option<Fault>,
+    mark: u64,
 }
 
 impl<B> Instance<B> {
+    /// Set the mark the next calls are recorded with: the caller's own
+    /// position (a game's count of events), so its record can place each
+    /// call, its fuel and its log lines.
+    pub fn set_mark(&mut self, mark: u64) {
+        self.mark = mark;
+    }
+
     /// Call into the bot under the budget of a call of kind `call` and a
     /// fresh deadline. After a failure the instance is dead: every later
     /// call returns the same failure.
@@ -984,6 +993,13 @@ impl<B> Instance<B> {
         let result = arm(&mut self.store, grant, self.ticks).and_then(|()| f(&self.bindings, &mut self.store));
         let used = grant.fuel() - self.store.get_fuel().unwrap_or(0);
         self.meter.charge(Some(call), grant, used);
+        let log_lines = self.store.data().log.line_count();
+        self.meter.usage.calls.push(CallRecord {
+            call,
+            fuel: used,
+            mark: self.mark,
+            log_lines,
+        });
         result.map_err(|e| {
             let failure = classify(e, &self.store, true, || self.meter.exhausted(Some(call), grant));
             self.failed = Some(failure.clone());

@@ -140,6 +140,11 @@ impl BotLog {
         last_exception(&lines)
     }
 
+    /// Whole lines kept so far.
+    pub fn line_count(&self) -> usize {
+        self.lock().lines.len()
+    }
+
     /// Take what was logged, flushing any unterminated stdout line.
     pub fn take(&self) -> LogContents {
         let mut inner = self.lock();

@@ -12,6 +12,7 @@ mod matches;
 mod new;
 mod play;
 mod tournament;
+mod view;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -58,6 +59,11 @@ pub enum Command {
     New(new::NewArgs),
     /// Make a bot component from a core module built for WASI preview 1 (C, C++).
     Componentize(componentize::ComponentizeArgs),
+    /// Make one HTML page that plays a replay back: open it in any browser, offline.
+    View(view::ViewArgs),
+    /// Replays: `arena replay verify` plays one again and checks every event.
+    #[command(subcommand)]
+    Replay(view::ReplayCommand),
     /// List the games, their worlds and their house bots.
     Games,
     /// Show or empty the compile cache (compiled bots kept between runs).
@@ -78,6 +84,8 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Check(args) => return Ok(check::run(args)),
         Command::New(args) => new::run(args),
         Command::Componentize(args) => componentize::run(args),
+        Command::View(args) => view::run_view(args),
+        Command::Replay(c) => return view::run_replay(c),
         Command::Games => games::run(),
         Command::Cache(c) => cache::run(c),
     }

@@ -314,7 +314,19 @@ fn finish_game(
             }
         }
         let totals: Vec<Option<u64>> = fuel.iter().map(|u| u.as_ref().map(Usage::total)).collect();
-        let calls: Vec<Option<&Vec<(Call, u64)>>> = fuel.iter().map(|u| u.as_ref().map(|u| &u.calls)).collect();
+        // Each call: its kind, fuel, the index of the first game event after
+        // it, and the bot's log lines when it returned (docs/replay-format.md).
+        let calls: Vec<Option<Vec<Value>>> = fuel
+            .iter()
+            .map(|u| {
+                u.as_ref().map(|u| {
+                    u.calls
+                        .iter()
+                        .map(|c| json!([c.call, c.fuel, c.mark, c.log_lines]))
+                        .collect()
+                })
+            })
+            .collect();
         let instantiation: Vec<Option<u64>> = fuel.iter().map(|u| u.as_ref().map(|u| u.instantiation)).collect();
         let bank: Vec<Option<u64>> = fuel.iter().map(|u| u.as_ref().map(|u| u.bank_used)).collect();
         events.push(json!({
@@ -394,8 +406,8 @@ impl FuelTally {
         let start = u.instantiation
             + u.calls
                 .iter()
-                .filter(|(c, _)| *c == Call::Start)
-                .map(|(_, f)| f)
+                .filter(|c| c.call == Call::Start)
+                .map(|c| c.fuel)
                 .sum::<u64>();
         self.max_start = self.max_start.max(start);
         self.max_bank = self.max_bank.max(u.bank_used);

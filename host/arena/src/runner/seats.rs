@@ -8,6 +8,8 @@ use super::{BotRef, Deal, GameSetup, PlayedGame, SetupError, instance_seed};
 use crate::games::{EventSink, Failure, ForfeitReason, IllegalMoves, Outcome, Seat};
 use crate::sandbox::log::LogContents;
 use crate::sandbox::{BotProgram, BotState, Call, Fault, FaultKind, Instance, Sandbox, Usage};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use wasmtime::Store;
 
 /// What a sandbox fault means in a game: the forfeit reason a student reads.
@@ -25,6 +27,7 @@ pub fn failure(fault: Fault) -> Failure {
 /// A wasm bot playing one game: its sandboxed instance, speaking the games' vocabulary.
 pub struct WasmBot<B> {
     instance: Instance<B>,
+    events: Option<Arc<AtomicU64>>,
 }
 
 impl<B> WasmBot<B> {
@@ -37,7 +40,13 @@ impl<B> WasmBot<B> {
         bind: impl FnOnce(&mut Store<BotState>, &wasmtime::component::Instance) -> wasmtime::Result<B>,
     ) -> Result<Self, Failure> {
         let instance = sandbox.instantiate(program, seed, bind).map_err(failure)?;
-        Ok(WasmBot { instance })
+        Ok(WasmBot { instance, events: None })
+    }
+
+    /// Record each later call with the number of events its game had
+    /// emitted when it was made (see [`CountingEvents`]).
+    pub fn follow(&mut self, events: Arc<AtomicU64>) {
+        self.events = Some(events);
     }
 
     /// Call into the bot under the budget of a call of kind `call`; a
@@ -47,6 +56,9 @@ impl<B> WasmBot<B> {
         call: Call,
         f: impl FnOnce(&B, &mut Store<BotState>) -> wasmtime::Result<R>,
     ) -> Result<R, Failure> {
+        if let Some(events) = &self.events {
+            self.instance.set_mark(events.load(Ordering::Relaxed));
+        }
         self.instance.call(call, f).map_err(failure)
     }
 
@@ -63,6 +75,25 @@ pub trait WasmSeat<P: ?Sized> {
     fn player(&mut self) -> &mut P;
     /// What the bot logged and the fuel it used, for the game's record.
     fn report(&self) -> (LogContents, Usage);
+    /// Mark each later call with its game's count of events so far.
+    fn follow(&mut self, events: Arc<AtomicU64>);
+}
+
+/// An event sink that counts what it passes on, so each call into a wasm
+/// bot can be placed among its game's events in a replay.
+pub struct CountingEvents<'a> {
+    inner: &'a mut dyn EventSink,
+    count: Arc<AtomicU64>,
+}
+
+impl EventSink for CountingEvents<'_> {
+    fn event(&mut self, event: serde_json::Value) {
+        self.count.fetch_add(1, Ordering::Relaxed);
+        self.inner.event(event);
+    }
+    fn enabled(&self) -> bool {
+        self.inner.enabled()
+    }
 }
 
 /// A seat whose wasm bot could not start: for games that play on without it,
@@ -99,6 +130,9 @@ macro_rules! seating {
                 }
                 fn report(&self) -> ($crate::sandbox::log::LogContents, $crate::sandbox::Usage) {
                     $crate::runner::WasmBot::report(self)
+                }
+                fn follow(&mut self, events: std::sync::Arc<std::sync::atomic::AtomicU64>) {
+                    $crate::runner::WasmBot::follow(self, events)
                 }
             }
         )+
@@ -201,12 +235,21 @@ impl<S: Seating> Table<S> {
         game: impl FnOnce(Vec<&mut S::Player>, &mut dyn EventSink) -> Result<Outcome, SetupError>,
     ) -> Result<PlayedGame, SetupError> {
         let n = self.seats.len();
+        let count = Arc::new(AtomicU64::new(0));
+        let mut events = CountingEvents {
+            inner: events,
+            count: count.clone(),
+        };
+        let events: &mut dyn EventSink = &mut events;
         let mut players = Vec::with_capacity(n);
         let mut unplayable = None;
         for (seat, seated) in self.seats.iter_mut().enumerate() {
             match seated {
                 Seated::Native(p) => players.push(p.as_mut()),
-                Seated::Wasm(w) => players.push(w.player()),
+                Seated::Wasm(w) => {
+                    w.follow(count.clone());
+                    players.push(w.player())
+                }
                 Seated::Broken(b) => {
                     let failure = b.0.clone();
                     match S::broken(b) {

@@ -244,6 +244,8 @@ pub enum RoundEnd {
         scorer: Seat,
         /// What was wrong.
         why: Illegal,
+        /// The move the offender tried.
+        attempted: Move,
     },
     /// The seat to move had no legal move (rule 5.2).
     NoLegalMove {
@@ -388,7 +390,13 @@ impl Round {
         let opp = opponent(seat);
         let to = match check_move(seat, &self.hands[seat], self.positions[seat], self.positions[opp], mv) {
             Ok(to) => to,
-            Err(why) => return Some(RoundEnd::IllegalMove { scorer: opp, why }),
+            Err(why) => {
+                return Some(RoundEnd::IllegalMove {
+                    scorer: opp,
+                    why,
+                    attempted: mv,
+                });
+            }
         };
         self.take_card(seat, mv.card);
         if to == self.positions[opp] {

@@ -130,7 +130,8 @@ fn rule_3_1_a_move_plays_a_card_from_the_hand_exactly_that_far() {
         r.apply(mv(4, Forward)),
         Some(RoundEnd::IllegalMove {
             scorer: 1,
-            why: Illegal::CardNotInHand
+            why: Illegal::CardNotInHand,
+            attempted: mv(4, Forward),
         })
     );
 }
@@ -223,7 +224,8 @@ fn rule_5_1_an_illegal_move_loses_the_round_without_playing_the_card() {
         r.apply(mv(3, Backward)),
         Some(RoundEnd::IllegalMove {
             scorer: 1,
-            why: Illegal::LeavesStrip
+            why: Illegal::LeavesStrip,
+            attempted: mv(3, Backward),
         })
     );
     assert_eq!(r.hands[0], vec![1, 2, 3, 4, 5]);

@@ -1,0 +1,338 @@
+//! `arena view` (a replay as one HTML page) and `arena replay verify` (a
+//! replay played again, event for event).
+
+use super::common::{CacheArgs, RunArgs, entrant, find_game};
+use crate::replay::{FORMAT, GameRecord, ReplayReader, game_lines};
+use crate::runner::{Entrant, MatchSpec, play_unit, units};
+use anyhow::{Context, bail};
+use clap::{Args, Subcommand};
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+/// Options of `arena view`.
+#[derive(Debug, Args)]
+pub struct ViewArgs {
+    /// A replay file written by `arena match --replay`.
+    pub replay: PathBuf,
+    /// The page to write [default: the replay's name with .html].
+    #[arg(short, long, value_name = "OUT.html")]
+    pub out: Option<PathBuf>,
+}
+
+/// Run `arena view`.
+pub fn run_view(args: ViewArgs) -> anyhow::Result<()> {
+    let (html, stats) = crate::view::page_for_file(&args.replay, None)?;
+    let out = args.out.unwrap_or_else(|| args.replay.with_extension("html"));
+    if out == args.replay {
+        bail!(
+            "{}: the page would overwrite the replay; name another file with -o OUT.html",
+            out.display()
+        );
+    }
+    std::fs::write(&out, html).with_context(|| format!("{}: cannot write the page", out.display()))?;
+    println!(
+        "{}: {} game{}, replay {} KB, page {} KB; open it in a browser (it works offline)",
+        out.display(),
+        stats.games,
+        if stats.games == 1 { "" } else { "s" },
+        stats.replay_bytes.div_ceil(1000),
+        stats.page_bytes.div_ceil(1000)
+    );
+    Ok(())
+}
+
+/// `arena replay ...`.
+#[derive(Debug, Subcommand)]
+pub enum ReplayCommand {
+    /// Play a replay's games again from its header (game, variant, seed, limits, bots) and
+    /// report whether every event is the same, or the first that differs.
+    /// Exit status 0: identical; 1: different.
+    Verify(VerifyArgs),
+}
+
+/// Options of `arena replay verify`.
+#[derive(Debug, Args)]
+pub struct VerifyArgs {
+    /// A replay file written by `arena match --replay`.
+    pub replay: PathBuf,
+    /// A wasm bot of the replay, by the name the replay gives it: NAME=PATH (repeat for each).
+    /// House bots need none.
+    #[arg(long = "bot", value_name = "NAME=PATH")]
+    pub bots: Vec<String>,
+    /// Threads to play games on [default: all cores]. Results do not depend on it.
+    #[arg(long)]
+    pub jobs: Option<u64>,
+    /// Where compiled bots are kept between runs.
+    #[command(flatten)]
+    pub cache: CacheArgs,
+}
+
+/// Run `arena replay ...`.
+pub fn run_replay(command: ReplayCommand) -> anyhow::Result<ExitCode> {
+    match command {
+        ReplayCommand::Verify(args) => verify(args),
+    }
+}
+
+fn header_u64(header: &Value, key: &str) -> Option<u64> {
+    header.get(key).and_then(Value::as_u64)
+}
+
+fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
+    let mut reader = ReplayReader::open(&args.replay, None)?;
+    let shown = args.replay.display().to_string();
+    if reader.format() < FORMAT {
+        bail!(
+            "{shown}: replay format {} records too little to be played again exactly; make it again with this arena (format {FORMAT})",
+            reader.format()
+        );
+    }
+    let header = reader.header.clone();
+    let text = |key: &str| header.get(key).and_then(Value::as_str).map(str::to_owned);
+    let game = find_game(&text("game").unwrap_or_default()).with_context(|| format!("{shown} line 1"))?;
+    let limits = header.get("limits").cloned().unwrap_or(Value::Null);
+    let limit = |key: &str| limits.get(key).and_then(Value::as_u64);
+    let illegal = match text("illegal") {
+        Some(s) => Some(super::parse_illegal(&s).map_err(|e| anyhow::anyhow!("{shown} line 1: {e}"))?),
+        None => None,
+    };
+    let run = RunArgs {
+        fuel: limit("fuel"),
+        bank: limit("bank"),
+        start_fuel: limit("start_fuel"),
+        memory: limit("memory_bytes"),
+        timeout: limits
+            .get("timeout")
+            .and_then(Value::as_f64)
+            .filter(|t| t.is_finite() && *t > 0.0)
+            .map(std::time::Duration::from_secs_f64),
+        log_bytes: limit("log_bytes"),
+        max_file_bytes: limit("max_file_bytes"),
+        compile_seconds: None,
+        compile_memory: None,
+        illegal,
+        jobs: args.jobs,
+        cache: CacheArgs {
+            cache_dir: args.cache.cache_dir.clone(),
+            no_cache: args.cache.no_cache,
+        },
+    };
+    let sandbox = run.sandbox(game)?;
+    let setup = super::common::setup(game, &sandbox, text("variant"), illegal)?;
+    let mut given: BTreeMap<String, PathBuf> = BTreeMap::new();
+    for b in &args.bots {
+        let Some((name, path)) = b.split_once('=') else {
+            bail!("--bot {b}: write it NAME=PATH, with the name the replay gives the bot");
+        };
+        given.insert(name.to_string(), PathBuf::from(path));
+    }
+    let mut entrants = Vec::new();
+    let mut warnings = Vec::new();
+    let bots = header
+        .get("bots")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    for bot in &bots {
+        let name = bot.get("name").and_then(Value::as_str).unwrap_or_default().to_string();
+        let recorded = bot.get("sha256").and_then(Value::as_str);
+        let e: Entrant = if let Some(house) = name.strip_prefix("house:") {
+            let base = house.split('#').next().unwrap_or(house);
+            let mut e = entrant(game, &sandbox, &format!("house:{base}"))?;
+            e.name = name.clone();
+            e
+        } else {
+            let Some(path) = given.remove(&name) else {
+                bail!(
+                    "{shown}: the replay's bot `{name}` is a wasm file; give it with --bot {name}=PATH (bots: {})",
+                    bots.iter()
+                        .filter_map(|b| b.get("name")?.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+            };
+            let mut e = entrant(game, &sandbox, &path.to_string_lossy())?;
+            e.name = name.clone();
+            if let (crate::runner::BotRef::Wasm(p), Some(sha)) = (&e.bot, recorded)
+                && p.sha256 != sha
+            {
+                warnings.push(format!(
+                    "{}: not the file the replay was made with (sha256 {} here, {} in the replay), so the games may differ",
+                    path.display(),
+                    &p.sha256[..12],
+                    &sha[..sha.len().min(12)]
+                ));
+            }
+            e
+        };
+        entrants.push(e);
+    }
+    if let Some(name) = given.keys().next() {
+        bail!("--bot {name}=...: the replay has no wasm bot named `{name}`");
+    }
+    let written_by = text("arena-version").unwrap_or_default();
+    if written_by != crate::VERSION || text("wasmtime-version").as_deref() != Some(crate::replay::WASMTIME_VERSION) {
+        warnings.push(format!(
+            "written by arena {written_by} on wasmtime {}, played again by arena {} on wasmtime {}: fuel counts may differ",
+            text("wasmtime-version").unwrap_or_default(),
+            crate::VERSION,
+            crate::replay::WASMTIME_VERSION
+        ));
+    }
+    for w in &warnings {
+        eprintln!("warning: {w}");
+    }
+    let games = header_u64(&header, "games").unwrap_or(0) as usize;
+    let spec = MatchSpec {
+        game,
+        setup,
+        entrants,
+        games,
+        seed: header_u64(&header, "seed").unwrap_or(0),
+        record: true,
+    };
+    let all_units = units(&spec);
+    let pool = run.pool()?;
+    let chunk = pool.current_num_threads().max(1) * 4;
+    let mut ready: BTreeMap<usize, Vec<Value>> = BTreeMap::new();
+    let mut next_game = 0usize;
+    let mut events = 0u64;
+    for batch in all_units.chunks(chunk) {
+        let played = pool.install(|| {
+            use rayon::prelude::*;
+            batch
+                .par_iter()
+                .map(|unit| play_unit(&spec, unit))
+                .collect::<Result<Vec<_>, _>>()
+        })?;
+        for p in played.into_iter().flatten() {
+            ready.insert(p.result.index, game_lines(&p.result, &p.events, &spec.entrants));
+        }
+        while let Some(lines) = ready.remove(&next_game) {
+            let Some(record) = reader.next_game()? else {
+                println!(
+                    "{shown}: DIFFERENT: the replay ends after {next_game} games; the header says {games} (the match plays {})",
+                    crate::runner::whole_rotations(games, spec.entrants.len())
+                );
+                return Ok(ExitCode::FAILURE);
+            };
+            events += record.lines.len() as u64;
+            if let Some(diff) = first_difference(&record, &lines) {
+                println!("{shown}: DIFFERENT at {diff}");
+                return Ok(ExitCode::FAILURE);
+            }
+            next_game += 1;
+        }
+    }
+    if let Some(extra) = reader.next_game()? {
+        println!(
+            "{shown}: DIFFERENT: line {}: game {} is one more than the match plays ({next_game})",
+            extra.lines.first().map_or(0, |l| l.0),
+            extra.index
+        );
+        return Ok(ExitCode::FAILURE);
+    }
+    println!(
+        "{shown}: IDENTICAL: {next_game} games, {events} lines, every event the same when played again ({}, variant {}, seed {})",
+        game.name(),
+        text("variant").unwrap_or_default(),
+        header_u64(&header, "seed").unwrap_or(0)
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Where a game's recorded lines and its re-played lines first part, in words.
+fn first_difference(record: &GameRecord, replayed: &[Value]) -> Option<String> {
+    for (k, (line, recorded)) in record.lines.iter().enumerate() {
+        let Some(now) = replayed.get(k) else {
+            return Some(format!(
+                "line {line} (game {}): the replay has this \"{}\" line; played again, the game has ended",
+                record.index,
+                kind(recorded)
+            ));
+        };
+        if recorded != now {
+            return Some(format!(
+                "line {line} (game {}, \"{}\" line): {}",
+                record.index,
+                kind(recorded),
+                fields_that_differ(recorded, now)
+            ));
+        }
+    }
+    let last = record.lines.last().map_or(0, |l| l.0);
+    (replayed.len() > record.lines.len()).then(|| {
+        format!(
+            "line {last} (game {}): the replay's game ends here; played again, it goes on with a \"{}\" line",
+            record.index,
+            kind(&replayed[record.lines.len()])
+        )
+    })
+}
+
+fn kind(v: &Value) -> &str {
+    v.get("type").and_then(Value::as_str).unwrap_or("?")
+}
+
+fn fields_that_differ(recorded: &Value, now: &Value) -> String {
+    let mut out = Vec::new();
+    differences(recorded, now, &mut String::new(), &mut out);
+    let more = out.len().saturating_sub(3);
+    out.truncate(3);
+    let mut text = out.join("; ");
+    if more > 0 {
+        text.push_str(&format!("; and {more} more"));
+    }
+    text
+}
+
+/// The first difference under each field, by path (`calls[0][3][1]`): a
+/// student reads where, not two screens of JSON.
+fn differences(a: &Value, b: &Value, path: &mut String, out: &mut Vec<String>) {
+    let clip = |v: Option<&Value>| {
+        let s = v.map_or_else(|| "nothing".to_string(), Value::to_string);
+        if s.len() > 100 {
+            format!("{}...", &s[..s.floor_char_boundary(100)])
+        } else {
+            s
+        }
+    };
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            let mut keys: Vec<&String> = x.keys().chain(y.keys()).collect();
+            keys.sort();
+            keys.dedup();
+            for k in keys {
+                let len = path.len();
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                path.push_str(k);
+                match (x.get(k), y.get(k)) {
+                    (Some(p), Some(q)) => differences(p, q, path, out),
+                    (p, q) => out.push(format!("{path}: the replay has {}, played again {}", clip(p), clip(q))),
+                }
+                path.truncate(len);
+            }
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+            if let Some(i) = (0..x.len()).find(|&i| x[i] != y[i]) {
+                let len = path.len();
+                path.push_str(&format!("[{i}]"));
+                differences(&x[i], &y[i], path, out);
+                path.truncate(len);
+            }
+        }
+        _ if a != b => {
+            let at = if path.is_empty() { "the line" } else { path.as_str() };
+            out.push(format!(
+                "{at}: the replay has {}, played again {}",
+                clip(Some(a)),
+                clip(Some(b))
+            ));
+        }
+        _ => {}
+    }
+}

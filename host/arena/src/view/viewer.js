@@ -1,0 +1,444 @@
+// The replay page: controls, the game picker, the boards of the four games,
+// and beside each event the bot calls behind it (fuel and log lines).
+"use strict";
+
+(() => {
+  const $ = (id) => document.getElementById(id);
+  const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+  const num = (n) => (typeof n === "number" ? n.toLocaleString("en-US") : "-");
+  const SPEEDS = [0.25, 0.5, 1, 2, 4, 8, 16, 64];
+  const BASE_STEPS_PER_SECOND = 2;
+
+  const view = {
+    header: null, games: [], gameLines: null, game: null, events: [], states: [], calls: [], logs: [], fuel: null, result: null,
+    at: 0, playing: false, speed: 2, timer: null, showHidden: true, parsed: new Map(),
+  };
+  window.arenaView = view; // for tests and the curious: the page's whole state
+  // Open a replay's text as the "Open another replay" button does.
+  view.openText = (text, name) => { try { loadText(text, name); } catch (err) { fail(err.message); } };
+
+  function fail(message) {
+    // A bad file opened over a good replay leaves the good one on the page.
+    if (!view.states.length) $("app").hidden = true;
+    const box = $("message");
+    box.hidden = false;
+    box.textContent = message;
+  }
+
+  // ---- loading ----
+  async function inflate(b64) {
+    if (typeof DecompressionStream === "undefined") {
+      throw new Error("This browser cannot unpack the replay (it lacks DecompressionStream). Open the page in a current Chrome, Edge, Firefox or Safari.");
+    }
+    const bin = atob(b64.replace(/\s+/g, ""));
+    const bytes = new Uint8Array(bin.length);
+    for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+    const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return await new Response(stream).text();
+  }
+
+  async function loadEmbedded() {
+    const data = $("replay-data");
+    const index = JSON.parse($("replay-index").textContent);
+    const text = await inflate(data.textContent);
+    const lines = text.split("\n");
+    const header = JSON.parse(lines[0]);
+    ArenaModel.checkFormat(header);
+    view.header = header;
+    view.games = index.games.map((g) => ({ ...g, lines: null }));
+    view.matchSeed = index.seed;
+    view.gameLines = (i) => {
+      const g = view.games[i];
+      if (!g.lines) g.lines = lines.slice(g.first, g.last + 1).map((l) => JSON.parse(l));
+      return g.lines;
+    };
+    start(index.note);
+  }
+
+  // A replay file the person opened on the page: checked here, since no arena read it first.
+  function loadText(text, name) {
+    const lines = [];
+    const seeds = [];
+    const raw = text.split("\n");
+    // Seeds as written: JavaScript numbers cannot hold every u64.
+    const seedOf = (t) => { const m = /"seed":(\d+)/.exec(t); return m ? m[1] : null; };
+    for (let i = 0; i < raw.length; i++) {
+      if (!raw[i].trim()) continue;
+      seeds.push(seedOf(raw[i]));
+      try {
+        lines.push(JSON.parse(raw[i]));
+      } catch (e) {
+        throw new Error(`${name} line ${i + 1}: not valid JSON (${e.message}). Was the file cut short or edited?`);
+      }
+    }
+    const { header, games } = ArenaModel.group(lines);
+    view.header = header;
+    view.matchSeed = seeds[0];
+    let at = 1;
+    view.games = games.map((g) => {
+      const result = g.lines.find((l) => l.type === "result") || {};
+      const seed = seeds[at];
+      at += g.lines.length;
+      return { index: g.index, seed, names: g.names, scores: result.scores, winner: result.winner, forfeit: result.forfeit, positions: result.positions, lines: g.lines };
+    });
+    view.gameLines = (i) => view.games[i].lines;
+    start(null);
+  }
+
+  function start(note) {
+    const h = view.header;
+    $("message").hidden = true;
+    $("app").hidden = false;
+    $("title").textContent = `${GAME_TITLES[h.game] || h.game}: ${h.bots.map((b) => b.name).join(" vs ")}`;
+    document.title = $("title").textContent;
+    $("facts").textContent = [
+      `variant ${h.variant}`, `match seed ${view.matchSeed || h.seed}`, `${num(view.games.length)} of ${num(h.games)} games`,
+      h.illegal ? `illegal moves: ${h.illegal}` : null,
+      h.limits ? `fuel ${short(h.limits.fuel)} per move` : null,
+      `arena ${h["arena-version"]}, wasmtime ${h["wasmtime-version"]}`, `replay format ${h.format}`,
+    ].filter(Boolean).join(" · ");
+    $("note").textContent = note || "";
+    $("note").hidden = !note;
+    const picker = $("game");
+    picker.innerHTML = "";
+    view.games.forEach((g, i) => {
+      const o = document.createElement("option");
+      o.value = i;
+      o.textContent = gameLabel(g);
+      picker.appendChild(o);
+    });
+    $("picker").hidden = view.games.length < 2;
+    selectGame(0);
+  }
+
+  const GAME_TITLES = { "en-garde": "En Garde", "connect-fwar": "ConnectFwar", sugar: "Sugargame", president: "President" };
+
+  function gameLabel(g) {
+    let s = `Game ${g.index}: `;
+    if (view.header.game === "connect-fwar") s += `score ${g.scores ? g.scores[0] : "?"}`;
+    else if (view.header.game === "president" && g.positions) s += g.names.map((n, i) => `${n} ${ordinal(g.positions[i])}`).join(", ");
+    else s += g.names.map((n, i) => `${n} ${g.scores ? g.scores[i] : "?"}`).join(" - ");
+    if (g.forfeit) s += ` (forfeit: ${g.names[g.forfeit.seat] || "seat " + g.forfeit.seat}, ${g.forfeit.reason})`;
+    return s;
+  }
+
+  const ordinal = (n) => (!n ? "-" : n + (n % 10 === 1 && n % 100 !== 11 ? "st" : n % 10 === 2 && n % 100 !== 12 ? "nd" : n % 10 === 3 && n % 100 !== 13 ? "rd" : "th"));
+  const short = (f) => (f >= 1e9 ? (f / 1e9).toFixed(1) + "G" : f >= 1e6 ? (f / 1e6).toFixed(1) + "M" : f >= 1e4 ? (f / 1e3).toFixed(1) + "k" : String(f));
+
+  function selectGame(i) {
+    pause();
+    const g = view.games[i];
+    view.game = g;
+    $("game").value = i;
+    const parts = ArenaModel.split(view.gameLines(i));
+    view.events = parts.events;
+    view.calls = parts.calls;
+    view.logs = parts.logs;
+    view.fuel = parts.fuel;
+    view.result = parts.result;
+    view.states = ArenaModel.redraw(view.header.game, parts.events);
+    $("scrub").max = Math.max(0, view.events.length - 1);
+    drawMarkers();
+    go(0);
+  }
+
+  // ---- controls ----
+  function go(at) {
+    view.at = Math.max(0, Math.min(at, view.events.length - 1));
+    $("scrub").value = view.at;
+    draw();
+  }
+
+  function play() {
+    if (view.at >= view.events.length - 1) go(0);
+    view.playing = true;
+    $("play").textContent = "⏸ Pause";
+    $("play").setAttribute("aria-pressed", "true");
+    tick();
+  }
+
+  function pause() {
+    view.playing = false;
+    clearTimeout(view.timer);
+    $("play").textContent = "▶ Play";
+    $("play").setAttribute("aria-pressed", "false");
+  }
+
+  function tick() {
+    clearTimeout(view.timer);
+    if (!view.playing) return;
+    view.timer = setTimeout(() => {
+      if (view.at >= view.events.length - 1) return pause();
+      go(view.at + 1);
+      tick();
+    }, 1000 / (BASE_STEPS_PER_SECOND * SPEEDS[view.speed]));
+  }
+
+  function setSpeed(k) {
+    view.speed = Math.max(0, Math.min(SPEEDS.length - 1, k));
+    $("speed").value = view.speed;
+    $("speed-label").textContent = `${SPEEDS[view.speed]}x (${BASE_STEPS_PER_SECOND * SPEEDS[view.speed]} events/s)`;
+    if (view.playing) tick();
+  }
+
+  // Events worth a mark on the scrubber, and their kind (a CSS class).
+  function marker(game, e, prev, next) {
+    switch (e.type) {
+      case "forfeit": return "forfeit";
+      case "illegal": return "forfeit";
+      case "round-end": return e.scorer === null || e.scorer === undefined ? "round" : "point";
+      case "step": return e.killed && e.killed.length ? "kill" : null;
+      case "draw": return e.connected ? "point" : null;
+      case "turn":
+        if (e.meets === "burn") return "kill";
+        return prev && next && next.positions.some((p, i) => p && !prev.positions[i]) ? "point" : null;
+      case "game-end": return "round";
+      default: return null;
+    }
+  }
+
+  function drawMarkers() {
+    const box = $("markers");
+    box.innerHTML = "";
+    const n = Math.max(1, view.events.length - 1);
+    view.events.forEach((e, i) => {
+      const kind = marker(view.header.game, e, view.states[i - 1], view.states[i]);
+      if (!kind) return;
+      const m = document.createElement("button");
+      m.className = `mark ${kind}`;
+      m.style.left = `${(100 * i) / n}%`;
+      m.title = `${i + 1}: ${describe(e, view.states[i])}`;
+      m.setAttribute("aria-label", m.title);
+      m.tabIndex = -1;
+      m.onclick = () => { pause(); go(i); };
+      box.appendChild(m);
+    });
+  }
+
+  // ---- drawing ----
+  function name(seat) {
+    const n = view.game && view.game.names[seat];
+    return n === undefined ? `seat ${seat}` : n;
+  }
+
+  function draw() {
+    const e = view.events[view.at];
+    const s = view.states[view.at];
+    $("position").textContent = `event ${view.at + 1} of ${view.events.length}`;
+    $("board").innerHTML = e ? BOARDS[view.header.game](s, e) : "<p>This game has no events.</p>";
+    $("event").innerHTML = e ? `<b>${esc(e.type)}</b>: ${esc(describe(e, s))}` : "";
+    drawCalls();
+    drawResult(s);
+  }
+
+  function drawCalls() {
+    const calls = view.calls[view.at] || [];
+    const budget = view.header.limits ? view.header.limits.fuel : null;
+    let html = "";
+    if (view.header.format < 2 && view.fuel) html += "<p class=dim>This replay (format 1) does not say which call made which event; make it again with a newer arena to see each move's fuel and log lines.</p>";
+    if (!calls.length) html += "<p class=dim>No bot call behind this event (a house bot or the rules acted).</p>";
+    for (const c of calls) {
+      const share = budget && c.fuel !== null && c.kind === "move" ? ` (${((100 * c.fuel) / budget).toPrecision(2)}% of the per-move budget)` : "";
+      html += `<div class="call seat${c.seat}"><div><b>${esc(name(c.seat))}</b> · ${esc(c.kind === "after" ? "log lines after its last call" : c.kind + " call")}${c.fuel !== null ? ` · fuel ${num(c.fuel)}${share}` : ""}</div>`;
+      if (c.lines && c.lines.length) html += `<pre class=log>${esc(c.lines.join("\n"))}</pre>`;
+      else if (c.kind !== "after") html += "<div class=dim>(logged nothing)</div>";
+      html += "</div>";
+    }
+    const truncated = view.logs.filter((l) => l && l.truncated).map((l) => name(l.seat));
+    if (truncated.length) html += `<p class=dim>Log cut at the --log-bytes cap for: ${esc(truncated.join(", "))}.</p>`;
+    $("calls").innerHTML = html;
+  }
+
+  function drawResult(s) {
+    const r = view.result;
+    const box = $("result");
+    const atEnd = view.at === view.events.length - 1;
+    if (!r || !atEnd) { box.hidden = true; return; }
+    box.hidden = false;
+    let text;
+    if (view.header.game === "connect-fwar") text = `Score ${r.scores[0]}`;
+    else if (r.positions) text = r.positions.map((p, i) => [p, i]).sort((a, b) => a[0] - b[0]).map(([p, i]) => `${ordinal(p)} ${name(i)}`).join(", ");
+    else text = r["winner-name"] !== undefined && r["winner-name"] !== null ? `${r["winner-name"]} wins ${r.scores.join(" - ")}` : (r.winner === null ? `Draw ${r.scores.join(" - ")}` : `${name(r.winner)} wins ${r.scores.join(" - ")}`);
+    if (r.forfeit) text += ` · ${name(r.forfeit.seat)} forfeited (${r.forfeit.reason}): ${r.forfeit.detail}`;
+    box.textContent = text;
+    box.className = r.forfeit ? "result forfeit" : "result";
+  }
+
+  function forfeitBox(f) {
+    return f ? `<div class="forfeit-box"><b>${esc(name(f.seat))} forfeited: ${esc(f.reason)}</b><div>${esc(f.detail)}</div></div>` : "";
+  }
+
+  function describe(e, s) {
+    switch (e.type) {
+      case "game-start": {
+        const seed = (view.game && view.game.seed) || e.seed;
+        return e.variant ? `${e.variant} variant, deal seed ${seed}` : `deal seed ${seed}`;
+      }
+      case "round-start": return `round ${e.round}: ${name(e["first-to-move"])} moves first`;
+      case "move": return `${name(e.seat)} plays ${e.card} ${e.direction}${e.parried ? ", parried" : ""}`;
+      case "last-chance": return `the deck is out: ${name(e.seat)} attacks with ${e.card} (last chance)${e.parried ? ", parried" : ""}`;
+      case "round-end": {
+        let t = e.scorer === null || e.scorer === undefined ? "no point" : `point to ${name(e.scorer)}`;
+        t += ` (${e.cause}${e.why ? ": " + e.why : ""}${e.attempted ? `, tried ${e.attempted.card} ${e.attempted.direction}` : ""})`;
+        return t + `; score ${e.scores.join(" - ")}`;
+      }
+      case "draw": return `drew ${card(e.card, true)}, named column ${e.answer}: ${e.placed === null ? "discarded" : "placed in column " + e.placed}${e.connected ? `, connects ${e.connected.kind} ${e.connected.index}` : ""}`;
+      case "placement": return "both sides placed their agents";
+      case "step": {
+        const a = e.action;
+        let t = a.kind === "pass" ? `${name(e.seat)} passes` : `${name(e.seat)} moves agent ${a.agent} ${a.direction}`;
+        if (e.collected) t += `, collects ${e.collected}`;
+        if (e.killed && e.killed.length) t += `, kills agent${e.killed.length > 1 ? "s" : ""} ${e.killed.join(", ")}`;
+        return t;
+      }
+      case "illegal": return `${name(e.seat)}: illegal ${e.why}${e.cards ? " with " + e.cards.map((c) => card(c, true)).join(" ") : ""}`;
+      case "turn": return e.cards ? `${name(e.seat)} plays ${e.cards.map((c) => card(c, true)).join(" ")} (${e.meets})` : `${name(e.seat)} passes`;
+      case "forfeit": return `${name(e.seat)} forfeits (${e.reason}): ${e.detail}`;
+      case "game-end":
+        if (e.titles) return e.titles.map((t, i) => `${name(i)}: ${t}`).join(", ");
+        if (e.score !== undefined) return `score ${e.score}`;
+        return `final score ${e.scores.join(" - ")}`;
+      default: return "";
+    }
+  }
+
+  // ---- cards ----
+  const SUITS = { spades: ["♠", "S", false], hearts: ["♥", "H", true], clubs: ["♣", "C", false], diamonds: ["♦", "D", true] };
+  function rankText(r, aceLow) {
+    if (aceLow && r === 1) return "A";
+    return { 11: "J", 12: "Q", 13: "K", 14: "A" }[r] || String(r);
+  }
+  function card(c, text, cls) {
+    if (c.kind === "joker") return text ? "Joker" : `<span class="card joker ${cls || ""}" title="joker">★</span>`;
+    const [sym, , red] = SUITS[c.suit] || ["?", "?", false];
+    const r = rankText(c.rank, view.header && view.header.game === "connect-fwar");
+    return text ? `${r}${sym}` : `<span class="card ${red ? "red" : ""} ${cls || ""}" title="${r} of ${c.suit}">${r}<small>${sym}</small></span>`;
+  }
+  const back = (n) => `<span class="card back" title="${n} hidden">${n}</span>`;
+
+  // ---- boards ----
+  const BOARDS = {
+    "en-garde": (s, e) => {
+      let strip = "";
+      for (let i = 0; i < 23; i++) {
+        const who = s.positions[0] === i ? 0 : s.positions[1] === i ? 1 : -1;
+        strip += `<div class="space${who >= 0 ? " fencer seat" + who : ""}" title="space ${i}">${who >= 0 ? (who === 0 ? "▶" : "◀") : ""}<i>${i}</i></div>`;
+      }
+      const hand = (seat) => {
+        const h = s.hands[seat] || [];
+        const shown = view.showHidden ? h.map((c) => `<span class="card">${c}</span>`).join("") : back(h.length);
+        const played = s.last && s.last.seat === seat && (e.type === "move") ? `<span class="played">played <span class="card hot">${s.last.card}</span> ${s.last.direction}${s.last.parried ? " - parried" : ""}</span>` : "";
+        return `<div class="hand seat${seat}"><b>${esc(name(seat))}</b> <span class=score>${s.scores[seat]}</span> ${shown} ${played}</div>`;
+      };
+      let extra = "";
+      if (e.type === "last-chance" && s.lastChance) extra += `<div class=banner>Last chance: ${esc(name(s.lastChance.seat))} attacks with ${s.lastChance.card}${s.lastChance.parried ? " - parried" : ""}</div>`;
+      if (s.end) extra += `<div class=banner>${esc(describe(e, s))}</div>`;
+      const deck = view.showHidden && s.deck ? `deck order: ${s.deck.slice(s.deck.length - s.deckRemaining).join(" ")}` : "";
+      return `<div class=eg>${hand(0)}<div class=strip>${strip}</div>${hand(1)}
+        <div class=facts>round ${s.round} · first to 5 points · ${s.deckRemaining} cards in the deck · discarded: ${s.discard.join(" ") || "none"} ${deck ? "· " + deck : ""}</div>
+        ${extra}${forfeitBox(s.forfeit)}</div>`;
+    },
+    "connect-fwar": (s, e) => {
+      const line = new Set();
+      if (s.connected) {
+        for (let k = 0; k < 4; k++) {
+          const [c, r] = { row: [k, s.connected.index], column: [s.connected.index, k], diagonal: [k, k], "anti-diagonal": [k, 3 - k] }[s.connected.kind] || [-1, -1];
+          line.add(`${c},${r}`);
+        }
+      }
+      let grid = "";
+      for (let r = 3; r >= 0; r--) {
+        for (let c = 0; c < 4; c++) {
+          const cd = s.columns[c][r];
+          const hot = s.last && s.last.placed === c && s.columns[c].length - 1 === r && e.type === "draw";
+          grid += `<div class="cell${line.has(`${c},${r}`) ? " connected" : ""}">${cd ? card(cd, false, hot ? "hot" : "") : ""}</div>`;
+        }
+      }
+      for (let c = 0; c < 4; c++) grid += `<div class=colno>${c}</div>`;
+      const drawn = s.last && e.type === "draw" ? `<div>drawn: ${card(s.last.card)} named column ${s.last.answer}: ${s.last.placed === null ? "<b>discarded</b>" : "placed"}</div>` : "";
+      const next = view.showHidden && s.deck && s.deckRemaining > 0 ? `<div class=dim>next in the deck: ${s.deck.slice(s.deck.length - s.deckRemaining, s.deck.length - s.deckRemaining + 5).map((c) => card(c, true)).join(" ")}</div>` : "";
+      return `<div class=cf><div class=grid4>${grid}</div><div class=side>${drawn}
+        <div>${s.deckRemaining} cards in the deck${s.score !== null ? ` · <b>score ${s.score}</b>` : ""}</div>
+        <div>discarded (${s.discard.length}): ${s.discard.slice(-12).map((c) => card(c, false)).join("")}</div>${next}</div>${forfeitBox(s.forfeit)}</div>`;
+    },
+    sugar: (s, e) => {
+      const at = new Map();
+      for (const a of s.agents) at.set(`${a.x},${a.y}`, a);
+      const prev = view.states[view.at - 1];
+      const gone = new Map();
+      if (prev && s.killed.length) for (const a of prev.agents) if (s.killed.includes(a.id)) gone.set(`${a.x},${a.y}`, a);
+      let grid = "";
+      const sugarRows = s.sugar || [];
+      for (let y = 0; y < 5; y++) {
+        for (let x = 0; x < 5; x++) {
+          const level = sugarRows[y] ? sugarRows[y][x] : 0;
+          const a = at.get(`${x},${y}`);
+          const k = gone.get(`${x},${y}`);
+          const moved = s.last && s.last.action && s.last.action.kind === "move" && a && a.id === s.last.action.agent && e.type === "step";
+          grid += `<div class="sq" style="--sugar:${level / 4}" title="(${x}, ${y}): sugar ${level}">
+            <span class=level>${level}</span>${a ? `<span class="agent seat${a.owner}${moved ? " hot" : ""}">${a.id}</span>` : ""}${k && !a ? `<span class="agent dead">✕</span>` : ""}</div>`;
+        }
+      }
+      const side = (seat) => `<div class="hand seat${seat}"><b>${esc(name(seat))}</b> <span class=score>${s.scores[seat]}</span> points · collected ${s.collected[seat]} · kills ${s.kills[seat]} · agents ${s.agents.filter((a) => a.owner === seat).length}</div>`;
+      const illegal = s.illegal ? `<div class=banner>${esc(name(s.illegal.seat))} made an illegal step (${esc(s.illegal.why)}) and loses</div>` : "";
+      return `<div class=su>${side(0)}${side(1)}<div class=grid5>${grid}</div>
+        <div class=facts>step ${s.step} of ${s.maxSteps}${s.last && e.type === "step" ? " · " + esc(describe(e, s)) : ""}</div>${illegal}${forfeitBox(s.forfeit)}</div>`;
+    },
+    president: (s, e) => {
+      const rows = [];
+      for (let seat = 0; seat < s.counts.length; seat++) {
+        const out = s.positions[seat];
+        const title = s.titles ? s.titles[seat] : null;
+        const turn = e.type === "turn" && e.seat === seat;
+        const hand = view.showHidden ? (s.hands[seat] || []).map((c) => card(c)).join("") : back(s.counts[seat]);
+        const ex = s.exchange && s.exchange[seat] && (s.exchange[seat][0].length || s.exchange[seat][1].length) && e.type === "game-start"
+          ? `<div class=dim>gave ${s.exchange[seat][0].map((c) => card(c, true)).join(" ") || "nothing"}, received ${s.exchange[seat][1].map((c) => card(c, true)).join(" ") || "nothing"}</div>` : "";
+        rows.push(`<div class="seatrow${turn ? " turn" : ""}${out ? " out" : ""}"><div class=who><b>${esc(name(seat))}</b>${s.leader === seat && e.type === "game-start" ? " (leads)" : ""}
+          ${out ? `<span class=pos>${ordinal(out)}${title ? " · " + title : ""}</span>` : ""}${s.passed[seat] && !out ? " <span class=pass>passed</span>" : ""}</div>
+          <div class=hand>${hand} <span class=dim>${s.counts[seat]} cards</span></div>${ex}</div>`);
+      }
+      const beat = s.toBeat ? s.toBeat.map((c) => card(c)).join("") : "<span class=dim>nothing: the next player leads</span>";
+      const burn = s.burned ? "<div class=banner>Burn! The pile is cleared and the same player leads again.</div>" : "";
+      const illegal = s.illegal && e.type === "illegal" ? `<div class=banner>${esc(describe(e, s))}: put out as last</div>` : "";
+      const trick = s.trick.slice(-8).map((t) => `<span class="tr">${esc(name(t.seat))}: ${t.cards ? t.cards.map((c) => card(c, true)).join(" ") : "pass"}</span>`).join(" ");
+      return `<div class=pr><div class=pile><div>to beat${s.toBeatSeat !== null && s.toBeat ? ` (${esc(name(s.toBeatSeat))})` : ""}:</div>${beat}</div>${burn}${illegal}
+        <div class=table>${rows.join("")}</div><div class="facts">this round: ${trick || "-"} · burns so far: ${s.burns}</div>${forfeitBox(s.forfeit)}</div>`;
+    },
+  };
+
+  // ---- wiring ----
+  function wire() {
+    $("play").onclick = () => (view.playing ? pause() : play());
+    $("back").onclick = () => { pause(); go(view.at - 1); };
+    $("fwd").onclick = () => { pause(); go(view.at + 1); };
+    $("first").onclick = () => { pause(); go(0); };
+    $("last").onclick = () => { pause(); go(view.events.length - 1); };
+    $("scrub").oninput = (ev) => { pause(); go(Number(ev.target.value)); };
+    $("speed").oninput = (ev) => setSpeed(Number(ev.target.value));
+    $("game").onchange = (ev) => selectGame(Number(ev.target.value));
+    $("hidden").onchange = (ev) => { view.showHidden = ev.target.checked; draw(); };
+    $("open").onchange = (ev) => {
+      const f = ev.target.files[0];
+      if (!f) return;
+      f.text().then((t) => view.openText(t, f.name));
+    };
+    document.addEventListener("keydown", (ev) => {
+      if (ev.target && (ev.target.tagName === "SELECT" || ev.target.tagName === "INPUT") && ev.key !== " ") return;
+      if (ev.key === " ") { ev.preventDefault(); view.playing ? pause() : play(); }
+      else if (ev.key === "ArrowRight") { ev.preventDefault(); pause(); go(view.at + 1); }
+      else if (ev.key === "ArrowLeft") { ev.preventDefault(); pause(); go(view.at - 1); }
+      else if (ev.key === "Home") { pause(); go(0); }
+      else if (ev.key === "End") { pause(); go(view.events.length - 1); }
+      else if (ev.key === "+" || ev.key === "=") setSpeed(view.speed + 1);
+      else if (ev.key === "-") setSpeed(view.speed - 1);
+      else if (ev.key === "h") { $("hidden").checked = !$("hidden").checked; view.showHidden = $("hidden").checked; draw(); }
+    });
+    $("speed").max = SPEEDS.length - 1;
+    setSpeed(2);
+  }
+
+  window.addEventListener("DOMContentLoaded", () => {
+    wire();
+    loadEmbedded().catch((err) => fail(err.message));
+  });
+})();

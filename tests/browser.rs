@@ -1,0 +1,474 @@
+//! The replay pages of `arena view` in a real browser: Debian's Chromium,
+//! headless, driven over the DevTools protocol, with the network cut off.
+//! For a replay of each game: step to the end and check that the page shows
+//! the final scores, positions or board the replay records; check that
+//! play/pause and the speed change what is shown; check the page's message
+//! for a replay of a newer format. Screenshots are kept in
+//! `target/tmp/view-screenshots/` (look at them).
+
+use arena_tests::{arena, bot_arg, temp};
+use headless_chrome::protocol::cdp::Page::CaptureScreenshotFormatOption;
+use headless_chrome::{Browser, LaunchOptions, Tab};
+use serde_json::Value;
+use std::ffi::OsStr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+fn chromium() -> PathBuf {
+    let found = std::env::var_os("CHROME").map(PathBuf::from).or_else(|| {
+        ["chromium", "chromium-browser", "google-chrome"]
+            .iter()
+            .find_map(|name| {
+                std::env::var_os("PATH")?
+                    .to_str()?
+                    .split(':')
+                    .map(|d| Path::new(d).join(name))
+                    .find(|p| p.is_file())
+            })
+    });
+    found.expect("Chromium is needed for the browser tests: apt-get install chromium (or set CHROME)")
+}
+
+fn browser() -> Browser {
+    let options = LaunchOptions::default_builder()
+        .path(Some(chromium()))
+        .headless(true)
+        .sandbox(false)
+        .window_size(Some((1280, 1000)))
+        .idle_browser_timeout(Duration::from_secs(120))
+        .args(vec![
+            // No network at all: every request goes to a closed port.
+            OsStr::new("--proxy-server=http://127.0.0.1:9"),
+            OsStr::new("--proxy-bypass-list=<-loopback>"),
+            OsStr::new("--disable-gpu"),
+            OsStr::new("--allow-file-access-from-files"),
+        ])
+        .build()
+        .expect("launch options");
+    Browser::new(options).expect("start Chromium")
+}
+
+fn eval(tab: &Tab, js: &str) -> Value {
+    let wrapped = format!("JSON.stringify((() => {{ {js} }})())");
+    let out = tab.evaluate(&wrapped, false).expect("evaluate").value;
+    match out {
+        Some(Value::String(s)) => serde_json::from_str(&s).unwrap_or(Value::Null),
+        other => panic!("{js}: {other:?}"),
+    }
+}
+
+fn wait_until(tab: &Tab, js: &str) {
+    for _ in 0..200 {
+        if eval(tab, js) == Value::Bool(true) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    panic!("the page never got to: {js}");
+}
+
+fn screenshot(tab: &Tab, name: &str) {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("view-screenshots");
+    std::fs::create_dir_all(&dir).expect("screenshot folder");
+    let png = tab
+        .capture_screenshot(CaptureScreenshotFormatOption::Png, None, None, true)
+        .expect("screenshot");
+    std::fs::write(dir.join(format!("{name}.png")), png).expect("write screenshot");
+}
+
+/// A recorded match and its page.
+fn replay_page(dir: &Path, name: &str, game: &str, bots: &[String], games: &str) -> (Vec<Value>, PathBuf) {
+    let replay = dir.join(format!("{name}.jsonl"));
+    let page = dir.join(format!("{name}.html"));
+    let mut args: Vec<String> = vec!["match".into(), "--game".into(), game.into()];
+    args.extend(bots.iter().cloned());
+    args.extend([
+        "--games".into(),
+        games.into(),
+        "--replay".into(),
+        replay.display().to_string(),
+    ]);
+    let out = arena(&args);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = arena(&["view".as_ref(), replay.as_os_str(), "-o".as_ref(), page.as_os_str()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let lines = std::fs::read_to_string(&replay)
+        .expect("replay")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("json line"))
+        .collect();
+    (lines, page)
+}
+
+fn open(browser: &Browser, page: &Path) -> Arc<Tab> {
+    let tab = browser.new_tab().expect("tab");
+    tab.navigate_to(&format!("file://{}", page.display()))
+        .expect("navigate")
+        .wait_until_navigated()
+        .expect("load");
+    wait_until(&tab, "return !!(window.arenaView && arenaView.states.length > 0)");
+    tab
+}
+
+/// The lines of game `g` of a replay.
+fn game_lines(lines: &[Value], g: u64) -> Vec<&Value> {
+    lines
+        .iter()
+        .filter(|l| l["game"] == g && l["type"] != "match")
+        .collect()
+}
+
+fn last_of<'a>(lines: &[&'a Value], kind: &str) -> &'a Value {
+    lines.iter().rev().find(|l| l["type"] == kind).copied().expect(kind)
+}
+
+fn select_game(tab: &Tab, g: u64) {
+    eval(
+        tab,
+        &format!(
+            "const s = document.getElementById('game'); s.value = '{g}'; s.dispatchEvent(new Event('change')); return true;"
+        ),
+    );
+}
+
+fn to_end(tab: &Tab) {
+    // Keys reach the page after `press_key` returns: wait for their effect.
+    tab.press_key("End").expect("End");
+    wait_until(tab, "return arenaView.at === arenaView.events.length - 1");
+}
+
+fn text(tab: &Tab, id: &str) -> String {
+    eval(tab, &format!("return document.getElementById('{id}').innerText;"))
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+fn no_network(tab: &Tab) {
+    assert_eq!(
+        eval(tab, "return performance.getEntriesByType('resource').length;"),
+        Value::from(0),
+        "the page loaded something"
+    );
+}
+
+fn rank(r: u64, game: &str) -> String {
+    match (r, game) {
+        (1, "connect-fwar") => "A".into(),
+        (11, _) => "J".into(),
+        (12, _) => "Q".into(),
+        (13, _) => "K".into(),
+        (14, _) => "A".into(),
+        _ => r.to_string(),
+    }
+}
+
+#[test]
+fn every_game_redraws_to_the_replays_end_in_chromium() {
+    let dir = temp("browser-games");
+    let browser = browser();
+
+    // En Garde: the final score and both fencers' spaces.
+    let (lines, page) = replay_page(
+        &dir,
+        "en-garde",
+        "en-garde",
+        &[
+            bot_arg("en-garde/aggressive"),
+            "house:random".into(),
+            "--variant".into(),
+            "standard".into(),
+        ],
+        "2",
+    );
+    let tab = open(&browser, &page);
+    screenshot(&tab, "en-garde-start");
+    for g in [0u64, 1] {
+        select_game(&tab, g);
+        to_end(&tab);
+        let game = game_lines(&lines, g);
+        let result = last_of(&game, "result");
+        let scores: Vec<String> = result["scores"]
+            .as_array()
+            .expect("scores")
+            .iter()
+            .map(Value::to_string)
+            .collect();
+        let shown = text(&tab, "result");
+        assert!(
+            shown.contains(&scores.join(" - ")),
+            "game {g}: result shows {shown:?}, the replay {scores:?}"
+        );
+        if let Some(w) = result["winner-name"].as_str() {
+            assert!(shown.contains(&format!("{w} wins")), "{shown}");
+        }
+        let positions = &last_of(&game, "round-end")["positions"];
+        for seat in 0..2 {
+            let title = eval(
+                &tab,
+                &format!("return document.querySelector('.space.fencer.seat{seat}').title;"),
+            );
+            assert_eq!(
+                title,
+                Value::from(format!("space {}", positions[seat])),
+                "game {g} seat {seat}"
+            );
+        }
+    }
+    screenshot(&tab, "en-garde-end");
+    no_network(&tab);
+
+    // ConnectFwar: every card of the final board, and the score.
+    let (lines, page) = replay_page(
+        &dir,
+        "connect-fwar",
+        "connect-fwar",
+        &[bot_arg("connect-fwar/basic")],
+        "1",
+    );
+    let tab = open(&browser, &page);
+    to_end(&tab);
+    let game = game_lines(&lines, 0);
+    let end = last_of(&game, "game-end");
+    let shown: Vec<Value> = eval(&tab, "return [...document.querySelectorAll('.grid4 .cell')].map(c => { const k = c.querySelector('.card'); return k ? k.title : ''; });")
+        .as_array()
+        .expect("cells")
+        .clone();
+    let columns = end["board"]["columns"].as_array().expect("columns");
+    let mut expected = Vec::new();
+    for r in (0..4).rev() {
+        for column in columns.iter().take(4) {
+            expected.push(Value::from(column.get(r).map_or(String::new(), |c| {
+                format!(
+                    "{} of {}",
+                    rank(c["rank"].as_u64().unwrap_or(0), "connect-fwar"),
+                    c["suit"].as_str().unwrap_or("")
+                )
+            })));
+        }
+    }
+    assert_eq!(shown, expected, "the board on the page");
+    assert!(
+        text(&tab, "result").contains(&format!("Score {}", end["score"])),
+        "{}",
+        text(&tab, "result")
+    );
+    screenshot(&tab, "connect-fwar-end");
+    no_network(&tab);
+
+    // Sugargame: every agent on its square, every square's sugar, the scores.
+    let (lines, page) = replay_page(
+        &dir,
+        "sugar",
+        "sugar",
+        &[bot_arg("sugar/hunter"), "house:greedy".into()],
+        "2",
+    );
+    let tab = open(&browser, &page);
+    for _ in 0..12 {
+        tab.press_key("ArrowRight").expect("step");
+    }
+    wait_until(&tab, "return arenaView.at === 12;");
+    screenshot(&tab, "sugar-step-12");
+    to_end(&tab);
+    let game = game_lines(&lines, 0);
+    let step = last_of(&game, "step");
+    let mut agents: Vec<String> = step["agents"]
+        .as_array()
+        .expect("agents")
+        .iter()
+        .map(|a| format!("({}, {}) {}", a["x"], a["y"], a["id"]))
+        .collect();
+    agents.sort();
+    let mut shown: Vec<String> = eval(&tab, "return [...document.querySelectorAll('.grid5 .sq')].filter(q => q.querySelector('.agent:not(.dead)')).map(q => q.title.split(':')[0] + ' ' + q.querySelector('.agent').innerText);")
+        .as_array()
+        .expect("agents")
+        .iter()
+        .map(|v| v.as_str().unwrap_or_default().to_string())
+        .collect();
+    shown.sort();
+    assert_eq!(shown, agents, "agents on the page");
+    let sugar: Vec<String> = eval(
+        &tab,
+        "return [...document.querySelectorAll('.grid5 .sq')].map(q => q.title.split('sugar ')[1]);",
+    )
+    .as_array()
+    .expect("squares")
+    .iter()
+    .map(|v| v.as_str().unwrap_or_default().to_string())
+    .collect();
+    let expected: Vec<String> = step["sugar"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .flat_map(|row| row.as_array().expect("row").iter().map(Value::to_string))
+        .collect();
+    assert_eq!(sugar, expected, "sugar levels on the page");
+    let result = last_of(&game, "result");
+    let scores: Vec<String> = result["scores"]
+        .as_array()
+        .expect("scores")
+        .iter()
+        .map(Value::to_string)
+        .collect();
+    assert!(
+        text(&tab, "result").contains(&scores.join(" - ")),
+        "{}",
+        text(&tab, "result")
+    );
+    screenshot(&tab, "sugar-end");
+    no_network(&tab);
+
+    // President: the finishing order and titles, for the second game (after an exchange).
+    let (lines, page) = replay_page(
+        &dir,
+        "president",
+        "president",
+        &[
+            bot_arg("president/lowest"),
+            "house:random".into(),
+            bot_arg("president/random"),
+            "house:lowest".into(),
+        ],
+        "8",
+    );
+    let tab = open(&browser, &page);
+    select_game(&tab, 1);
+    screenshot(&tab, "president-exchange");
+    to_end(&tab);
+    let game = game_lines(&lines, 1);
+    let names = &game[0]["names"];
+    let positions = last_of(&game, "game-end")["positions"]
+        .as_array()
+        .expect("positions")
+        .clone();
+    let mut order: Vec<(u64, String)> = positions
+        .iter()
+        .enumerate()
+        .map(|(seat, p)| (p.as_u64().unwrap_or(0), names[seat].as_str().unwrap_or("").to_string()))
+        .collect();
+    order.sort();
+    let shown = text(&tab, "result");
+    let expected = order
+        .iter()
+        .map(|(p, n)| format!("{}{} {n}", p, ["th", "st", "nd", "rd", "th", "th", "th"][*p as usize]))
+        .collect::<Vec<_>>()
+        .join(", ");
+    assert!(shown.starts_with(&expected), "page: {shown:?}, replay: {expected:?}");
+    let titles = last_of(&game, "game-end")["titles"].clone();
+    let board = text(&tab, "board");
+    for t in titles.as_array().expect("titles") {
+        assert!(board.contains(t.as_str().unwrap_or("?")), "title {t} not shown");
+    }
+    screenshot(&tab, "president-end");
+    no_network(&tab);
+}
+
+#[test]
+fn play_pause_and_speed_change_what_is_shown() {
+    let dir = temp("browser-controls");
+    let browser = browser();
+    let (_, page) = replay_page(
+        &dir,
+        "sugar",
+        "sugar",
+        &["house:greedy".into(), "house:hunter".into()],
+        "2",
+    );
+    let tab = open(&browser, &page);
+    let at = |tab: &Tab| eval(tab, "return arenaView.at;").as_u64().expect("at");
+    let set_speed = |k: u32| {
+        eval(
+            &tab,
+            &format!(
+                "const s = document.getElementById('speed'); s.value = '{k}'; s.dispatchEvent(new Event('input')); return true;"
+            ),
+        )
+    };
+    // Fastest: 128 events a second.
+    set_speed(7);
+    tab.press_key("Home").expect("home");
+    wait_until(&tab, "return arenaView.at === 0;");
+    tab.press_key(" ").expect("play");
+    wait_until(&tab, "return arenaView.playing === true;");
+    std::thread::sleep(Duration::from_millis(1000));
+    tab.press_key(" ").expect("pause");
+    wait_until(&tab, "return arenaView.playing === false;");
+    let fast = at(&tab);
+    assert!(fast >= 5, "at the fastest speed, one second showed {fast} events");
+    assert_eq!(
+        text(&tab, "position"),
+        format!(
+            "event {} of {}",
+            fast + 1,
+            eval(&tab, "return arenaView.events.length;")
+        ),
+        "the counter shows the event drawn"
+    );
+    let board = text(&tab, "board");
+    std::thread::sleep(Duration::from_millis(600));
+    assert_eq!(at(&tab), fast, "paused, yet the game moved on");
+    assert_eq!(text(&tab, "board"), board, "paused, yet the board changed");
+    // Slowest: half an event a second.
+    set_speed(0);
+    tab.press_key("Home").expect("home");
+    wait_until(&tab, "return arenaView.at === 0;");
+    tab.press_key(" ").expect("play");
+    wait_until(&tab, "return arenaView.playing === true;");
+    std::thread::sleep(Duration::from_millis(1000));
+    tab.press_key(" ").expect("pause");
+    wait_until(&tab, "return arenaView.playing === false;");
+    let slow = at(&tab);
+    assert!(slow <= 1, "at the slowest speed, one second showed {slow} events");
+    assert!(
+        text(&tab, "speed-label").starts_with("0.25x"),
+        "{}",
+        text(&tab, "speed-label")
+    );
+    // Stepping with the arrows.
+    tab.press_key("ArrowRight").expect("step");
+    wait_until(&tab, &format!("return arenaView.at === {};", slow + 1));
+    tab.press_key("ArrowLeft").expect("back");
+    wait_until(&tab, &format!("return arenaView.at === {slow};"));
+    screenshot(&tab, "controls");
+}
+
+#[test]
+fn a_replay_of_a_newer_format_gets_a_message_on_the_page() {
+    let dir = temp("browser-format");
+    let browser = browser();
+    let (lines, page) = replay_page(&dir, "cf", "connect-fwar", &["house:basic".into()], "1");
+    let tab = open(&browser, &page);
+    let mut header = lines[0].clone();
+    header["format"] = Value::from(99);
+    let text_of = format!(
+        "{header}\n{}\n",
+        lines[1..].iter().map(Value::to_string).collect::<Vec<_>>().join("\n")
+    );
+    eval(
+        &tab,
+        &format!(
+            "arenaView.openText({}, 'future.jsonl'); return true;",
+            Value::from(text_of)
+        ),
+    );
+    let message = text(&tab, "message");
+    assert!(
+        message.contains("format 99") && message.contains("newer"),
+        "the page says: {message:?}"
+    );
+    assert_eq!(
+        eval(&tab, "return document.getElementById('message').hidden;"),
+        Value::Bool(false)
+    );
+    screenshot(&tab, "newer-format");
+    // A line cut short names its line.
+    let cut = format!("{}\n{}", lines[0], &lines[1].to_string()[..20]);
+    eval(
+        &tab,
+        &format!("arenaView.openText({}, 'cut.jsonl'); return true;", Value::from(cut)),
+    );
+    let message = text(&tab, "message");
+    assert!(message.contains("cut.jsonl line 2"), "the page says: {message:?}");
+}
