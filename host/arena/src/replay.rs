@@ -21,17 +21,31 @@ pub const MAX_LINE_BYTES: usize = 64 << 20;
 
 /// The header line of a match.
 pub fn header(outcome: &MatchOutcome, entrants: &[Entrant]) -> Value {
-    let report = &outcome.report;
+    let r = &outcome.report;
+    match_header(&r.game, &r.variant, r.illegal, r.seed, r.games, &r.limits, entrants)
+}
+
+/// The header line of a match of `games` games of `game` between
+/// `entrants`, played from `seed` under `limits`: what `verify` plays again from.
+pub fn match_header(
+    game: &str,
+    variant: &str,
+    illegal: crate::games::IllegalMoves,
+    seed: u64,
+    games: usize,
+    limits: &crate::sandbox::Limits,
+    entrants: &[Entrant],
+) -> Value {
     json!({
         "type": "match",
         "format": FORMAT,
         "arena-version": crate::VERSION,
         "wasmtime-version": WASMTIME_VERSION,
-        "game": report.game,
-        "variant": report.variant, "illegal": report.illegal,
-        "seed": report.seed,
-        "games": report.games,
-        "limits": report.limits,
+        "game": game,
+        "variant": variant, "illegal": illegal,
+        "seed": seed,
+        "games": games,
+        "limits": limits,
         "bots": entrants.iter().map(|e| json!({"name": e.name, "sha256": match &e.bot {
             crate::runner::BotRef::Wasm(p) => Some(p.sha256.clone()),
             crate::runner::BotRef::House(_) => None,

@@ -1,6 +1,6 @@
-//! `arena play`: a person plays a game in the terminal, against a bot where the game has opponents.
+//! `arena play`: a person plays a game in the terminal: alone, against one bot, or at a table of bots.
 
-use super::common::{RunArgs, entrant, find_game, setup};
+use super::common::{RunArgs, entrants, find_game, setup};
 use crate::human::{Terminal, locale_is_utf8};
 use anyhow::bail;
 use clap::Args;
@@ -11,19 +11,20 @@ pub struct PlayArgs {
     /// The game (see `arena games`).
     #[arg(long)]
     pub game: String,
-    /// The opponent: a .wasm file or house:NAME (for games with opponents).
+    /// An opponent: a .wasm file or house:NAME (for games with opponents);
+    /// repeat it for each opponent at a table (President: 1 to 5).
     #[arg(long, value_name = "BOT")]
-    pub vs: Option<String>,
+    pub vs: Vec<String>,
     /// Rules variant.
     #[arg(long)]
     pub variant: Option<String>,
     /// The deal; by default a new one each time (the seed is printed so you can replay it).
     #[arg(long)]
     pub seed: Option<u64>,
-    /// Your seat (0 moves first in the first round).
+    /// Your seat (0 moves first in En Garde's first round and in Sugargame; in President the 4 of Diamonds leads).
     #[arg(long, default_value_t = 0)]
     pub seat: usize,
-    /// Draw suits as letters (S H C D) even on a UTF-8 terminal.
+    /// Draw in ASCII only (suits as letters S H C D, plain grid lines) even on a UTF-8 terminal.
     #[arg(long)]
     pub ascii: bool,
     #[command(flatten)]
@@ -42,13 +43,10 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
     }
     let sandbox = args.run.sandbox(game)?;
     let setup = setup(game, &sandbox, args.variant.clone(), args.run.illegal)?;
-    let opponents = match &args.vs {
-        Some(spec) => {
-            let e = entrant(game, &sandbox, spec)?;
-            vec![(e.name, e.bot)]
-        }
-        None => Vec::new(),
-    };
+    let opponents: Vec<_> = entrants(game, &sandbox, &args.vs)?
+        .into_iter()
+        .map(|e| (e.name, e.bot))
+        .collect();
     // The host may read its own clock; only bots are denied one.
     let seed = args.seed.unwrap_or_else(|| {
         std::time::SystemTime::now()

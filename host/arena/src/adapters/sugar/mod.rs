@@ -1,12 +1,16 @@
 //! Sugargame in the arena: what the game is, how its players are seated,
 //! and one bindings module per world version its bots may target.
 
+pub mod human;
 pub mod since_v0_1;
 pub mod since_v0_2;
 
 use crate::games::sugar::{self as rules, Action, PlaceInfo, SugarPlayer, View};
-use crate::games::{EventSink, Failure, Kind, judge};
-use crate::runner::{About, Deal, GameDef, PlayedGame, SetupError, Strict, Table, exactly, seating, strict};
+use crate::games::{EventSink, Failure, Kind, Outcome, Seat, judge};
+use crate::human::Terminal;
+use crate::runner::{
+    About, BotRef, Deal, GameDef, GameSetup, PlayedGame, Seated, SetupError, Strict, Table, exactly, seating, strict,
+};
 use crate::sandbox::Limits;
 
 /// Fuel per move: the course's 3 seconds per move, at the 14.7 billion fuel
@@ -31,7 +35,7 @@ pub static ABOUT: About = About {
         timeout: std::time::Duration::from_secs(60),
         ..Limits::DEFAULT
     },
-    human_play: false,
+    human_play: true,
     chained: false,
 };
 
@@ -74,5 +78,44 @@ impl GameDef for Sugar {
             let [a, b] = exactly(self.title(), players.iter_mut().collect())?;
             Ok(rules::play_game(deal.seed, [a, b], events))
         })
+    }
+
+    fn play_human(
+        &self,
+        setup: &GameSetup<'_>,
+        seed: u64,
+        term: Terminal,
+        seat: Seat,
+        opponents: &[(String, BotRef)],
+    ) -> Result<Outcome, SetupError> {
+        self.check_setup(setup)?;
+        let [(name, bot)] = opponents else {
+            return Err(SetupError::Opponents(
+                "Sugargame needs one opponent: --vs BOT (for example --vs house:greedy)".into(),
+            ));
+        };
+        if seat > 1 {
+            return Err(SetupError::Opponents("Sugargame has seats 0 and 1".into()));
+        }
+        let opponent = Seated::<Self>::bot(setup, seed, 1 - seat, bot)?;
+        if let Some(failure) = opponent.broken() {
+            return Err(SetupError::Opponents(format!(
+                "{name} could not start: {}",
+                failure.detail
+            )));
+        }
+        let person =
+            Seated::Native(Box::new(human::HumanSugar::new(term.clone(), name.clone())) as Box<dyn SugarPlayer>);
+        let seats = if seat == 0 {
+            vec![person, opponent]
+        } else {
+            vec![opponent, person]
+        };
+        let mut narrator = human::Narrator::new(term, seat, name.clone());
+        let played = Table::of(seats).play(&mut narrator, |players, events| {
+            let [a, b] = exactly(self.title(), players)?;
+            Ok(rules::play_game(seed, [a, b], events))
+        })?;
+        Ok(played.outcome)
     }
 }
