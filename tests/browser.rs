@@ -472,3 +472,55 @@ fn a_replay_of_a_newer_format_gets_a_message_on_the_page() {
     let message = text(&tab, "message");
     assert!(message.contains("cut.jsonl line 2"), "the page says: {message:?}");
 }
+
+#[test]
+fn a_thousand_game_match_opens_and_links_go_straight_to_a_game() {
+    let dir = temp("browser-large");
+    let browser = browser();
+    let (lines, page) = replay_page(
+        &dir,
+        "eg1000",
+        "en-garde",
+        &[
+            "house:aggressive".into(),
+            "house:random".into(),
+            "--variant".into(),
+            "standard".into(),
+        ],
+        "1000",
+    );
+    let tab = browser.new_tab().expect("tab");
+    let started = std::time::Instant::now();
+    tab.navigate_to(&format!("file://{}#game=999&event=end", page.display()))
+        .expect("navigate")
+        .wait_until_navigated()
+        .expect("load");
+    wait_until(
+        &tab,
+        "return !!(window.arenaView && arenaView.game && arenaView.game.index === 999 && arenaView.at === arenaView.events.length - 1)",
+    );
+    // Not a pass/fail timing: docs/performance.md quotes it.
+    eprintln!(
+        "1,000-game page ({} KB): game 999's last event drawn {} ms after navigation",
+        std::fs::metadata(&page).map_or(0, |m| m.len() / 1000),
+        started.elapsed().as_millis()
+    );
+    assert_eq!(
+        eval(&tab, "return document.getElementById('game').options.length;"),
+        Value::from(1000)
+    );
+    let result = last_of(&game_lines(&lines, 999), "result");
+    let scores: Vec<String> = result["scores"]
+        .as_array()
+        .expect("scores")
+        .iter()
+        .map(Value::to_string)
+        .collect();
+    assert!(
+        text(&tab, "result").contains(&scores.join(" - ")),
+        "{}",
+        text(&tab, "result")
+    );
+    screenshot(&tab, "large-game-999");
+    no_network(&tab);
+}

@@ -109,6 +109,21 @@
     });
     $("picker").hidden = view.games.length < 2;
     selectGame(0);
+    fromHash();
+  }
+
+  // Links may point into a page: `#game=17` (the game's index in its match)
+  // and `&event=end` or `&event=K` (from 1).
+  function fromHash() {
+    const params = new URLSearchParams(location.hash.slice(1));
+    const g = params.get("game");
+    if (g !== null) {
+      const i = view.games.findIndex((x) => String(x.index) === g);
+      if (i >= 0) selectGame(i);
+    }
+    const e = params.get("event");
+    if (e === "end") go(view.events.length - 1);
+    else if (e !== null && Number(e) >= 1) go(Number(e) - 1);
   }
 
   const GAME_TITLES = { "en-garde": "En Garde", "connect-fwar": "ConnectFwar", sugar: "Sugargame", president: "President" };
@@ -333,7 +348,7 @@
       let extra = "";
       if (e.type === "last-chance" && s.lastChance) extra += `<div class=banner>Last chance: ${esc(name(s.lastChance.seat))} attacks with ${s.lastChance.card}${s.lastChance.parried ? " - parried" : ""}</div>`;
       if (s.end) extra += `<div class=banner>${esc(describe(e, s))}</div>`;
-      const deck = view.showHidden && s.deck ? `deck order: ${s.deck.slice(s.deck.length - s.deckRemaining).join(" ")}` : "";
+      const deck = view.showHidden && s.deck && s.deckRemaining > 0 ? `deck order: ${s.deck.slice(s.deck.length - s.deckRemaining).join(" ")}` : "";
       return `<div class=eg>${hand(0)}<div class=strip>${strip}</div>${hand(1)}
         <div class=facts>round ${s.round} · first to 5 points · ${s.deckRemaining} cards in the deck · discarded: ${s.discard.join(" ") || "none"} ${deck ? "· " + deck : ""}</div>
         ${extra}${forfeitBox(s.forfeit)}</div>`;
@@ -437,6 +452,7 @@
     setSpeed(2);
   }
 
+  window.addEventListener("hashchange", () => view.header && fromHash());
   window.addEventListener("DOMContentLoaded", () => {
     wire();
     loadEmbedded().catch((err) => fail(err.message));
