@@ -160,7 +160,8 @@ fn check(attack: &str) {
         ForfeitUnderForfeitRule(..) => IllegalMoves::Forfeit,
         _ => IllegalMoves::Course,
     };
-    let games = bots.len().max(2);
+    // Every seat order once: a table of three plays six.
+    let games = arena::runner::whole_rotations(bots.len().max(2), bots.len());
     let out = play_under(&world, limits, None, rule, &bots, games, 1, true);
     assert_eq!(out.report.results.len(), games, "{attack}: the match goes on");
     for (r, events) in out.report.results.iter().zip(&out.events) {

@@ -1,6 +1,6 @@
 //! Grading end to end through the binary: one submission, a class, rubrics and Gradescope.
 
-use arena_tests::{arena, arena_json, bot, bot_arg, temp};
+use arena_tests::{arena, arena_json, bot, bot_arg, html_escape, html_links, replay_index, temp};
 use serde_json::Value;
 
 #[test]
@@ -167,6 +167,76 @@ fn a_class_is_graded_fairly_with_a_gradebook_and_reports_per_student() {
                 .unwrap();
         assert!(gs["score"].is_number() && gs["tests"].is_array(), "{student}");
     }
+    // index.html: the gradebook, each student's items, the rejected with
+    // their reasons, links that resolve, and nothing loaded from elsewhere.
+    let html = std::fs::read_to_string(out_dir.join("index.html")).unwrap();
+    for bad in ["http://", "https://", "src=", "<link"] {
+        assert!(!html.contains(bad), "index.html holds `{bad}`");
+    }
+    for student in ["alice", "bob", "carol", "mallory", "dave"] {
+        let r: Value =
+            serde_json::from_str(&std::fs::read_to_string(out_dir.join(student).join("report.json")).unwrap()).unwrap();
+        // As the text report and gradebook.csv print them: 40, 7.5.
+        let (total, max) = (r["total"].as_f64().unwrap(), r["max_total"].as_f64().unwrap());
+        assert!(
+            html.contains(&format!(
+                ">{student}</a></td><td class=\"num\"><b>{total}</b> / {max}</td>"
+            )),
+            "{student}: {} / {}",
+            r["total"],
+            r["max_total"]
+        );
+        let section = &html[html.find(&format!("id=\"student-{student}\"")).unwrap()..];
+        let section = &section[..section.find("</table>").unwrap()];
+        for item in r["items"].as_array().unwrap() {
+            let name = html_escape(item["name"].as_str().unwrap());
+            let note = html_escape(item["note"].as_str().unwrap());
+            assert!(section.contains(&name) && section.contains(&note), "{student}: {item}");
+        }
+        if let Some(reason) = r["reason"].as_str() {
+            assert!(html.contains(&html_escape(reason)), "{student}: {reason}");
+        }
+    }
+    let mut pages = Vec::new();
+    for href in html_links(&html) {
+        let path = out_dir.join(&href);
+        assert!(path.is_file(), "index.html links {href}, which does not exist");
+        if href.starts_with("replays/") && !pages.contains(&href) {
+            pages.push(href);
+        }
+    }
+    // Every graded student has a replay per item played; the tournament a page per match.
+    for student in ["alice", "bob", "carol"] {
+        for item in 1..=3 {
+            assert!(
+                pages.contains(&format!("replays/{student}-item{item}.html")),
+                "{student} item {item}"
+            );
+        }
+    }
+    assert!(pages.iter().any(|p| p.starts_with("replays/tournament-")));
+    // mallory's forfeit (of the smoke game) is linked, and its page says so.
+    let smoke = replay_index(&out_dir.join("replays/mallory-smoke-game.html"));
+    let game = &smoke["games"][0];
+    assert_eq!(game["forfeit"]["reason"], "memory", "{smoke}");
+    assert_eq!(
+        game["names"][game["forfeit"]["seat"].as_u64().unwrap() as usize],
+        "mallory"
+    );
+    assert!(
+        smoke["note"].as_str().unwrap().contains("forfeit of mallory (memory"),
+        "{smoke}"
+    );
+    assert!(pages.contains(&"replays/mallory-smoke-game.html".to_string()));
+    // bob's worst game of an item is the game that was graded: a loss.
+    let worst = replay_index(&out_dir.join("replays/bob-item3.html"));
+    assert!(
+        worst["games"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|g| !g["winner"].is_null())
+    );
     let replay = std::fs::read_to_string(out_dir.join("bob/worst-game.jsonl")).unwrap();
     let events: Vec<Value> = replay.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
     assert_eq!(events[0]["type"], "match");

@@ -268,6 +268,37 @@ pub fn play_under(
     run_match(&spec).expect("the match is set up right")
 }
 
+/// Every `href="..."` of an HTML page that is not an anchor within it, unescaped.
+pub fn html_links(html: &str) -> Vec<String> {
+    html.split("href=\"")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .filter(|h| !h.starts_with('#'))
+        .map(|h| h.replace("&amp;", "&"))
+        .collect()
+}
+
+/// Text as an HTML page escapes it (`&`, `<`, `>`, `"`, `'`).
+pub fn html_escape(text: &str) -> String {
+    text.replace('&', "&amp;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+        .replace('"', "&quot;")
+        .replace('\'', "&#39;")
+}
+
+/// The index a replay page embeds (`<script type="application/json" id="replay-index">`):
+/// per game its names, winner and forfeit, and the page's note.
+pub fn replay_index(page: &Path) -> serde_json::Value {
+    let html = std::fs::read_to_string(page).unwrap_or_else(|e| panic!("{}: {e}", page.display()));
+    let start = html
+        .find("id=\"replay-index\">")
+        .unwrap_or_else(|| panic!("{}: no replay index", page.display()))
+        + "id=\"replay-index\">".len();
+    let end = start + html[start..].find("</script>").expect("the index ends");
+    serde_json::from_str(&html[start..end]).expect("the index is JSON")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

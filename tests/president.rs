@@ -37,17 +37,18 @@ fn every_bot_sits_in_every_seat_equally_often_on_the_same_deals() {
         "house:random",
         "house:random",
     ];
-    let out = play("president", Limits::default(), None, &bots, 20, 3, false);
+    // Five bots: all 120 seat orders of a deal.
+    let out = play("president", Limits::default(), None, &bots, 240, 3, false);
     let n = bots.len();
-    assert_eq!(out.report.results.len(), 20);
+    assert_eq!(out.report.results.len(), 240);
     let mut count = vec![vec![0; n]; n]; // [bot][seat]
     for r in &out.report.results {
         for (seat, &bot) in r.seats.iter().enumerate() {
             count[bot][seat] += 1;
         }
     }
-    assert!(count.iter().flatten().all(|&c| c == 4), "{count:?}");
-    for deal in out.report.results.chunks(n) {
+    assert!(count.iter().flatten().all(|&c| c == 48), "{count:?}");
+    for deal in out.report.results.chunks(120) {
         assert!(
             deal.iter().all(|r| r.seed == deal[0].seed),
             "a deal is played from every seat"
@@ -119,7 +120,9 @@ fn a_failing_bot_is_put_out_last_and_the_table_plays_on() {
         others.sort_unstable();
         assert_eq!(others, vec![1, 2, 3], "the others played on");
     }
-    assert_eq!(out.report.bots[0].forfeits["fuel"], 8);
+    // 8 games round up to one cycle of the 24 seat orders of a table of four.
+    assert_eq!(out.report.results.len(), 24);
+    assert_eq!(out.report.bots[0].forfeits["fuel"], 24);
 }
 
 #[test]
@@ -129,7 +132,7 @@ fn the_series_carries_the_exchange_between_games() {
         Limits::default(),
         None,
         &["house:lowest", "house:random", "house:random", "house:lowest"],
-        8,
+        48,
         4,
         true,
     );
@@ -139,12 +142,14 @@ fn the_series_carries_the_exchange_between_games() {
         .flatten()
         .filter(|e| e["type"] == "game-start")
         .collect();
-    // Games 0-3 open each rotation's series; games 4-7 follow one of them.
+    // A table of four cycles through 24 seat orders: games 0-23 open each
+    // order's series; games 24-47 follow the game of their order before them.
+    assert_eq!(starts.len(), 48);
     for (i, s) in starts.iter().enumerate() {
-        if i < 4 {
+        if i < 24 {
             assert!(s["last-positions"].is_null());
         } else {
-            let prev = &out.report.results[i - 4];
+            let prev = &out.report.results[i - 24];
             assert_eq!(s["last-positions"], serde_json::json!(prev.positions));
             let exchange = s["exchange"].as_array().unwrap();
             let bum = prev.positions.as_ref().unwrap().iter().position(|&p| p == 4).unwrap();
@@ -200,7 +205,7 @@ fn compare_seats_each_bot_with_copies_of_the_reference_and_reports_its_mean_posi
             "--against",
             "house:random",
             "--games",
-            "80",
+            "240",
         ],
     );
     assert_eq!(v["measure"], "mean-position", "a table game, not a win rate");
@@ -212,11 +217,11 @@ fn compare_seats_each_bot_with_copies_of_the_reference_and_reports_its_mean_posi
     assert_eq!(bot(0)["estimate"]["mean"], 2.5);
     assert_eq!(
         bot(0)["estimate"]["n"],
-        20,
-        "the deal is the unit: 80 games at four seats"
+        10,
+        "the deal is the unit: 240 games in the 24 seat orders of four seats"
     );
-    assert_eq!(bot(0)["positions"]["first"], 20);
-    assert_eq!(bot(0)["positions"]["last"], 20);
+    assert_eq!(bot(0)["positions"]["first"], 60);
+    assert_eq!(bot(0)["positions"]["last"], 60);
     let lowest = bot(1)["estimate"]["mean"].as_f64().unwrap();
     assert!((1.0..2.5).contains(&lowest), "lowest beats random: {lowest}");
     assert!(bot(1)["record"].is_null(), "no win-draw-loss at a table");

@@ -1,7 +1,10 @@
 //! Tournaments end to end through the binary: formats, determinism over
 //! --jobs, resuming from the journal, Ctrl-C, disqualification and bad input.
 
-use arena_tests::{arena, arena_bin, arena_json as json, assert_one_line_error, bot, bot_arg, root, temp};
+use arena_tests::{
+    arena, arena_bin, arena_json as json, assert_one_line_error, bot, bot_arg, html_escape, html_links, replay_index,
+    root, temp,
+};
 use serde_json::Value;
 use std::collections::{BTreeMap, HashSet};
 use std::process::Command;
@@ -185,9 +188,10 @@ fn many_player_round_robin_uses_balanced_tables_and_solitaires_a_leaderboard() {
         assert!((2..=6).contains(&n) && n == 4, "eight bots at two tables of four");
     }
     for s in v["standings"].as_array().unwrap() {
-        assert_eq!(s["games"], 16, "four rounds of four games");
+        // Four games round up to the 24 seat orders of a table of four.
+        assert_eq!(s["games"], 96, "four rounds of 24 games");
         assert!(s["mean_position"].as_f64().is_some());
-        assert_eq!(s["rating"]["system"], "weng-lin");
+        assert_eq!(s["rating"]["system"], "plackett-luce");
     }
     let v = json(&tournament(
         "connect-fwar",
@@ -397,4 +401,210 @@ fn tournament_bad_input_is_one_line() {
         assert_one_line_error(&args, expect);
     }
     std::fs::remove_dir_all(empty).ok();
+}
+
+/// What a report page may not hold: anything loaded from elsewhere.
+fn assert_self_contained(html: &str) {
+    for bad in ["http://", "https://", "src=", "<link", "@import"] {
+        assert!(!html.contains(bad), "index.html holds `{bad}`");
+    }
+}
+
+/// The standings row of `name` in index.html (the first table row naming it).
+fn row<'a>(html: &'a str, name: &str) -> &'a str {
+    let at = html
+        .find(&format!(">{}</a></td>", html_escape(name)))
+        .unwrap_or_else(|| panic!("no row for {name}"));
+    let start = html[..at].rfind("<tr>").unwrap();
+    let end = at + html[at..].find("</tr>").unwrap();
+    &html[start..end]
+}
+
+/// Every replay page index.html links to, read: (href, its embedded index).
+fn linked_replays(out: &std::path::Path, html: &str) -> Vec<(String, Value)> {
+    let mut pages = Vec::new();
+    for href in html_links(html) {
+        let path = out.join(&href);
+        assert!(path.is_file(), "index.html links {href}, which does not exist");
+        if href.starts_with("replays/") && !pages.iter().any(|(h, _)| *h == href) {
+            pages.push((href.clone(), replay_index(&path)));
+        }
+    }
+    pages
+}
+
+/// Games on replay pages that `bot` forfeited.
+fn forfeits_of<'a>(pages: &'a [(String, Value)], bot: &str) -> Vec<(&'a str, &'a Value)> {
+    let mut out = Vec::new();
+    for (href, index) in pages {
+        for g in index["games"].as_array().unwrap() {
+            let f = &g["forfeit"];
+            if !f.is_null() && g["names"][f["seat"].as_u64().unwrap() as usize] == bot {
+                out.push((href.as_str(), g));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn out_writes_an_index_with_the_bracket_standings_and_a_replay_of_each_forfeit() {
+    let dir = class_dir("index-de", 4);
+    std::fs::copy(bot("hostile/panic"), dir.join("zz-panic.wasm")).unwrap();
+    std::fs::copy(bot("hostile/wrong-world"), dir.join("zz-broken.wasm")).unwrap();
+    let out = temp("index-de-out");
+    let (d, o) = (dir.display().to_string(), out.display().to_string());
+    let v = json(&tournament(
+        "en-garde",
+        "double-elimination",
+        &["--dir", &d, "--games", "4", "--out", &o, "--json"],
+    ));
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert_self_contained(&html);
+    assert!(html.contains("En Garde double-elimination tournament") && html.contains("seed 1"));
+    // Every bot with its standing as the JSON report gives it.
+    for s in v["standings"].as_array().unwrap() {
+        let name = s["name"].as_str().unwrap();
+        let r = row(&html, name);
+        let wdl = format!("{}-{}-{}", s["wins"], s["draws"], s["losses"]);
+        let rating = &s["rating"];
+        let rating = format!(
+            "{:.0} [{:.0}-{:.0}]",
+            rating["value"].as_f64().unwrap(),
+            rating["low"].as_f64().unwrap(),
+            rating["high"].as_f64().unwrap()
+        );
+        for value in [
+            format!(">{}</td>", s["rank"]),
+            format!(">{}</td>", s["games"]),
+            format!(">{wdl}</td>"),
+            format!(">{rating}</td>"),
+            format!(">{}</td>", html_escape(s["placement"].as_str().unwrap())),
+        ] {
+            assert!(r.contains(&value), "{name}: {value} not in {r}");
+        }
+    }
+    let panic = v["standings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "zz-panic")
+        .unwrap();
+    let traps = format!("trap {}", panic["forfeits"]["trap"]);
+    assert!(row(&html, "zz-panic").contains(&traps), "{}", row(&html, "zz-panic"));
+    // The bracket names each match's winner.
+    let bracket = &v["bracket"];
+    let names: Vec<&str> = bracket["names"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| n.as_str().unwrap())
+        .collect();
+    let rounds = bracket["winners"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .chain(bracket["losers"].as_array().unwrap())
+        .flat_map(|r| r.as_array().unwrap().clone())
+        .chain(bracket["grand_final"].as_array().unwrap().clone());
+    let mut matches = 0;
+    for m in rounds {
+        let Some(w) = m["winner"].as_u64() else {
+            continue; // an empty slot of the bracket: no match
+        };
+        let winner = names[w as usize];
+        assert!(html.contains(&format!("winner: {}", html_escape(winner))), "{m}");
+        matches += 1;
+    }
+    assert!(matches >= 6 && html.contains("Winners' bracket") && html.contains("Losers' bracket"));
+    // The disqualified bot, with its reason.
+    assert!(html.contains("zz-broken") && html.contains("a component for another world"));
+    // Every link resolves; every forfeit of the broken bot's matches is
+    // shown (at most three per match), and a sample of each match.
+    let pages = linked_replays(&out, &html);
+    let played: Vec<&Value> = v["matches"].as_array().unwrap().iter().collect();
+    let files = std::fs::read_dir(out.join("replays")).unwrap().count();
+    assert_eq!(files, played.len(), "one page per match");
+    let forfeits = forfeits_of(&pages, "zz-panic");
+    let panic_matches = played
+        .iter()
+        .filter(|m| m["results"].as_array().unwrap().iter().any(|r| !r["forfeit"].is_null()))
+        .count();
+    assert!(panic_matches >= 2, "zz-panic loses twice");
+    assert_eq!(forfeits.len(), 3 * panic_matches, "three forfeits shown per match");
+    for (href, g) in &forfeits {
+        assert_eq!(g["forfeit"]["reason"], "trap", "{href}");
+        let note = pages.iter().find(|(h, _)| h == href).unwrap().1["note"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        assert!(
+            note.contains("forfeit of zz-panic (trap") && note.contains("more forfeit"),
+            "{note}"
+        );
+    }
+    std::fs::remove_dir_all(dir).ok();
+    std::fs::remove_dir_all(out).ok();
+}
+
+#[test]
+fn a_round_robin_index_links_a_replay_of_every_pairing_and_replays_are_the_games_scored() {
+    let dir = class_dir("index-rr", 3);
+    std::fs::copy(bot("hostile/panic"), dir.join("zz-panic.wasm")).unwrap();
+    let out = temp("index-rr-out");
+    let (d, o) = (dir.display().to_string(), out.display().to_string());
+    let v = json(&tournament(
+        "en-garde",
+        "round-robin",
+        &["--dir", &d, "house:random", "--games", "6", "--out", &o, "--json"],
+    ));
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert_self_contained(&html);
+    let pages = linked_replays(&out, &html);
+    assert_eq!(pages.len(), 5 * 4 / 2, "a page per pairing");
+    for s in v["standings"].as_array().unwrap() {
+        let name = s["name"].as_str().unwrap();
+        let r = row(&html, name);
+        assert!(
+            r.contains(&format!(">{}-{}-{}</td>", s["wins"], s["draws"], s["losses"])),
+            "{r}"
+        );
+        assert!(
+            r.contains(&format!(">{}</td>", s["points"]))
+                || r.contains(&format!(">{:.0}</td>", s["points"].as_f64().unwrap())),
+            "{r}"
+        );
+    }
+    // Each game on a page is the game that was scored: same seed, seats, scores, winner.
+    for (href, index) in &pages {
+        let note = index["note"].as_str().unwrap();
+        assert!(!note.contains("Warning"), "{href}: {note}");
+        let id = href.trim_start_matches("replays/");
+        let m = v["matches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|m| id.starts_with(&m["id"].as_str().unwrap().replace(':', "-")))
+            .unwrap_or_else(|| panic!("{href}: no match"));
+        for g in index["games"].as_array().unwrap() {
+            let scored = &m["results"][g["index"].as_u64().unwrap() as usize];
+            assert_eq!(g["seed"], scored["seed"].to_string(), "{href}");
+            assert_eq!(g["scores"], scored["scores"], "{href}");
+            assert_eq!(g["winner"], scored["winner"], "{href}");
+            assert_eq!(g["forfeit"], scored["forfeit"], "{href}");
+        }
+    }
+    // zz-panic forfeits all 6 games of each of its 4 matches: 3 shown per match, the rest counted.
+    let shown = forfeits_of(&pages, "zz-panic");
+    assert_eq!(shown.len(), 4 * 3);
+    let sizes: u64 = std::fs::read_dir(out.join("replays"))
+        .unwrap()
+        .map(|e| e.unwrap().metadata().unwrap().len())
+        .sum();
+    assert!(
+        sizes < 10 * 100_000,
+        "ten pages of a few games each stay small: {sizes} bytes"
+    );
+    std::fs::remove_dir_all(dir).ok();
+    std::fs::remove_dir_all(out).ok();
 }

@@ -11,6 +11,7 @@
 //! - [`adapters`]: one thin module per game world between the two.
 //! - [`runner`]: matches over seeds and seats, for any game.
 //! - [`replay`]: the replay file format.
+//! - [`report`]: the `index.html` and replay pages of tournaments and class grading.
 //! - [`human`]: people playing in the terminal.
 //! - [`cli`]: the `arena` command.
 
@@ -19,6 +20,7 @@ pub mod cli;
 pub mod grade;
 pub mod human;
 pub mod replay;
+pub mod report;
 pub mod runner;
 pub mod stats;
 pub mod tournament;

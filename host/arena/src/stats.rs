@@ -15,21 +15,25 @@ pub struct Estimate {
     pub ci95: [f64; 2],
 }
 
-/// Two-sided 97.5% quantiles of Student's t for 1..=30 degrees of freedom.
-const T_975: [f64; 30] = [
-    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131, 2.120,
-    2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
-];
-
-/// The 97.5% quantile of Student's t with `df` degrees of freedom.
+/// The 97.5% quantile of Student's t with `df` degrees of freedom (statrs).
 pub fn t_975(df: usize) -> f64 {
+    use statrs::distribution::{ContinuousCDF, StudentsT};
     match df {
         0 => f64::INFINITY,
-        1..=30 => T_975[df - 1],
-        31..=60 => 2.042 - (df - 30) as f64 * (2.042 - 2.000) / 30.0,
-        61..=120 => 2.000 - (df - 60) as f64 * (2.000 - 1.980) / 60.0,
-        _ => 1.960,
+        _ => StudentsT::new(0.0, 1.0, df as f64).map_or(f64::INFINITY, |t| t.inverse_cdf(0.975)),
     }
+}
+
+/// The standard normal quantile of `p` (statrs): 1.96 for 0.975.
+pub fn normal_quantile(p: f64) -> f64 {
+    use statrs::distribution::{ContinuousCDF, Normal};
+    Normal::standard().inverse_cdf(p)
+}
+
+/// The standard normal distribution function (statrs).
+pub fn normal_cdf(x: f64) -> f64 {
+    use statrs::distribution::{ContinuousCDF, Normal};
+    Normal::standard().cdf(x)
 }
 
 /// Estimate the mean of `xs` with a t-based 95% interval.
@@ -77,9 +81,14 @@ mod tests {
     }
 
     #[test]
-    fn large_samples_use_the_normal_quantile() {
-        assert_eq!(t_975(10_000), 1.96);
-        assert!(t_975(45) < t_975(30) && t_975(45) > t_975(61));
+    fn quantiles_match_the_printed_tables() {
+        // Student's t 97.5% quantiles as printed in every statistics text.
+        for (df, t) in [(1, 12.706), (7, 2.365), (30, 2.042), (60, 2.000), (120, 1.980)] {
+            assert!((t_975(df) - t).abs() < 5e-4, "t({df}) = {}", t_975(df));
+        }
+        assert!((t_975(100_000) - 1.960).abs() < 1e-3);
+        assert!((normal_quantile(0.975) - 1.959_964).abs() < 1e-6);
+        assert!((normal_cdf(1.0) - 0.841_345).abs() < 1e-6);
     }
 
     #[test]
@@ -97,5 +106,181 @@ mod tests {
         }
         // Binomial(2000, 0.95) has sd 9.7: allow 4 sd either way.
         assert!((1861..=1939).contains(&covered), "{covered}");
+    }
+}
+
+/// Likelihood of superiority: the probability that the side with `wins`
+/// and `losses` (draws say nothing about it) is the stronger, by the normal
+/// approximation cutechess-cli prints: Φ((W - L) / √(W + L)).
+pub fn los(wins: u32, losses: u32) -> f64 {
+    let (w, l) = (f64::from(wins), f64::from(losses));
+    if w + l == 0.0 {
+        return 0.5;
+    }
+    normal_cdf((w - l) / (w + l).sqrt())
+}
+
+/// The expected score of a side `elo` points stronger (logistic Elo).
+pub fn score_of_elo(elo: f64) -> f64 {
+    1.0 / (1.0 + 10f64.powf(-elo / 400.0))
+}
+
+/// The Elo difference that expects `score` (logistic; ±infinity at 1 and 0).
+pub fn elo_of_score(score: f64) -> f64 {
+    -400.0 * (1.0 / score - 1.0).log10()
+}
+
+/// A sequential probability ratio test of "at least `elo1` better" (H1)
+/// against "at most `elo0` better" (H0), with error rates `alpha` (accepting
+/// H1 when H0 holds) and `beta`, as cutechess-cli and fishtest name them.
+/// Each observation is the mean score of one paired deal (the deal played
+/// from both seats), so the pairing's correlation is kept; the
+/// log-likelihood ratio is the normal approximation of the generalized
+/// SPRT (Van den Bergh), on the logistic Elo scale.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Sprt {
+    /// Elo of H0.
+    pub elo0: f64,
+    /// Elo of H1.
+    pub elo1: f64,
+    /// Probability of accepting H1 when H0 is true.
+    pub alpha: f64,
+    /// Probability of accepting H0 when H1 is true.
+    pub beta: f64,
+}
+
+/// Where a test stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SprtDecision {
+    /// Not yet decided.
+    Continue,
+    /// H0: not better by elo1 (at most elo0).
+    AcceptH0,
+    /// H1: better by at least elo1.
+    AcceptH1,
+}
+
+impl Sprt {
+    /// Observations (paired deals) before the test may decide.
+    pub const MIN_PAIRS: f64 = 30.0;
+
+    /// The bounds of the log-likelihood ratio: accept H0 at or below the
+    /// first, H1 at or above the second.
+    pub fn bounds(&self) -> (f64, f64) {
+        (
+            (self.beta / (1.0 - self.alpha)).ln(),
+            ((1.0 - self.beta) / self.alpha).ln(),
+        )
+    }
+
+    /// The log-likelihood ratio of observations with this `count`, `sum` and `sum_sq`.
+    pub fn llr(&self, count: f64, sum: f64, sum_sq: f64) -> f64 {
+        // The variance is estimated from the sample, which is unreliable at
+        // first; deciding only after MIN_PAIRS keeps the error rates (see the
+        // simulation test).
+        if count < Self::MIN_PAIRS {
+            return 0.0;
+        }
+        let mean = sum / count;
+        // The variance of one observation; a floor keeps a run of identical
+        // outcomes (identical deterministic bots: every deal drawn) finite.
+        let var = (sum_sq / count - mean * mean).max(1e-6);
+        let (s0, s1) = (score_of_elo(self.elo0), score_of_elo(self.elo1));
+        count * (s1 - s0) * (2.0 * mean - s0 - s1) / (2.0 * var)
+    }
+
+    /// The decision for this log-likelihood ratio.
+    pub fn decide(&self, llr: f64) -> SprtDecision {
+        let (lower, upper) = self.bounds();
+        if llr >= upper {
+            SprtDecision::AcceptH1
+        } else if llr <= lower {
+            SprtDecision::AcceptH0
+        } else {
+            SprtDecision::Continue
+        }
+    }
+}
+
+#[cfg(test)]
+mod sprt_tests {
+    use super::*;
+
+    #[test]
+    fn los_and_elo_as_cutechess_prints_them() {
+        // 60 wins, 40 losses: (60-40)/10 = 2 standard deviations.
+        assert!((los(60, 40) - normal_cdf(2.0)).abs() < 1e-12);
+        assert_eq!(los(5, 5), 0.5);
+        assert!((elo_of_score(0.75) - 190.848).abs() < 1e-3);
+        assert!((score_of_elo(elo_of_score(0.6)) - 0.6).abs() < 1e-12);
+    }
+
+    #[test]
+    fn sprt_bounds_and_direction() {
+        let t = Sprt {
+            elo0: 0.0,
+            elo1: 10.0,
+            alpha: 0.05,
+            beta: 0.05,
+        };
+        let (lo, hi) = t.bounds();
+        assert!((hi - 19f64.ln()).abs() < 1e-12 && (lo + 19f64.ln()).abs() < 1e-12);
+        // Scores well above H1's: the ratio grows with the sample.
+        let n = 400.0;
+        let (mean, sd) = (0.56, 0.3);
+        let llr = t.llr(n, n * mean, n * (sd * sd + mean * mean));
+        assert!(llr > 0.0 && t.llr(4.0 * n, 4.0 * n * mean, 4.0 * n * (sd * sd + mean * mean)) > 3.9 * llr);
+        // At exactly H0's score the ratio falls.
+        assert!(t.llr(n, n * 0.5, n * (0.09 + 0.25)) < 0.0);
+    }
+
+    /// Over many simulated tests of identical sides, H1 is accepted about
+    /// alpha of the time or less (the approximation is conservative for
+    /// discrete scores), and of a side 30 Elo stronger, H0 about beta.
+    #[test]
+    fn error_rates_hold_in_simulation() {
+        use rand::{Rng, SeedableRng};
+        let t = Sprt {
+            elo0: 0.0,
+            elo1: 30.0,
+            alpha: 0.05,
+            beta: 0.05,
+        };
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(3);
+        let mut run = |elo: f64| {
+            // Win probability among decided games, so the expected score is elo's.
+            let p = (score_of_elo(elo) - 0.1) / 0.8;
+            let (mut n, mut sum, mut sq) = (0.0, 0.0, 0.0);
+            for _ in 0..200_000 {
+                // A paired deal: two games with 20% draws.
+                let game = |rng: &mut rand_chacha::ChaCha8Rng| {
+                    let r: f64 = rng.random();
+                    if r < 0.2 {
+                        0.5
+                    } else if r < 0.2 + 0.8 * p {
+                        1.0
+                    } else {
+                        0.0
+                    }
+                };
+                let x = (game(&mut rng) + game(&mut rng)) / 2.0;
+                n += 1.0;
+                sum += x;
+                sq += x * x;
+                match t.decide(t.llr(n, sum, sq)) {
+                    SprtDecision::Continue => {}
+                    d => return d,
+                }
+            }
+            SprtDecision::Continue
+        };
+        let trials = 400;
+        let false_h1 = (0..trials).filter(|_| run(0.0) == SprtDecision::AcceptH1).count();
+        let false_h0 = (0..trials).filter(|_| run(30.0) == SprtDecision::AcceptH0).count();
+        eprintln!("simulated SPRT: H1 wrongly {false_h1}/{trials}, H0 wrongly {false_h0}/{trials}");
+        // Binomial(400, 0.05): mean 20, sd 4.4; allow 3 sd above.
+        assert!(false_h1 <= 33, "H1 wrongly accepted {false_h1} of {trials}");
+        assert!(false_h0 <= 33, "H0 wrongly accepted {false_h0} of {trials}");
     }
 }

@@ -174,8 +174,7 @@ impl Meter {
         }
     }
 
-    /// Charge a call of kind `call` (`None`: instantiation) that used `used`
-    /// of `grant`; the caller keeps the call's record.
+    /// Charge a call of kind `call` (`None`: instantiation) that used `used` of `grant`.
     pub(crate) fn charge(&mut self, call: Option<Call>, grant: Grant, used: u64) {
         let over = used.saturating_sub(grant.allowance).min(self.bank);
         self.bank -= over;
@@ -183,8 +182,24 @@ impl Meter {
         if self.budget == Budget::Banked && call.is_none_or(|c| c == Call::Start) {
             self.start_left = self.start_left.saturating_sub(used);
         }
-        if call.is_none() {
-            self.usage.instantiation += used;
+        match call {
+            None => self.usage.instantiation += used,
+            Some(call) => self.usage.calls.push(CallRecord {
+                call,
+                fuel: used,
+                mark: 0,
+                log_lines: 0,
+            }),
+        }
+    }
+
+    /// Charge a call as [`Meter::charge`] does, and keep where it happened
+    /// (the caller's mark) and the log's length when it returned.
+    pub(crate) fn charge_call(&mut self, call: Call, grant: Grant, used: u64, mark: u64, log_lines: usize) {
+        self.charge(Some(call), grant, used);
+        if let Some(last) = self.usage.calls.last_mut() {
+            last.mark = mark;
+            last.log_lines = log_lines;
         }
     }
 

@@ -992,14 +992,8 @@ impl<B> Instance<B> {
         let grant = self.meter.grant(call);
         let result = arm(&mut self.store, grant, self.ticks).and_then(|()| f(&self.bindings, &mut self.store));
         let used = grant.fuel() - self.store.get_fuel().unwrap_or(0);
-        self.meter.charge(Some(call), grant, used);
         let log_lines = self.store.data().log.line_count();
-        self.meter.usage.calls.push(CallRecord {
-            call,
-            fuel: used,
-            mark: self.mark,
-            log_lines,
-        });
+        self.meter.charge_call(call, grant, used, self.mark, log_lines);
         result.map_err(|e| {
             let failure = classify(e, &self.store, true, || self.meter.exhausted(Some(call), grant));
             self.failed = Some(failure.clone());

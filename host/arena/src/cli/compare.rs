@@ -1,8 +1,12 @@
 //! `arena compare`: several bots on the same deals, with confidence intervals.
 
 use super::common::{RunArgs, entrant, entrants, find_game, setup};
-use crate::runner::{CompareReport, CompareSpec, run_compare};
+use crate::games::Kind;
+use crate::runner::{CompareReport, CompareSpec, HeadReport, HeadSpec, run_compare, run_head_to_head};
+use crate::stats::{Sprt, SprtDecision};
+use anyhow::bail;
 use clap::Args;
+use std::io::IsTerminal;
 
 /// Options of `arena compare`.
 #[derive(Debug, Args)]
@@ -23,9 +27,26 @@ pub struct CompareArgs {
     /// at one table, use `arena match`.
     #[arg(long, value_name = "N", value_parser = super::parse_positive_u64)]
     pub players: Option<u64>,
-    /// Games per bot, on the same deals for every bot.
-    #[arg(long, default_value = "1000", allow_hyphen_values = true, value_parser = super::parse_games)]
-    pub games: u64,
+    /// Games per bot, on the same deals for every bot [default: 1000]; with --sprt, the most to
+    /// play before calling the test inconclusive [default: 20000].
+    #[arg(long, allow_hyphen_values = true, value_parser = super::parse_games)]
+    pub games: Option<u64>,
+    /// Two bots of a duel, no --against: play them head to head on paired deals until a sequential
+    /// probability ratio test decides whether the first is at least --elo1 better (H1) or not (H0).
+    #[arg(long)]
+    pub sprt: bool,
+    /// SPRT: the Elo difference of H0 ("not better").
+    #[arg(long, default_value_t = 0.0, allow_hyphen_values = true, requires = "sprt")]
+    pub elo0: f64,
+    /// SPRT: the Elo difference of H1 ("better by at least this").
+    #[arg(long, default_value_t = 20.0, allow_hyphen_values = true, requires = "sprt")]
+    pub elo1: f64,
+    /// SPRT: the chance of accepting H1 when H0 holds.
+    #[arg(long, default_value_t = 0.05, requires = "sprt")]
+    pub alpha: f64,
+    /// SPRT: the chance of accepting H0 when H1 holds.
+    #[arg(long, default_value_t = 0.05, requires = "sprt")]
+    pub beta: f64,
     /// The seed: the same seed gives the same deals (and `arena match --seed` replays them).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
@@ -45,6 +66,12 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
     let sandbox = args.run.sandbox(game)?;
     let setup = setup(game, &sandbox, args.variant.clone(), args.run.illegal)?;
     let entrants = entrants(game, &sandbox, &args.bots)?;
+    if game.kind() == Kind::Duel && args.against.is_none() && entrants.len() == 2 {
+        return head_to_head(&args, game, setup, entrants);
+    }
+    if args.sprt {
+        bail!("--sprt compares two bots of a two-player game head to head: give exactly two bots and no --against");
+    }
     let against = args
         .against
         .as_deref()
@@ -56,7 +83,7 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
         entrants,
         against,
         players: args.players.map(|p| usize::try_from(p).unwrap_or(usize::MAX)),
-        games: usize::try_from(args.games).unwrap_or(usize::MAX),
+        games: usize::try_from(args.games.unwrap_or(1000)).unwrap_or(usize::MAX),
         seed: args.seed,
     };
     let report = args.run.pool()?.install(|| run_compare(spec))?;
@@ -66,6 +93,147 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
         print!("{}", table(game.title(), &report));
     }
     Ok(())
+}
+
+/// `arena compare NEW OLD` in a duel: head to head, with --sprt sequentially.
+fn head_to_head(
+    args: &CompareArgs,
+    game: &'static dyn crate::runner::GameDef,
+    setup: crate::runner::GameSetup<'_>,
+    entrants: Vec<crate::runner::Entrant>,
+) -> anyhow::Result<()> {
+    let sprt = if args.sprt {
+        if args.elo1.partial_cmp(&args.elo0) != Some(std::cmp::Ordering::Greater) {
+            bail!(
+                "--elo1 ({}) must be above --elo0 ({}): H1 says \"better by at least elo1\"",
+                args.elo1,
+                args.elo0
+            );
+        }
+        for (name, v) in [("--alpha", args.alpha), ("--beta", args.beta)] {
+            if !(0.0 < v && v < 0.5) || v.is_nan() {
+                bail!("{name} {v}: an error rate between 0 and 0.5, such as 0.05");
+            }
+        }
+        Some(Sprt {
+            elo0: args.elo0,
+            elo1: args.elo1,
+            alpha: args.alpha,
+            beta: args.beta,
+        })
+    } else {
+        None
+    };
+    let games = args.games.unwrap_or(if sprt.is_some() { 20_000 } else { 1000 });
+    let [new, old]: [crate::runner::Entrant; 2] = entrants
+        .try_into()
+        .map_err(|_| anyhow::anyhow!("head to head takes two bots"))?;
+    let spec = HeadSpec {
+        game,
+        setup,
+        bots: [new, old],
+        games: usize::try_from(games).unwrap_or(usize::MAX),
+        seed: args.seed,
+        sprt,
+    };
+    let live = std::io::stderr().is_terminal() && !args.json;
+    let mut progress = |played: usize, llr: Option<f64>| {
+        if live {
+            match (llr, sprt) {
+                (Some(llr), Some(t)) => {
+                    let (lo, hi) = t.bounds();
+                    eprint!("\r{played} games, LLR {llr:.2} (accept H0 at {lo:.2}, H1 at {hi:.2})   ");
+                }
+                _ => eprint!("\r{played} games   "),
+            }
+        }
+    };
+    let report = args.run.pool()?.install(|| run_head_to_head(spec, &mut progress))?;
+    if live {
+        eprint!("\r{:60}\r", "");
+    }
+    if args.json {
+        println!("{}", serde_json::to_string_pretty(&report)?);
+    } else {
+        print!("{}", head_table(game.title(), &report));
+    }
+    Ok(())
+}
+
+/// The human-readable head to head.
+pub fn head_table(title: &str, r: &HeadReport) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    let pct = |x: f64| format!("{:.1}%", 100.0 * x.clamp(0.0, 1.0));
+    // A perfect score has no finite Elo: the report's number is clamped there.
+    let elo = |e: f64| {
+        if e.abs() < 3000.0 {
+            format!("{:+.0}", e + 0.0)
+        } else if e > 0.0 {
+            "+inf".to_string()
+        } else {
+            "-inf".to_string()
+        }
+    };
+    let _ = writeln!(
+        s,
+        "{title} ({} variant), seed {}: {} vs {}, {} games ({} deals, each from both seats)",
+        r.variant,
+        r.seed,
+        r.new,
+        r.old,
+        r.games,
+        r.games / 2
+    );
+    let [w, d, l] = r.record;
+    let _ = writeln!(
+        s,
+        "{}: {w}-{d}-{l} (won-drew-lost), score {} (95% CI {} to {}), Elo {} (95% CI {} to {}), LOS {}",
+        r.new,
+        pct(r.score.mean),
+        pct(r.score.ci95[0]),
+        pct(r.score.ci95[1]),
+        elo(r.elo[0]),
+        elo(r.elo[1]),
+        elo(r.elo[2]),
+        pct(r.los)
+    );
+    for (i, f) in r.forfeits.iter().enumerate() {
+        if !f.is_empty() {
+            let _ = writeln!(
+                s,
+                "forfeits of {}: {}",
+                if i == 0 { &r.new } else { &r.old },
+                super::matches::forfeit_list(f)
+            );
+        }
+    }
+    if let Some(t) = &r.sprt {
+        let head = format!(
+            "SPRT elo0={} elo1={} alpha={} beta={}",
+            t.test.elo0, t.test.elo1, t.test.alpha, t.test.beta
+        );
+        let verdict = match t.decision {
+            SprtDecision::AcceptH1 => format!(
+                "H1 accepted: {} is at least {} Elo better than {}",
+                r.new, t.test.elo1, r.old
+            ),
+            SprtDecision::AcceptH0 => format!(
+                "H0 accepted: {} is not {} Elo better than {} (at most {})",
+                r.new, t.test.elo1, r.old, t.test.elo0
+            ),
+            SprtDecision::Continue => {
+                "inconclusive: the game cap came first (raise --games, or accept that the difference is small)"
+                    .to_string()
+            }
+        };
+        let _ = writeln!(
+            s,
+            "{head}: {verdict}, after {} games (LLR {:.2}; H0 at {:.2}, H1 at {:.2})",
+            r.games, t.llr, t.bounds.0, t.bounds.1
+        );
+    }
+    s
 }
 
 /// The human-readable comparison.
@@ -112,8 +280,8 @@ pub fn table(title: &str, report: &CompareReport) -> String {
             );
             let _ = writeln!(
                 s,
-                "{:<width$}  {:>8}  {:>15}  {:>6}  {:>14}  forfeits",
-                "bot", "win rate", "95% CI", "sd", "won-drew-lost"
+                "{:<width$}  {:>8}  {:>15}  {:>6}  {:>14}  {:>6}  forfeits",
+                "bot", "win rate", "95% CI", "sd", "won-drew-lost", "LOS"
             );
         }
     }
@@ -143,12 +311,13 @@ pub fn table(title: &str, report: &CompareReport) -> String {
                 let record = format!("{w}-{d}-{l}");
                 let _ = writeln!(
                     s,
-                    "{:<width$}  {:>8}  {:>15}  {:>6.3}  {:>14}  {forfeits}",
+                    "{:<width$}  {:>8}  {:>15}  {:>6.3}  {:>14}  {:>6}  {forfeits}",
                     b.name,
                     pct(b.estimate.mean),
                     ci,
                     b.estimate.sd,
-                    record
+                    record,
+                    b.los.map_or_else(String::new, pct)
                 );
             }
         }

@@ -3,6 +3,7 @@
 use super::common::{RunArgs, find_game};
 use crate::games::Kind;
 use crate::grade::{self, GradeReport, Grader, Rubric, rubric};
+use crate::report;
 use crate::runner::{Entrant, GameDef, GameSetup};
 use crate::tournament::{self, Engine, Format, Seeding, TournamentSpec};
 use anyhow::{Context, bail};
@@ -198,6 +199,7 @@ pub fn run_class(args: GradeClassArgs) -> anyhow::Result<()> {
             .map(|p| grader.grade(&student_of(p), p))
             .collect::<Result<_, _>>()
     })?;
+    let mut class_tournament: Option<(TournamentSpec<'_>, tournament::TournamentReport)> = None;
     if let Some(format) = args.tournament {
         let entrants: Vec<Entrant> = graded
             .iter()
@@ -230,14 +232,18 @@ pub fn run_class(args: GradeClassArgs) -> anyhow::Result<()> {
             );
             let report = pool.install(|| tournament::run(&spec, &engine))?;
             let n = report.standings.len();
-            for standing in &report.standings {
+            // Class points follow the rank beyond noise: bots the games
+            // cannot tell apart (byte-identical ones among them) get the same.
+            for (i, standing) in report.standings.iter().enumerate() {
                 if let Some((r, _)) = graded.iter_mut().find(|(r, _)| r.student == standing.name) {
-                    grade::apply_ranking(r, &rubric, standing.rank, n);
+                    let rank = crate::tournament::rank_beyond_noise(&report.standings, i);
+                    grade::apply_ranking(r, &rubric, rank, n);
                 }
             }
             let path = args.out.join("tournament.txt");
             std::fs::write(&path, super::tournament::table(game.title(), &report))
                 .with_context(|| format!("{}: cannot write", path.display()))?;
+            class_tournament = Some((spec, report));
         }
     }
     for (report, entrant) in &graded {
@@ -255,6 +261,32 @@ pub fn run_class(args: GradeClassArgs) -> anyhow::Result<()> {
     let gradebook = gradebook(&rubric, &graded);
     let path = args.out.join("gradebook.csv");
     std::fs::write(&path, &gradebook).with_context(|| format!("{}: cannot write", path.display()))?;
+    // index.html and the replay pages: the class's first, then the tournament's, under one cap.
+    let (keys, mut jobs): (Vec<report::ClassPage>, Vec<report::PageJob<'_>>) =
+        report::class_pages(&grader, &graded).into_iter().unzip();
+    let class_jobs = jobs.len();
+    if let Some((spec, t)) = &class_tournament {
+        jobs.extend(report::tournament_pages(spec, t, "tournament-"));
+    }
+    let replays = pool.install(|| report::write_replays(&args.out, &jobs))?;
+    let index = args.out.join("index.html");
+    let html = report::class_index(&report::ClassReport {
+        game,
+        rubric: &rubric,
+        rubric_name: args.rubric.as_ref().map_or_else(
+            || format!("the default rubric of {}", game.name()),
+            |p| p.display().to_string(),
+        ),
+        games: grader.games,
+        graded: &graded,
+        pages: keys.into_iter().zip(replays.pages.iter().cloned()).collect(),
+        tournament: class_tournament
+            .as_ref()
+            .map(|(spec, t)| (spec, t, replays.pages[class_jobs..].to_vec())),
+        replays: &replays,
+    });
+    std::fs::write(&index, html).with_context(|| format!("{}: cannot write", index.display()))?;
+    eprintln!("wrote {}: {}", index.display(), replays.summary());
     for (report, _) in &graded {
         let status = report
             .reason

@@ -187,10 +187,11 @@ fn results(game: &dyn GameDef, report: &MatchReport) -> String {
     if game.kind() == Kind::Table {
         let _ = writeln!(
             s,
-            "{title}, seed {}: {} games at a table of {n}, {} deals each played from every seat",
+            "{title}, seed {}: {} games at a table of {n}, {} deals each played in {} seat orders (every seat, and every neighbour on each side, equally often)",
             report.seed,
             report.games,
-            report.games / n
+            report.games / crate::runner::seat_orders(n),
+            crate::runner::seat_orders(n)
         );
         let _ = writeln!(
             s,
@@ -245,16 +246,4 @@ fn results(game: &dyn GameDef, report: &MatchReport) -> String {
     s
 }
 
-/// `fuel 2, trap 1`, or `-` when there were none.
-pub fn forfeit_list(forfeits: &std::collections::BTreeMap<String, u32>) -> String {
-    let list: Vec<String> = forfeits
-        .iter()
-        .filter(|(_, c)| **c > 0)
-        .map(|(r, c)| format!("{r} {c}"))
-        .collect();
-    if list.is_empty() {
-        "-".to_string()
-    } else {
-        list.join(", ")
-    }
-}
+pub use crate::runner::forfeit_list;

@@ -44,6 +44,12 @@ pub struct ItemResult {
     pub status: &'static str,
     /// For people: the verdict, and a warning when a threshold lies inside the interval.
     pub note: String,
+    /// Games of the item in which the submission forfeited, by index (for replays).
+    #[serde(skip)]
+    pub forfeit_games: Vec<usize>,
+    /// The item's worst game, to show as its replay (`None`: no game was bad, e.g. none lost).
+    #[serde(skip)]
+    pub sample_game: Option<usize>,
 }
 
 /// A graded submission.
@@ -82,6 +88,10 @@ pub struct GradeReport {
     /// The submission's worst game, for a replay: (item, game index).
     #[serde(skip)]
     pub worst: Option<(usize, usize)>,
+    /// Whether the submission was rejected for forfeiting its smoke game
+    /// (game 0 of [`Grader::smoke_spec`], which a replay can show).
+    #[serde(skip)]
+    pub smoke_forfeited: bool,
 }
 
 impl GradeReport {
@@ -136,6 +146,7 @@ impl Grader<'_> {
             total: 0.0,
             max_total: 0.0,
             worst: None,
+            smoke_forfeited: false,
         }
     }
 
@@ -157,6 +168,8 @@ impl Grader<'_> {
                 visible: item.visible,
                 status: "rejected",
                 note: format!("no points: {reason}"),
+                forfeit_games: Vec::new(),
+                sample_game: None,
             })
             .collect();
         report.reason = Some(reason);
@@ -181,6 +194,21 @@ impl Grader<'_> {
         }
     }
 
+    /// The smoke game every submission plays first (one game against the
+    /// first opponents the rubric names): a forfeit there rejects it.
+    pub fn smoke_spec(&self, me: &Entrant) -> MatchSpec<'_> {
+        let first = self
+            .rubric
+            .items
+            .iter()
+            .find(|i| !i.against.is_empty())
+            .map(|i| i.against.clone())
+            .unwrap_or_default();
+        let mut smoke = self.item_spec(usize::MAX, me, &first);
+        smoke.games = 1;
+        smoke
+    }
+
     /// Check, smoke-test and grade one submission.
     /// An error is the run's own mistake (an unknown house bot), never the student's.
     pub fn grade(&self, student: &str, path: &Path) -> Result<(GradeReport, Option<Entrant>), SetupError> {
@@ -193,17 +221,7 @@ impl Grader<'_> {
             name: student.to_string(),
             bot: BotRef::Wasm(Arc::new(program)),
         };
-        // The smoke game: one game against the first opponents the rubric names.
-        let first = self
-            .rubric
-            .items
-            .iter()
-            .find(|i| !i.against.is_empty())
-            .map(|i| i.against.clone())
-            .unwrap_or_default();
-        let mut smoke = self.item_spec(usize::MAX, &me, &first);
-        smoke.games = 1;
-        let out = run_match(&smoke)?;
+        let out = run_match(&self.smoke_spec(&me))?;
         if let Some(f) = out
             .report
             .results
@@ -212,7 +230,9 @@ impl Grader<'_> {
             .next()
         {
             let reason = format!("the smoke game was forfeited ({}: {})", f.reason, f.detail);
-            return Ok((self.rejected(report, reason), Some(me)));
+            let mut rejected = self.rejected(report, reason);
+            rejected.smoke_forfeited = true;
+            return Ok((rejected, Some(me)));
         }
         let mut report = report;
         let mut worst: Option<(f64, usize, usize)> = None;
@@ -248,6 +268,8 @@ impl Grader<'_> {
             visible: item.visible,
             status: "graded",
             note: String::new(),
+            forfeit_games: Vec::new(),
+            sample_game: None,
         };
         if item.measure == Measure::ClassPercentile {
             result.status = "pending";
@@ -295,6 +317,13 @@ impl Grader<'_> {
         result.ci95 = Some(e.ci95);
         result.points = item.points(e.mean);
         result.note = verdict(item, &e, report.results.len());
+        result.forfeit_games = report
+            .results
+            .iter()
+            .filter(|r| r.forfeits.iter().any(|f| r.seats[f.seat] == 0))
+            .map(|r| r.index)
+            .collect();
+        result.sample_game = worst.map(|(_, g)| g);
         Ok((result, worst))
     }
 
@@ -330,12 +359,12 @@ fn score_of_win(r: &GameResult, seat: usize) -> f64 {
     }
 }
 
-/// Average each deal's games (one per seat rotation): the deal is the independent unit.
+/// Average each deal's games (one per seat order): the deal is the independent unit.
 fn per_deal(report: &MatchReport, value: impl Fn(&GameResult) -> f64) -> Vec<f64> {
     let n = report.results.first().map_or(1, |r| r.seats.len()).max(1);
     report
         .results
-        .chunks(n)
+        .chunks(crate::runner::seat_orders(n))
         .map(|deal| deal.iter().map(&value).sum::<f64>() / deal.len() as f64)
         .collect()
 }

@@ -60,6 +60,9 @@ pub enum CompareError {
         /// Most players the game seats.
         max: usize,
     },
+    /// Head to head (two bots, no reference) in a game that is not a duel.
+    #[error("{0} is not a duel: head to head and --sprt compare two bots of a two-player game; give --against BOT")]
+    NotADuel(&'static str),
     /// A table size for a game that is not played at a table.
     #[error("{0} is not a table game: --players is only for games like president, drop it")]
     NotATable(&'static str),
@@ -79,6 +82,10 @@ pub struct CompareRow {
     pub estimate: Estimate,
     /// Games won, drawn and lost against the reference (two-player games).
     pub record: Option<[u32; 3]>,
+    /// Likelihood that the bot is stronger than the reference (two-player
+    /// games; cutechess-cli's LOS from wins and losses).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub los: Option<f64>,
     /// Games finished first and last, and the mean position (table games).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub positions: Option<PositionSummary>,
@@ -177,12 +184,12 @@ pub fn run_compare(spec: CompareSpec<'_>) -> Result<CompareReport, CompareError>
         let me = &report.bots[0];
         // The bot's seat in a game: where bot 0 sits.
         let mine = |r: &GameResult| r.seats.iter().position(|&b| b == 0).unwrap_or(0);
-        // The unit is a deal played from every seat: the games of a deal
-        // share their cards, so they are not independent samples.
+        // The unit is a deal played in every seat order: the games of a
+        // deal share their cards, so they are not independent samples.
         let per_deal = |value: &dyn Fn(&GameResult) -> f64| -> Vec<f64> {
             report
                 .results
-                .chunks(seats)
+                .chunks(super::seat_orders(seats))
                 .map(|deal| deal.iter().map(value).sum::<f64>() / deal.len() as f64)
                 .collect()
         };
@@ -206,6 +213,7 @@ pub fn run_compare(spec: CompareSpec<'_>) -> Result<CompareReport, CompareError>
             sha256: me.sha256.clone(),
             games: me.games,
             estimate,
+            los: record.map(|[w, _, l]| crate::stats::los(w, l)),
             record,
             positions,
             forfeits: me.forfeits.clone(),

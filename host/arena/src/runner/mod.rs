@@ -4,10 +4,12 @@
 //! events) and works for 1, 2 or N players without knowing the game.
 
 mod compare;
+mod head;
 mod matches;
 mod seats;
 
 pub use compare::*;
+pub use head::*;
 pub use matches::*;
 pub use seats::*;
 

@@ -407,13 +407,7 @@ impl Bracket {
     }
 }
 
-fn fmt_points(p: f64) -> String {
-    if p.fract() == 0.0 {
-        format!("{p:.0}")
-    } else {
-        format!("{p:.1}")
-    }
-}
+use crate::report::points as fmt_points;
 
 #[cfg(test)]
 mod tests {

@@ -7,13 +7,14 @@
 //! assembled in a fixed order so the outcome never depends on `--jobs`.
 
 mod bracket;
+pub mod fit;
 mod journal;
 mod ratings;
 mod standings;
 
 pub use bracket::{Bracket, BracketMatch};
 pub use journal::Journal;
-pub use standings::{Rating, Standing};
+pub use standings::{Rating, Standing, measure_name, rank_beyond_noise, rank_text};
 
 use crate::games::{Kind, derive_seed};
 use crate::runner::{Entrant, GameDef, GameResult, GameSetup, MatchSpec, SetupError, play_unit, units};
@@ -77,6 +78,18 @@ pub enum TournamentError {
         /// What the game is instead.
         why: &'static str,
     },
+    /// `--rounds` where every bot sits at one table.
+    #[error(
+        "--rounds deals rounds of tables when there are more bots than seats; all {bots} bots sit at one table of {game} (up to {seats}), so drop --rounds and use --games to play more"
+    )]
+    RoundsAtOneTable {
+        /// The bots.
+        bots: usize,
+        /// The game.
+        game: &'static str,
+        /// Most seats at a table.
+        seats: usize,
+    },
     /// The journal in --out belongs to another tournament.
     #[error("{0}")]
     Journal(String),
@@ -116,6 +129,10 @@ pub struct MatchRecord {
     pub bots: Vec<usize>,
     /// Every game.
     pub results: Vec<GameResult>,
+    /// Games planned (before rounding up to whole seat rotations): with
+    /// the id, what [`match_spec`] needs to play the match's games again.
+    #[serde(skip)]
+    pub games: usize,
 }
 
 impl MatchRecord {
@@ -142,12 +159,15 @@ pub struct TournamentReport {
     pub format: Format,
     /// The seed.
     pub seed: u64,
-    /// Games per match.
+    /// Games per match as played (rounded up to whole sets of seat orders;
+    /// with tables of different sizes, the largest).
     pub games_per_match: usize,
     /// Whether every planned game was played (false after Ctrl-C).
     pub complete: bool,
     /// Games played.
     pub games_played: usize,
+    /// The bots' names, by the index the matches use.
+    pub entrants: Vec<String>,
     /// The ranking.
     pub standings: Vec<Standing>,
     /// Bots rejected at load, with the reason.
@@ -218,25 +238,11 @@ impl<'a> Engine<'a> {
         }
     }
 
-    fn match_seed(&self, id: &str) -> u64 {
-        let h = Sha256::digest(id.as_bytes());
-        let mut b = [0u8; 8];
-        b.copy_from_slice(&h[..8]);
-        derive_seed(self.spec.seed, u64::from_le_bytes(b))
-    }
-
     /// Play the planned matches; `None` if the tournament was stopped.
     fn play(&self, label: &str, plans: Vec<Plan>) -> Option<Vec<MatchRecord>> {
         let specs: Vec<MatchSpec<'_>> = plans
             .iter()
-            .map(|p| MatchSpec {
-                game: self.spec.game,
-                setup: self.spec.setup.clone(),
-                entrants: p.bots.iter().map(|&b| self.spec.entrants[b].clone()).collect(),
-                games: p.games,
-                seed: self.match_seed(&p.id),
-                record: false,
-            })
+            .map(|p| plan_spec(self.spec, &p.id, &p.bots, p.games))
             .collect();
         // A job is one unit of a match: one game, or a seat rotation's
         // series for games that chain; a unit is replayed whole on resume
@@ -292,6 +298,7 @@ impl<'a> Engine<'a> {
                 id: p.id.clone(),
                 bots: p.bots.clone(),
                 results: Vec::new(),
+                games: p.games,
             })
             .collect();
         for ((m, _), r) in jobs.iter().zip(results) {
@@ -307,6 +314,75 @@ impl<'a> Engine<'a> {
     pub fn games_played(&self) -> usize {
         self.played.load(Ordering::Relaxed)
     }
+}
+
+/// The seed of the tournament's match `id`: from the tournament seed and the id alone.
+fn match_seed(tournament_seed: u64, id: &str) -> u64 {
+    let h = Sha256::digest(id.as_bytes());
+    let mut b = [0u8; 8];
+    b.copy_from_slice(&h[..8]);
+    derive_seed(tournament_seed, u64::from_le_bytes(b))
+}
+
+fn plan_spec<'a>(spec: &TournamentSpec<'a>, id: &str, bots: &[usize], games: usize) -> MatchSpec<'a> {
+    MatchSpec {
+        game: spec.game,
+        setup: spec.setup.clone(),
+        entrants: bots.iter().map(|&b| spec.entrants[b].clone()).collect(),
+        games,
+        seed: match_seed(spec.seed, id),
+        record: false,
+    }
+}
+
+/// The match a tournament played as `record` (unrecorded): play one of its
+/// units again with `record: true` and the replay is the game that was scored.
+pub fn match_spec<'a>(spec: &TournamentSpec<'a>, record: &MatchRecord) -> MatchSpec<'a> {
+    plan_spec(spec, &record.id, &record.bots, record.games)
+}
+
+/// For Swiss and double elimination, where a pairing decides places: for
+/// each pair of neighbours in the standings that met, the games between
+/// them and whether that result is beyond noise (LOS of 95% or more).
+fn neighbour_matches(spec: &TournamentSpec<'_>, rows: &[Standing], matches: &[MatchRecord]) -> Vec<String> {
+    let index = |name: &str| spec.entrants.iter().position(|e| e.name == name);
+    let mut out = Vec::new();
+    for pair in rows.windows(2) {
+        let (Some(a), Some(b)) = (index(&pair[0].name), index(&pair[1].name)) else {
+            continue;
+        };
+        let (mut wa, mut wb, mut games, mut ids) = (0u32, 0u32, 0usize, Vec::new());
+        for m in matches.iter().filter(|m| m.bots.contains(&a) && m.bots.contains(&b)) {
+            ids.push(m.id.clone());
+            for r in &m.results {
+                games += 1;
+                match r.winner.map(|w| m.bots[r.seats[w]]) {
+                    Some(w) if w == a => wa += 1,
+                    Some(w) if w == b => wb += 1,
+                    _ => {}
+                }
+            }
+        }
+        if games == 0 {
+            continue;
+        }
+        let los = crate::stats::los(wa, wb);
+        let verdict = if los >= 0.95 {
+            "beyond noise"
+        } else if los <= 0.05 {
+            "though the games favour the one below"
+        } else {
+            "a place decided on noise: more games per match would tell"
+        };
+        out.push(format!(
+            "{} is above {}: they met in {} ({games} games, {wa}-{wb}; LOS {:.0}%): {verdict}.",
+            pair[0].name,
+            pair[1].name,
+            ids.join(", "),
+            100.0 * los
+        ));
+    }
+    out
 }
 
 /// Run a tournament. Stopping (Ctrl-C) returns the report so far with `complete: false`.
@@ -327,6 +403,14 @@ pub fn run(spec: &TournamentSpec<'_>, engine: &Engine<'_>) -> Result<TournamentR
             why,
         });
     }
+    let max = *spec.game.seats().end();
+    if spec.format == Format::RoundRobin && max > 2 && n <= max && spec.rounds.is_some() {
+        return Err(TournamentError::RoundsAtOneTable {
+            bots: n,
+            game: spec.game.name(),
+            seats: max,
+        });
+    }
     let (matches, bracket, complete) = match spec.format {
         Format::RoundRobin => {
             let plans = round_robin_plans(spec);
@@ -345,15 +429,25 @@ pub fn run(spec: &TournamentSpec<'_>, engine: &Engine<'_>) -> Result<TournamentR
         return Err(e.into());
     }
     let standings = standings::standings(spec, &matches, bracket.as_ref());
-    let reading = standings::reading(&standings);
+    let mut reading = standings::reading(&standings);
+    if matches!(spec.format, Format::Swiss | Format::DoubleElimination) {
+        reading.extend(neighbour_matches(spec, &standings, &matches));
+    }
     let games_played = matches.iter().map(|m| m.results.len()).sum();
     Ok(TournamentReport {
         game: spec.game.name().to_string(),
         format: spec.format,
         seed: spec.seed,
-        games_per_match: spec.games,
+        // What a match really played: its games rounded up to whole sets of
+        // seat orders (24 at a table of four), the most at any table size.
+        games_per_match: matches
+            .iter()
+            .map(|m| crate::runner::whole_rotations(m.games, m.bots.len()))
+            .max()
+            .unwrap_or(spec.games),
         complete,
         games_played,
+        entrants: spec.entrants.iter().map(|e| e.name.clone()).collect(),
         standings,
         disqualified: spec
             .disqualified

@@ -1,69 +1,58 @@
-//! Ratings from every game: Glicko-2 for two-player games, Weng-Lin for
-//! tables of more, both from the `skillratings` crate.
+//! Ratings from every game, fitted at once (see `fit.rs`): Bradley-Terry
+//! for two-player games, Plackett-Luce on finishing orders for tables.
 
 use super::MatchRecord;
+use super::fit::{FitGame, PRIOR_DRAWS, fit};
 use super::standings::Rating;
-use skillratings::glicko2::{Glicko2Config, Glicko2Rating, confidence_interval, glicko2};
-use skillratings::weng_lin::{WengLinConfig, WengLinRating, weng_lin_multi_team};
-use skillratings::{MultiTeamOutcome, Outcomes};
 
-/// Glicko-2 over every game in match order: a rating and its 95% interval per bot.
-pub fn glicko(n: usize, matches: &[MatchRecord]) -> Vec<Rating> {
-    let config = Glicko2Config::new();
-    let mut r = vec![Glicko2Rating::new(); n];
+/// Every game of `matches` as the fit sees it: a duel's score for the bot
+/// in seat 0, or a table's finishing order.
+fn games(matches: &[MatchRecord]) -> Vec<FitGame> {
+    let mut out = Vec::new();
     for m in matches {
         for g in &m.results {
-            let [a, b] = [m.bots[g.seats[0]], m.bots[g.seats[1]]];
-            let outcome = match g.winner {
-                Some(0) => Outcomes::WIN,
-                Some(_) => Outcomes::LOSS,
-                None => Outcomes::DRAW,
-            };
-            let (na, nb) = glicko2(&r[a], &r[b], &outcome, &config);
-            r[a] = na;
-            r[b] = nb;
+            let bot = |seat: usize| m.bots[g.seats[seat]];
+            match &g.positions {
+                Some(positions) if g.seats.len() > 2 => {
+                    let mut order: Vec<usize> = (0..g.seats.len()).collect();
+                    order.sort_by_key(|&s| positions.get(s).copied().unwrap_or(u32::MAX));
+                    out.push(FitGame::Order(order.into_iter().map(bot).collect()));
+                }
+                _ if g.seats.len() == 2 => {
+                    let score = match g.winner {
+                        Some(0) => 1.0,
+                        Some(_) => 0.0,
+                        None => 0.5,
+                    };
+                    out.push(FitGame::Duel {
+                        a: bot(0),
+                        b: bot(1),
+                        score,
+                    });
+                }
+                _ => {}
+            }
         }
     }
-    r.iter()
-        .map(|x| {
-            let (low, high) = confidence_interval(x);
-            Rating {
-                value: x.rating,
-                low,
-                high,
-                system: "glicko-2",
-            }
-        })
-        .collect()
+    out
 }
 
-/// Weng-Lin over every game's finishing positions: a rating and its 95% interval per bot.
-pub fn weng_lin(n: usize, matches: &[MatchRecord]) -> Vec<Rating> {
-    let config = WengLinConfig::new();
-    let mut r = vec![WengLinRating::new(); n];
-    for m in matches {
-        for g in &m.results {
-            let Some(positions) = &g.positions else { continue };
-            let teams: Vec<[WengLinRating; 1]> = g.seats.iter().map(|&s| [r[m.bots[s]]]).collect();
-            let input: Vec<(&[WengLinRating], MultiTeamOutcome)> = teams
-                .iter()
-                .zip(positions)
-                .map(|(t, &p)| (&t[..], MultiTeamOutcome::new(p as usize)))
-                .collect();
-            let out = weng_lin_multi_team(&input, &config);
-            for (seat, team) in out.iter().enumerate() {
-                if let Some(&new) = team.first() {
-                    r[m.bots[g.seats[seat]]] = new;
-                }
-            }
-        }
-    }
-    r.iter()
-        .map(|x| Rating {
-            value: x.rating,
-            low: x.rating - 1.96 * x.uncertainty,
-            high: x.rating + 1.96 * x.uncertainty,
-            system: "weng-lin",
+/// Ratings of `n` bots fitted to every game of `matches`, with 95% intervals
+/// (the mean is 1500); tables of more than two use Plackett-Luce.
+pub fn fitted(n: usize, matches: &[MatchRecord]) -> Vec<Rating> {
+    let games = games(matches);
+    let system = if games.iter().any(|g| matches!(g, FitGame::Order(_))) {
+        "plackett-luce"
+    } else {
+        "bradley-terry"
+    };
+    fit(n, &games, PRIOR_DRAWS)
+        .into_iter()
+        .map(|f| Rating {
+            value: f.elo,
+            low: f.low,
+            high: f.high,
+            system,
         })
         .collect()
 }

@@ -16,7 +16,7 @@ pub struct Rating {
     pub low: f64,
     /// High end of the 95% interval.
     pub high: f64,
-    /// `glicko-2` or `weng-lin`.
+    /// `bradley-terry` (two players) or `plackett-luce` (tables).
     pub system: &'static str,
 }
 
@@ -25,6 +25,11 @@ pub struct Rating {
 pub struct Standing {
     /// 1 = first.
     pub rank: usize,
+    /// The rank of the first bot of this bot's group: bots whose 95%
+    /// intervals (rating, or mean score for solitaires) do not separate them
+    /// from the bot above share a group, so `tier` says where a bot stands
+    /// beyond noise (equal tiers: too close to call).
+    pub tier: usize,
     /// The bot's name.
     pub name: String,
     /// SHA-256 of its file, for wasm bots.
@@ -58,6 +63,40 @@ pub struct Standing {
     pub forfeits: BTreeMap<String, u32>,
 }
 
+impl Standing {
+    /// Its main measure as the reports print it: mean score [95% CI],
+    /// mean position, or won-drew-lost.
+    pub fn measure_text(&self) -> String {
+        if let Some(e) = self.score {
+            return format!("{:.2} [{:.2}-{:.2}]", e.mean, e.ci95[0], e.ci95[1]);
+        }
+        if let Some(p) = self.mean_position {
+            return format!("{p:.2}");
+        }
+        format!("{}-{}-{}", self.wins, self.draws, self.losses)
+    }
+
+    /// Its rating with the 95% interval as the reports print it, `-` if none.
+    pub fn rating_text(&self) -> String {
+        self.rating
+            .map_or("-".into(), |r| format!("{:.0} [{:.0}-{:.0}]", r.value, r.low, r.high))
+    }
+
+    /// Its forfeits as the reports print them, `trap 2, fuel 1` or `-`.
+    pub fn forfeits_text(&self) -> String {
+        crate::runner::forfeit_list(&self.forfeits)
+    }
+}
+
+/// The name of the standings' main measure (the header of [`Standing::measure_text`]).
+pub fn measure_name(rows: &[Standing]) -> &'static str {
+    match rows.first() {
+        Some(s) if s.score.is_some() => "mean score [95% CI]",
+        Some(s) if s.mean_position.is_some() => "mean position",
+        _ => "won-drew-lost",
+    }
+}
+
 /// Rank the bots of a tournament.
 pub fn standings(spec: &TournamentSpec<'_>, matches: &[MatchRecord], bracket: Option<&Bracket>) -> Vec<Standing> {
     let n = spec.entrants.len();
@@ -67,6 +106,7 @@ pub fn standings(spec: &TournamentSpec<'_>, matches: &[MatchRecord], bracket: Op
         .iter()
         .map(|e| Standing {
             rank: 0,
+            tier: 0,
             name: e.name.clone(),
             sha256: match &e.bot {
                 crate::runner::BotRef::Wasm(p) => Some(p.sha256.clone()),
@@ -121,8 +161,7 @@ pub fn standings(spec: &TournamentSpec<'_>, matches: &[MatchRecord], bracket: Op
     }
     let ratings = match kind {
         Kind::Solitaire => None,
-        Kind::Duel => Some(ratings::glicko(n, matches)),
-        Kind::Table => Some(ratings::weng_lin(n, matches)),
+        Kind::Duel | Kind::Table => Some(ratings::fitted(n, matches)),
     };
     if let Some(r) = &ratings {
         for (row, rating) in rows.iter_mut().zip(r) {
@@ -144,39 +183,71 @@ pub fn standings(spec: &TournamentSpec<'_>, matches: &[MatchRecord], bracket: Op
                 row.placement = b.describe(bot);
             }
         }
-        (Format::Swiss, _) => order.sort_by(|&a, &b| {
-            let (ra, rb) = (&rows[a], &rows[b]);
-            rb.match_points
-                .unwrap_or(0.0)
-                .total_cmp(&ra.match_points.unwrap_or(0.0))
-                .then(rb.points.total_cmp(&ra.points))
-                .then(rating(rb).total_cmp(&rating(ra)))
-                .then(a.cmp(&b))
-        }),
         _ if kind == Kind::Solitaire => order.sort_by(|&a, &b| {
             let m = |r: &Standing| r.score.map_or(f64::NEG_INFINITY, |s| s.mean);
             m(&rows[b]).total_cmp(&m(&rows[a])).then(a.cmp(&b))
         }),
-        _ if kind == Kind::Table => order.sort_by(|&a, &b| {
-            let m = |r: &Standing| r.mean_position.unwrap_or(f64::INFINITY);
-            m(&rows[a])
-                .total_cmp(&m(&rows[b]))
-                .then(rating(&rows[b]).total_cmp(&rating(&rows[a])))
-                .then(a.cmp(&b))
-        }),
-        _ => order.sort_by(|&a, &b| {
-            rows[b]
-                .points
-                .total_cmp(&rows[a].points)
-                .then(rating(&rows[b]).total_cmp(&rating(&rows[a])))
-                .then(a.cmp(&b))
-        }),
+        // One order: the rating fitted to every game decides, so rank and
+        // rating never disagree (Swiss shows its match points beside it).
+        _ => order.sort_by(|&a, &b| rating(&rows[b]).total_cmp(&rating(&rows[a])).then(a.cmp(&b))),
     }
     let mut ranked: Vec<Standing> = order.into_iter().map(|i| rows[i].clone()).collect();
     for (i, row) in ranked.iter_mut().enumerate() {
         row.rank = i + 1;
     }
+    if spec.format == Format::DoubleElimination {
+        // The bracket decides the order; its places are not groups.
+        ranked.iter_mut().for_each(|r| r.tier = r.rank);
+    } else {
+        set_tiers(&mut ranked);
+    }
     ranked
+}
+
+/// The 95% interval a standing is judged by: its rating's, or for a
+/// solitaire its mean score's.
+fn interval(r: &Standing) -> Option<(f64, f64)> {
+    r.rating
+        .map(|x| (x.low, x.high))
+        .or(r.score.map(|s| (s.ci95[0], s.ci95[1])))
+}
+
+/// Group the ranked bots: a bot starts a new group when the bot above is
+/// clearly ahead of it (the intervals do not overlap); otherwise it shares
+/// the group of the bot above.
+fn set_tiers(rows: &mut [Standing]) {
+    for i in 0..rows.len() {
+        let apart = i == 0
+            || match (interval(&rows[i - 1]), interval(&rows[i])) {
+                (Some((above_low, _)), Some((_, high))) => above_low > high,
+                _ => true,
+            };
+        rows[i].tier = if apart { rows[i].rank } else { rows[i - 1].tier };
+    }
+}
+
+/// A rank that noise cannot change: one more than the number of bots
+/// clearly ahead (whose whole 95% interval is above this bot's), whatever
+/// the format's order. Byte-identical bots get the same one.
+pub fn rank_beyond_noise(rows: &[Standing], i: usize) -> usize {
+    let Some((_, high)) = interval(&rows[i]) else {
+        return rows[i].rank;
+    };
+    1 + rows
+        .iter()
+        .filter(|r| interval(r).is_some_and(|(low, _)| low > high))
+        .count()
+}
+
+/// The rank as the reports print it: `3`, or `=3` when the bot shares its
+/// group (within noise of the bot above or below).
+pub fn rank_text(rows: &[Standing], i: usize) -> String {
+    let shared = rows.iter().filter(|r| r.tier == rows[i].tier).count() > 1;
+    if shared {
+        format!("={}", rows[i].tier)
+    } else {
+        rows[i].rank.to_string()
+    }
 }
 
 fn swiss_points(bot: usize, n: usize, matches: &[MatchRecord]) -> f64 {
@@ -235,7 +306,7 @@ pub fn reading(rows: &[Standing]) -> Vec<String> {
             ));
         } else {
             out.push(format!(
-                "{} and {} are within noise of each other ({at} against {bt}); more games would separate them.",
+                "{} and {} are within noise of each other ({at} against {bt}): these games cannot tell them apart.",
                 a.name, b.name
             ));
         }
