@@ -427,6 +427,11 @@ fn linked_replays(out: &std::path::Path, html: &str) -> Vec<(String, Value)> {
         let path = out.join(&href);
         assert!(path.is_file(), "index.html links {href}, which does not exist");
         if href.starts_with("replays/") && !pages.iter().any(|(h, _)| *h == href) {
+            let page = std::fs::read_to_string(&path).expect("the replay page");
+            assert!(
+                page.contains("href=\"../index.html\""),
+                "{href} links back to the report"
+            );
             pages.push((href.clone(), replay_index(&path)));
         }
     }

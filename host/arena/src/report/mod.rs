@@ -350,7 +350,7 @@ fn make_page(job: &PageJob<'_>) -> anyhow::Result<(String, bool)> {
     if let Some(left) = &job.left_out {
         let _ = write!(note, " Not shown: {left}.");
     }
-    let (html, _) = crate::view::page(&header, &games, Some(&note));
+    let (html, _) = crate::view::page_in_report(&header, &games, Some(&note), "../index.html");
     Ok((html, same))
 }
 

@@ -212,17 +212,23 @@ fn interval(r: &Standing) -> Option<(f64, f64)> {
         .or(r.score.map(|s| (s.ci95[0], s.ci95[1])))
 }
 
-/// Group the ranked bots: a bot starts a new group when the bot above is
-/// clearly ahead of it (the intervals do not overlap); otherwise it shares
-/// the group of the bot above.
+/// Group the ranked bots: a bot joins the group above while that group's
+/// first bot is not clearly ahead of it (their 95% intervals overlap), and
+/// starts a new group otherwise. Comparing with the group's first bot, not
+/// the bot just above, keeps a chain of small overlaps from putting a clear
+/// winner and a clear loser in one group.
 fn set_tiers(rows: &mut [Standing]) {
+    let mut leader = 0;
     for i in 0..rows.len() {
-        let apart = i == 0
-            || match (interval(&rows[i - 1]), interval(&rows[i])) {
-                (Some((above_low, _)), Some((_, high))) => above_low > high,
-                _ => true,
+        let joins = i > 0
+            && match (interval(&rows[leader]), interval(&rows[i])) {
+                (Some((leader_low, _)), Some((_, high))) => leader_low <= high,
+                _ => false,
             };
-        rows[i].tier = if apart { rows[i].rank } else { rows[i - 1].tier };
+        if !joins {
+            leader = i;
+        }
+        rows[i].tier = rows[leader].rank;
     }
 }
 
@@ -312,4 +318,55 @@ pub fn reading(rows: &[Standing]) -> Vec<String> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(rank: usize, value: f64, low: f64, high: f64) -> Standing {
+        Standing {
+            rank,
+            tier: 0,
+            name: format!("bot{rank}"),
+            sha256: None,
+            games: 8,
+            wins: 0,
+            draws: 0,
+            losses: 0,
+            points: 0.0,
+            match_points: None,
+            score: None,
+            mean_position: None,
+            rating: Some(Rating {
+                value,
+                low,
+                high,
+                system: "bradley-terry",
+            }),
+            placement: None,
+            forfeits: BTreeMap::new(),
+        }
+    }
+
+    #[test]
+    fn a_chain_of_overlaps_does_not_group_a_clear_winner_with_a_clear_loser() {
+        // The middle bot overlaps both neighbours; first and last do not overlap.
+        let mut rows = vec![
+            row(1, 1898.0, 1533.0, 2263.0),
+            row(2, 1500.0, 1241.0, 1759.0),
+            row(3, 1102.0, 737.0, 1467.0),
+        ];
+        set_tiers(&mut rows);
+        assert_eq!(rows.iter().map(|r| r.tier).collect::<Vec<_>>(), [1, 1, 3]);
+        assert_eq!(
+            (rank_text(&rows, 0), rank_text(&rows, 2)),
+            ("=1".to_string(), "3".to_string())
+        );
+        // Beyond noise: only the first is clearly ahead of the last.
+        assert_eq!(
+            (0..3).map(|i| rank_beyond_noise(&rows, i)).collect::<Vec<_>>(),
+            [1, 1, 2]
+        );
+    }
 }

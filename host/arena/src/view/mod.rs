@@ -63,6 +63,16 @@ pub fn page(header: &Value, games: &[Vec<Value>], note: Option<&str>) -> (String
     page.finish(note)
 }
 
+/// [`page`] with a link back to the report it belongs to (`href` relative to the page).
+pub fn page_in_report(header: &Value, games: &[Vec<Value>], note: Option<&str>, href: &str) -> (String, PageStats) {
+    let mut page = Page::new(header);
+    page.back = Some(href.to_string());
+    for lines in games {
+        page.add_game(lines);
+    }
+    page.finish(note)
+}
+
 /// A page being made: the replay's lines go through gzip as they come.
 pub struct Page {
     header: Value,
@@ -70,6 +80,7 @@ pub struct Page {
     index: Vec<Value>,
     line: usize,
     replay_bytes: usize,
+    back: Option<String>,
 }
 
 impl Page {
@@ -81,6 +92,7 @@ impl Page {
             index: Vec::new(),
             line: 0,
             replay_bytes: 0,
+            back: None,
         };
         page.push(header);
         page
@@ -139,6 +151,12 @@ impl Page {
                 .unwrap_or_default()
         );
         let games = self.index.len();
+        let back = self.back.as_deref().map_or_else(String::new, |href| {
+            format!(
+                "<a class=\"back\" href=\"{}\">&larr; back to the report</a>",
+                html_escape(href)
+            )
+        });
         let index = json!({"games": self.index, "note": note, "seed": header.get("seed").map(Value::to_string)});
         // The index sits in a <script> element: `</` must not end it early.
         let index = index.to_string().replace("</", "<\\/");
@@ -149,6 +167,7 @@ impl Page {
                 ("MODEL", MODEL),
                 ("VIEWER", VIEWER),
                 ("TITLE", &html_escape(&title)),
+                ("BACK", &back),
                 ("VERSION", crate::VERSION),
                 ("INDEX", &index),
                 ("DATA", &data),
