@@ -259,6 +259,23 @@ fn rubric_errors_name_the_file_and_line() {
             "game = \"en-garde\"\n[[item]]\nname = \"x\"\nmeasure = \"win-rate\"\nagainst = [\"house:zorro\"]\nthresholds = [{ at = 0.5, points = 1 }]\n",
             "line 5: unknown bot `house:zorro`",
         ),
+        // A win rate meant as a percentage can never be reached: refused, with the fix.
+        (
+            "game = \"en-garde\"\n[[item]]\nname = \"x\"\nmeasure = \"win-rate\"\nagainst = [\"house:random\"]\nthresholds = [{ at = 60, points = 1 }]\n",
+            "line 6: `at 60` can never be reached: a win rate is a share from 0 to 1 (60% is 0.6)",
+        ),
+        (
+            "game = \"en-garde\"\n[[item]]\nname = \"x\"\nmeasure = \"win-rate\"\nagainst = [\"house:random\"]\nthresholds = [{ above = 1.0, points = 1 }]\n",
+            "line 6: `above 1` can never be reached",
+        ),
+        (
+            "game = \"en-garde\"\n[[item]]\nname = \"x\"\nmeasure = \"win-rate\"\nagainst = [\"house:random\"]\nthresholds = [{ below = 0.5, points = 1 }]\n",
+            "line 6: `win-rate` is better when higher: write `above = X`",
+        ),
+        (
+            "game = \"en-garde\"\n[[item]]\nname = \"x\"\nmeasure = \"win-rate\"\nagainst = [\"house:random\"]\nthresholds = [{ at = 0.5, above = 0.5, points = 1 }]\n",
+            "line 6: each threshold has exactly one of `at = X`",
+        ),
     ];
     for (i, (text, expect)) in cases.iter().enumerate() {
         let file = dir.join(format!("r{i}.toml"));
@@ -316,4 +333,62 @@ fn a_rubric_can_make_illegal_moves_forfeit_and_the_command_line_overrides_it() {
     assert_eq!(course["status"], "graded");
     assert_eq!(course["illegal"], "course");
     std::fs::remove_dir_all(dir).ok();
+}
+
+#[test]
+fn a_copy_of_a_house_bot_ties_it_and_earns_nothing_for_beating_it() {
+    // The case: a byte-identical copy of house:aggressive scored 50.0%
+    // (CI 50.0% to 50.0%) and got 10/10 for "Beats house:aggressive".
+    let v: Value = serde_json::from_slice(
+        &arena(&[
+            "grade",
+            "--game",
+            "en-garde",
+            &bot_arg("en-garde/aggressive"),
+            "--games",
+            "100",
+            "--json",
+        ])
+        .stdout,
+    )
+    .unwrap();
+    let item = v["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["name"] == "Beats house:aggressive")
+        .unwrap();
+    assert_eq!(item["value"], 0.5);
+    assert_eq!(item["points"], 0.0, "a tie is not a win: {item}");
+    let note = item["note"].as_str().unwrap();
+    assert!(
+        note.starts_with("a tie: 50.0%") && note.contains("must be beaten"),
+        "{note}"
+    );
+    let (lo, hi) = (item["ci95"][0].as_f64().unwrap(), item["ci95"][1].as_f64().unwrap());
+    assert!(
+        lo < 0.45 && hi > 0.55,
+        "a Wilson interval keeps its width at a tie: {lo} {hi}"
+    );
+    assert!(note.contains("too close to call"), "{note}");
+    // Beating the weaker house bots still earns their points, with an interval below 100%.
+    let random = v["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["name"] == "Beats house:random")
+        .unwrap();
+    assert_eq!(random["points"], 10.0);
+    let cowardly = v["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["name"] == "Beats house:cowardly")
+        .unwrap();
+    if cowardly["value"] == 1.0 {
+        assert!(
+            cowardly["ci95"][0].as_f64().unwrap() < 1.0,
+            "no zero-width interval at 100%"
+        );
+    }
 }

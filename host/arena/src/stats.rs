@@ -109,6 +109,20 @@ mod tests {
     }
 }
 
+/// The Wilson score interval (95%) of a rate `p` observed over `n`
+/// independent trials: unlike the normal interval it keeps a width at 0
+/// and 1 and at a tie, so "too close to call" still works there.
+pub fn wilson(p: f64, n: usize) -> [f64; 2] {
+    if n == 0 {
+        return [0.0, 1.0];
+    }
+    let (n, z) = (n as f64, normal_quantile(0.975));
+    let z2 = z * z;
+    let center = (p + z2 / (2.0 * n)) / (1.0 + z2 / n);
+    let half = z / (1.0 + z2 / n) * (p * (1.0 - p) / n + z2 / (4.0 * n * n)).sqrt();
+    [(center - half).max(0.0), (center + half).min(1.0)]
+}
+
 /// Likelihood of superiority: the probability that the side with `wins`
 /// and `losses` (draws say nothing about it) is the stronger, by the normal
 /// approximation cutechess-cli prints: Φ((W - L) / √(W + L)).
@@ -206,6 +220,18 @@ impl Sprt {
 #[cfg(test)]
 mod sprt_tests {
     use super::*;
+
+    #[test]
+    fn wilson_intervals_keep_their_width_at_the_ends() {
+        // Textbook values: 0 of 10 gives [0, 0.2775]; 10 of 10 [0.7225, 1].
+        let [lo, hi] = wilson(0.0, 10);
+        assert!(lo.abs() < 1e-12 && (hi - 0.2775).abs() < 1e-4, "{lo} {hi}");
+        let [lo, hi] = wilson(1.0, 10);
+        assert!((lo - 0.7225).abs() < 1e-4 && (hi - 1.0).abs() < 1e-12, "{lo} {hi}");
+        // 50 of 100: 0.5 +- 0.0962, a tie with room either side.
+        let [lo, hi] = wilson(0.5, 100);
+        assert!((lo - 0.4038).abs() < 1e-3 && (hi - 0.5962).abs() < 1e-3, "{lo} {hi}");
+    }
 
     #[test]
     fn los_and_elo_as_cutechess_prints_them() {

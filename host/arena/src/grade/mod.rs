@@ -310,7 +310,9 @@ impl Grader<'_> {
         };
         let mut e = estimate(&samples);
         if item.measure == Measure::WinRate {
-            e.ci95 = [e.ci95[0].max(0.0), e.ci95[1].min(1.0)];
+            // A rate: the Wilson interval over the deals (the independent
+            // unit), which keeps its width at 0%, 100% and at a tie.
+            e.ci95 = crate::stats::wilson(e.mean, samples.len());
         }
         result.games = report.results.len();
         result.value = Some(e.mean);
@@ -387,12 +389,35 @@ fn verdict(item: &Item, e: &Estimate, games: usize) -> String {
         Measure::WinRate => format!("{:.1}%", 100.0 * x),
         _ => format!("{x:.2}"),
     };
+    let tie = if item.measure == Measure::WinRate && e.mean == 0.5 {
+        "a tie: "
+    } else {
+        ""
+    };
+    let interval = if item.measure == Measure::WinRate {
+        "95% Wilson CI"
+    } else {
+        "95% CI"
+    };
     let mut note = format!(
-        "{} (95% CI {} to {}) over {games} games",
+        "{tie}{} ({interval} {} to {}) over {games} games",
         fmt(e.mean),
         fmt(e.ci95[0]),
         fmt(e.ci95[1])
     );
+    let lower = item.measure.lower_is_better();
+    let missed: Vec<String> = item
+        .thresholds
+        .iter()
+        .filter(|t| t.strict && e.mean == t.at)
+        .map(|t| t.describe(lower))
+        .collect();
+    if !missed.is_empty() {
+        note.push_str(&format!(
+            "; exactly at the threshold, which must be beaten ({}): no points for equal",
+            missed.join(", ")
+        ));
+    }
     // Strictly inside: an exact result (a zero-width interval) is not a close call.
     let close: Vec<String> = item
         .thresholds

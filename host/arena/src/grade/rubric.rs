@@ -36,13 +36,52 @@ impl Measure {
     }
 }
 
-/// A value at or beyond `at` earns `points` (the best threshold reached counts).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+/// A value at or beyond `at` (strictly beyond when `strict`) earns `points`
+/// (the best threshold reached counts). Rubrics write `at = X` (inclusive),
+/// `above = X` (strictly more, for measures where higher is better) or
+/// `below = X` (strictly less, where lower is better).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Threshold {
     /// The value to reach (at least, or at most for lower-is-better measures).
     pub at: f64,
+    /// Whether the value must go strictly beyond `at`: "beats" means better, not equal.
+    pub strict: bool,
     /// Points for reaching it.
     pub points: f64,
+}
+
+impl Threshold {
+    /// Whether `value` reaches this threshold of a measure where lower is better or not.
+    pub fn reached(&self, value: f64, lower_is_better: bool) -> bool {
+        match (lower_is_better, self.strict) {
+            (false, false) => value >= self.at,
+            (false, true) => value > self.at,
+            (true, false) => value <= self.at,
+            (true, true) => value < self.at,
+        }
+    }
+
+    /// The threshold as a rubric writes it: `at 0.5`, `above 0.5`, `below 2.5`.
+    pub fn describe(&self, lower_is_better: bool) -> String {
+        match (self.strict, lower_is_better) {
+            (false, _) => format!("at {}", self.at),
+            (true, false) => format!("above {}", self.at),
+            (true, true) => format!("below {}", self.at),
+        }
+    }
+}
+
+/// A threshold as written: exactly one of `at`, `above`, `below`.
+#[derive(Debug, Clone, Copy, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawThreshold {
+    #[serde(default)]
+    at: Option<f64>,
+    #[serde(default)]
+    above: Option<f64>,
+    #[serde(default)]
+    below: Option<f64>,
+    points: f64,
 }
 
 /// One checked rubric item.
@@ -72,13 +111,7 @@ impl Item {
     pub fn points(&self, value: f64) -> f64 {
         self.thresholds
             .iter()
-            .filter(|t| {
-                if self.measure.lower_is_better() {
-                    value <= t.at
-                } else {
-                    value >= t.at
-                }
-            })
+            .filter(|t| t.reached(value, self.measure.lower_is_better()))
             .map(|t| t.points)
             .fold(0.0, f64::max)
     }
@@ -125,7 +158,49 @@ struct RawItem {
     baseline: Option<Spanned<String>>,
     #[serde(default = "yes")]
     visible: bool,
-    thresholds: Spanned<Vec<Threshold>>,
+    thresholds: Spanned<Vec<RawThreshold>>,
+}
+
+/// Why a threshold can never be reached by its measure (`players` at the
+/// table for mean positions), or `None` when it can.
+fn unreachable(measure: Measure, t: &Threshold, players: usize) -> Option<String> {
+    let at = t.at;
+    match measure {
+        Measure::WinRate | Measure::ClassPercentile => {
+            let what = if measure == Measure::WinRate {
+                "a win rate"
+            } else {
+                "a class percentile"
+            };
+            if !at.is_finite() || at > 1.0 || (t.strict && at >= 1.0) {
+                let hint = if at > 1.0 && at <= 100.0 {
+                    format!(" ({at}% is {})", at / 100.0)
+                } else {
+                    String::new()
+                };
+                Some(format!("{what} is a share from 0 to 1{hint}"))
+            } else if at < 0.0 {
+                Some(format!(
+                    "{what} is a share from 0 to 1; a negative threshold gives everyone the points"
+                ))
+            } else {
+                None
+            }
+        }
+        Measure::MeanPosition => {
+            let last = players as f64;
+            if !at.is_finite() || at < 1.0 || (t.strict && at <= 1.0) {
+                Some("a mean position is 1 (always first) or more".to_string())
+            } else if at > last {
+                Some(format!(
+                    "at a table of {players} a mean position is at most {players}; a threshold above it gives everyone the points"
+                ))
+            } else {
+                None
+            }
+        }
+        Measure::MeanScore => (!at.is_finite()).then(|| "the threshold must be a number".to_string()),
+    }
 }
 
 fn default_seed() -> u64 {
@@ -241,13 +316,64 @@ pub fn parse(text: &str, file: &str, game: &dyn GameDef) -> Result<Rubric, Strin
                 "an item needs at least one threshold".into(),
             ));
         }
+        let span = raw_item.thresholds.span();
+        let lower = measure.lower_is_better();
+        let mut thresholds = Vec::new();
+        for t in raw_item.thresholds.get_ref() {
+            let threshold = match (t.at, t.above, t.below) {
+                (Some(at), None, None) => Threshold {
+                    at,
+                    strict: false,
+                    points: t.points,
+                },
+                (None, Some(at), None) if !lower => Threshold {
+                    at,
+                    strict: true,
+                    points: t.points,
+                },
+                (None, None, Some(at)) if lower => Threshold {
+                    at,
+                    strict: true,
+                    points: t.points,
+                },
+                (None, Some(_), None) => {
+                    return Err(err(
+                        span,
+                        format!(
+                            "`{measure_name}` is better when lower: write `below = X` (strictly less) or `at = X`, not `above`"
+                        ),
+                    ));
+                }
+                (None, None, Some(_)) => {
+                    return Err(err(
+                        span,
+                        format!(
+                            "`{measure_name}` is better when higher: write `above = X` (strictly more) or `at = X`, not `below`"
+                        ),
+                    ));
+                }
+                _ => {
+                    return Err(err(
+                        span,
+                        "each threshold has exactly one of `at = X` (reached at X), `above = X` (strictly more) or `below = X` (strictly less), and `points`".into(),
+                    ));
+                }
+            };
+            if let Some(why) = unreachable(measure, &threshold, against.len() + 1) {
+                return Err(err(
+                    span,
+                    format!("`{}` can never be reached: {why}", threshold.describe(lower)),
+                ));
+            }
+            thresholds.push(threshold);
+        }
         items.push(Item {
             name: raw_item.name,
             measure,
             against,
             baseline,
             visible: raw_item.visible,
-            thresholds: raw_item.thresholds.into_inner(),
+            thresholds,
         });
     }
     if items.is_empty() {
@@ -298,7 +424,9 @@ mod tests {
         let r = parse(en_garde().default_rubric(), "r", en_garde()).unwrap();
         let item = &r.items[0];
         assert_eq!(item.points(0.49), 0.0);
-        assert_eq!(item.points(0.5), 5.0);
+        // "Beats" is strict: a tie at 50% earns nothing.
+        assert_eq!(item.points(0.5), 0.0);
+        assert_eq!(item.points(0.51), 5.0);
         assert_eq!(item.points(0.8), 10.0);
         assert_eq!(item.max_points(), 10.0);
         let rank = &r.items[3];
@@ -315,6 +443,8 @@ mod tests {
         assert_eq!(r.items[0].points(1.9), 10.0);
         assert_eq!(r.items[0].points(2.4), 5.0);
         assert_eq!(r.items[0].points(3.0), 0.0);
+        // `below = 2.5`: exactly the 2.5 of a table of copies earns nothing.
+        assert_eq!(r.items[0].points(2.5), 0.0);
     }
 
     #[test]
@@ -330,6 +460,6 @@ mod tests {
         let e = parse("game = \"en-garde\"\n[[item]\n", "r.toml", en_garde()).unwrap_err();
         assert!(e.starts_with("r.toml line 2:"), "{e}");
         let e = parse(adapters::game("sugar").unwrap().default_rubric(), "r.toml", en_garde()).unwrap_err();
-        assert!(e.contains("line 2: this rubric is for `sugar`"), "{e}");
+        assert!(e.contains("line 4: this rubric is for `sugar`"), "{e}");
     }
 }

@@ -201,7 +201,11 @@ pub fn run_compare(spec: CompareSpec<'_>) -> Result<CompareReport, CompareError>
                     Some(_) => 0.0,
                     None => 0.5,
                 };
-                (estimate(&per_deal(&win)), Some([me.wins, me.draws, me.losses]), None)
+                let deals = per_deal(&win);
+                let mut e = estimate(&deals);
+                // A rate: the Wilson interval over deals keeps its width at 0%, 100% and a tie.
+                e.ci95 = crate::stats::wilson(e.mean, deals.len());
+                (e, Some([me.wins, me.draws, me.losses]), None)
             }
             Kind::Table => {
                 let position = |r: &GameResult| r.positions.as_ref().map_or(f64::NAN, |p| f64::from(p[mine(r)]));

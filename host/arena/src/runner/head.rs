@@ -149,7 +149,8 @@ pub fn run_head_to_head(
         }
         progress(played_games, spec.sprt.map(|_| llr));
     }
-    let score = estimate(&pairs);
+    let mut score = estimate(&pairs);
+    score.ci95 = crate::stats::wilson(score.mean, pairs.len());
     let clamp = |s: f64| s.clamp(1e-9, 1.0 - 1e-9);
     Ok(HeadReport {
         game: spec.game.name().to_string(),
