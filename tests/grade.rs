@@ -131,7 +131,7 @@ fn a_class_is_graded_fairly_with_a_gradebook_and_reports_per_student() {
     let book = std::fs::read_to_string(out_dir.join("gradebook.csv")).unwrap();
     let rows: Vec<&str> = book.lines().collect();
     assert_eq!(rows.len(), 1 + 5, "a header and one row per .wasm:\n{book}");
-    assert!(rows[0].starts_with("student,sha256,Beats house:random,"));
+    assert!(rows[0].starts_with("student,sha256,same_file_as,Beats house:random,"));
     let row = |name: &str| {
         rows.iter()
             .find(|r| r.starts_with(&format!("{name},")))

@@ -317,6 +317,22 @@ fn byte_identical_submissions_get_the_same_class_ranking_points() {
             "20",
         ]);
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        // Both are flagged as the same file, and the others are not.
+        let book = std::fs::read_to_string(out_dir.join("gradebook.csv")).expect("gradebook");
+        let field = |student: &str| -> String {
+            let row = book
+                .lines()
+                .find(|l| l.starts_with(&format!("{student},")))
+                .expect("a row");
+            row.split(',').nth(2).unwrap_or_default().to_string()
+        };
+        assert_eq!(
+            (field("anna"), field("zoe"), field("bob")),
+            ("zoe".into(), "anna".into(), String::new())
+        );
+        let index = std::fs::read_to_string(out_dir.join("index.html")).expect("index.html");
+        assert!(index.contains("identical file to zoe") && index.contains("not a plagiarism detector"));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("anna's file is byte-identical to zoe"));
         let points = |student: &str| -> Value {
             let report: Value = serde_json::from_str(
                 &std::fs::read_to_string(out_dir.join(student).join("report.json")).expect("report"),

@@ -258,6 +258,12 @@ pub fn run_class(args: GradeClassArgs) -> anyhow::Result<()> {
             std::fs::write(dir.join("worst-game.jsonl"), grader.replay(item, game_index, me)?)?;
         }
     }
+    for (student, others) in grade::same_files(graded.iter().map(|(r, _)| r)) {
+        eprintln!(
+            "note: {student}'s file is byte-identical to {} (same SHA-256; flagged in the gradebook)",
+            others.join(", ")
+        );
+    }
     let gradebook = gradebook(&rubric, &graded);
     let path = args.out.join("gradebook.csv");
     std::fs::write(&path, &gradebook).with_context(|| format!("{}: cannot write", path.display()))?;
@@ -315,7 +321,8 @@ fn csv_field(text: &str) -> String {
 
 /// One row per student, one column per rubric item, and the total.
 fn gradebook(rubric: &Rubric, graded: &[(GradeReport, Option<Entrant>)]) -> String {
-    let mut s = String::from("student,sha256");
+    let same = grade::same_files(graded.iter().map(|(r, _)| r));
+    let mut s = String::from("student,sha256,same_file_as");
     for item in &rubric.items {
         s.push(',');
         s.push_str(&csv_field(&item.name));
@@ -325,6 +332,10 @@ fn gradebook(rubric: &Rubric, graded: &[(GradeReport, Option<Entrant>)]) -> Stri
         s.push_str(&csv_field(&r.student));
         s.push(',');
         s.push_str(r.sha256.as_deref().unwrap_or(""));
+        s.push(',');
+        s.push_str(&csv_field(
+            &same.get(&r.student).map_or(String::new(), |o| o.join("; ")),
+        ));
         for i in &r.items {
             s.push_str(&format!(",{}", i.points));
         }

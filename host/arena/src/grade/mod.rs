@@ -505,3 +505,25 @@ pub fn submissions(dir: &Path) -> std::io::Result<(Vec<PathBuf>, Vec<PathBuf>)> 
     other.sort();
     Ok((wasm, other))
 }
+
+/// For each student whose file is byte-identical (same SHA-256) to another
+/// student's, the others' names, in class order. Only identical bytes: this
+/// is not a plagiarism detector (a rebuilt or renamed copy differs).
+pub fn same_files<'a>(
+    reports: impl IntoIterator<Item = &'a GradeReport>,
+) -> std::collections::BTreeMap<String, Vec<String>> {
+    let mut by_sha: std::collections::BTreeMap<&str, Vec<&str>> = std::collections::BTreeMap::new();
+    for r in reports {
+        if let Some(sha) = &r.sha256 {
+            by_sha.entry(sha).or_default().push(&r.student);
+        }
+    }
+    let mut out = std::collections::BTreeMap::new();
+    for students in by_sha.values().filter(|s| s.len() > 1) {
+        for me in students {
+            let others = students.iter().filter(|s| *s != me).map(|s| s.to_string()).collect();
+            out.insert(me.to_string(), others);
+        }
+    }
+    out
+}

@@ -201,6 +201,15 @@ pub fn class_index(c: &ClassReport<'_>) -> String {
         );
     }
     let _ = writeln!(s, "<th>status</th></tr></thead><tbody>");
+    let same = crate::grade::same_files(c.graded.iter().map(|(r, _)| r));
+    let same_note = |student: &str| {
+        same.get(student).map_or(String::new(), |others| {
+            format!(
+                " <span class=\"why\">identical file to {}</span>",
+                esc(&others.join(", "))
+            )
+        })
+    };
     for (r, _) in c.graded {
         let _ = write!(
             s,
@@ -236,7 +245,11 @@ pub fn class_index(c: &ClassReport<'_>) -> String {
                 );
             }
             None => {
-                let _ = writeln!(s, "<td><span class=\"ok\">graded</span></td></tr>");
+                let _ = writeln!(
+                    s,
+                    "<td><span class=\"ok\">graded</span>{}</td></tr>",
+                    same_note(&r.student)
+                );
             }
         }
     }
@@ -286,6 +299,13 @@ pub fn class_index(c: &ClassReport<'_>) -> String {
             esc(&r.file),
             esc(r.sha256.as_deref().unwrap_or("-"))
         );
+        if let Some(others) = same.get(&r.student) {
+            let _ = writeln!(
+                s,
+                "<p class=\"why\">Byte-identical to the file of {} (same SHA-256). Only identical bytes are flagged; this is not a plagiarism detector.</p>",
+                esc(&others.join(", "))
+            );
+        }
         if let Some(reason) = &r.reason {
             let link = match page_of(n, None) {
                 Some(page) => format!(" ({})", replay_link(page, "watch the smoke game")),
