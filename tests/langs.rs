@@ -355,6 +355,8 @@ fn new_projects_build_with_one_command_and_play_like_their_house_bot() {
     assert!(!again.status.success(), "an existing project is never overwritten");
     let stderr = String::from_utf8_lossy(&again.stderr);
     assert!(stderr.contains("already exists"), "{stderr}");
+    // Six projects with their toolchains' output are over a gigabyte: keep no copy.
+    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// Build a C example (`example-bots/c/GAME/NAME.c`) as a student would:
