@@ -303,3 +303,39 @@ pub fn exactly<'a, const N: usize, P: ?Sized>(
         .try_into()
         .map_err(|_| SetupError::Seats(format!("{title} is played by {N}, not {n}")))
 }
+
+/// A duel's table with a person in `seat` against the one bot of
+/// `opponents`, with that bot's name; or the run's mistake in one line
+/// (`example` is a house bot the hint names). `person` is made with the
+/// opponent's name, for games whose terminal player says it.
+pub fn person_against_one<S: Seating>(
+    setup: &GameSetup<'_>,
+    seed: u64,
+    seat: Seat,
+    opponents: &[(String, BotRef)],
+    (title, example): (&str, &str),
+    person: impl FnOnce(&str) -> Box<S::Player>,
+) -> Result<(Table<S>, String), SetupError> {
+    let [(name, bot)] = opponents else {
+        return Err(SetupError::Opponents(format!(
+            "{title} needs one opponent: --vs BOT (for example --vs {example})"
+        )));
+    };
+    if seat > 1 {
+        return Err(SetupError::Opponents(format!("{title} has seats 0 and 1")));
+    }
+    let opponent = Seated::<S>::bot(setup, seed, 1 - seat, bot)?;
+    if let Some(failure) = opponent.broken() {
+        return Err(SetupError::Opponents(format!(
+            "{name} could not start: {}",
+            failure.detail
+        )));
+    }
+    let person = Seated::Native(person(name));
+    let seats = if seat == 0 {
+        vec![person, opponent]
+    } else {
+        vec![opponent, person]
+    };
+    Ok((Table::of(seats), name.clone()))
+}

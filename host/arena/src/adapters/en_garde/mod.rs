@@ -9,7 +9,8 @@ use crate::games::en_garde::{self as rules, Fencer, GameInfo, Move, RoundInfo, V
 use crate::games::{EventSink, Failure, Kind, Outcome, Seat, judge};
 use crate::human::Terminal;
 use crate::runner::{
-    About, BotRef, Deal, GameDef, GameSetup, PlayedGame, Seated, SetupError, Strict, Table, exactly, seating, strict,
+    About, BotRef, Deal, GameDef, GameSetup, PlayedGame, SetupError, Strict, Table, exactly, person_against_one,
+    seating, strict,
 };
 
 /// Under `--illegal forfeit` a move the rules do not allow (rule 5) forfeits.
@@ -95,33 +96,16 @@ impl GameDef for EnGarde {
         opponents: &[(String, BotRef)],
     ) -> Result<Outcome, SetupError> {
         let config = Self::config(setup)?;
-        let [(name, bot)] = opponents else {
-            return Err(SetupError::Opponents(
-                "En Garde needs one opponent: --vs BOT (for example --vs house:aggressive)".into(),
-            ));
-        };
-        if seat > 1 {
-            return Err(SetupError::Opponents("En Garde has seats 0 and 1".into()));
-        }
-        let opponent = Seated::<Self>::bot(setup, seed, 1 - seat, bot)?;
-        if let Some(failure) = opponent.broken() {
-            return Err(SetupError::Opponents(format!(
-                "{name} could not start: {}",
-                failure.detail
-            )));
-        }
-        let person = Seated::Native(Box::new(human::HumanFencer::new(term.clone())) as Box<dyn Fencer>);
-        let seats = if seat == 0 {
-            vec![person, opponent]
-        } else {
-            vec![opponent, person]
-        };
+        let (table, name) =
+            person_against_one::<Self>(setup, seed, seat, opponents, ("En Garde", "house:aggressive"), |_| {
+                Box::new(human::HumanFencer::new(term.clone())) as Box<dyn Fencer>
+            })?;
         let mut narrator = human::Narrator {
             term,
             me: seat,
-            opponent: name.clone(),
+            opponent: name,
         };
-        let played = Table::of(seats).play(&mut narrator, |players, events| {
+        let played = table.play(&mut narrator, |players, events| {
             let [a, b] = exactly(self.title(), players)?;
             Ok(rules::play_game(config, seed, [a, b], events))
         })?;

@@ -148,7 +148,8 @@ impl GameDef for President {
                 n - 1
             )));
         }
-        // Two bots of one name would be told apart by seat number only, which nobody reads.
+        // Two bots of one name would be told apart by seat number only, which
+        // nobody reads; callers other than the command line may pass such names.
         let mut names: Vec<String> = Vec::with_capacity(n);
         for (name, _) in opponents {
             let mut unique = name.clone();

@@ -9,7 +9,8 @@ use crate::games::sugar::{self as rules, Action, PlaceInfo, SugarPlayer, View};
 use crate::games::{EventSink, Failure, Kind, Outcome, Seat, judge};
 use crate::human::Terminal;
 use crate::runner::{
-    About, BotRef, Deal, GameDef, GameSetup, PlayedGame, Seated, SetupError, Strict, Table, exactly, seating, strict,
+    About, BotRef, Deal, GameDef, GameSetup, PlayedGame, SetupError, Strict, Table, exactly, person_against_one,
+    seating, strict,
 };
 use crate::sandbox::Limits;
 
@@ -89,30 +90,12 @@ impl GameDef for Sugar {
         opponents: &[(String, BotRef)],
     ) -> Result<Outcome, SetupError> {
         self.check_setup(setup)?;
-        let [(name, bot)] = opponents else {
-            return Err(SetupError::Opponents(
-                "Sugargame needs one opponent: --vs BOT (for example --vs house:greedy)".into(),
-            ));
-        };
-        if seat > 1 {
-            return Err(SetupError::Opponents("Sugargame has seats 0 and 1".into()));
-        }
-        let opponent = Seated::<Self>::bot(setup, seed, 1 - seat, bot)?;
-        if let Some(failure) = opponent.broken() {
-            return Err(SetupError::Opponents(format!(
-                "{name} could not start: {}",
-                failure.detail
-            )));
-        }
-        let person =
-            Seated::Native(Box::new(human::HumanSugar::new(term.clone(), name.clone())) as Box<dyn SugarPlayer>);
-        let seats = if seat == 0 {
-            vec![person, opponent]
-        } else {
-            vec![opponent, person]
-        };
-        let mut narrator = human::Narrator::new(term, seat, name.clone());
-        let played = Table::of(seats).play(&mut narrator, |players, events| {
+        let (table, name) =
+            person_against_one::<Self>(setup, seed, seat, opponents, ("Sugargame", "house:greedy"), |name| {
+                Box::new(human::HumanSugar::new(term.clone(), name.to_string())) as Box<dyn SugarPlayer>
+            })?;
+        let mut narrator = human::Narrator::new(term, seat, name);
+        let played = table.play(&mut narrator, |players, events| {
             let [a, b] = exactly(self.title(), players)?;
             Ok(rules::play_game(seed, [a, b], events))
         })?;
