@@ -186,3 +186,77 @@ fn cache_clear_empties_it() {
     );
     std::fs::remove_dir_all(dir).ok();
 }
+
+/// A copy of `bot` made a different file (another SHA-256, so another cache
+/// entry) by a custom section at its end, which changes nothing compiled.
+fn variant(bot: &str, dir: &Path, tag: u8) -> String {
+    let mut bytes = std::fs::read(arena_tests::bot(bot)).unwrap();
+    // Custom section (id 0) of 3 bytes: a 1-byte name "t" and one byte.
+    bytes.extend_from_slice(&[0, 3, 1, b't', tag]);
+    let path = dir.join(format!("variant-{tag}.wasm"));
+    std::fs::write(&path, bytes).unwrap();
+    path.display().to_string()
+}
+
+#[test]
+fn the_cache_keeps_to_its_bound_and_evicts_the_least_recently_used() {
+    let dir = temp("bounded");
+    let files = temp("bounded-files");
+    let d = dir.display().to_string();
+    let [a, b, c] = [1, 2, 3].map(|t| variant("en-garde/aggressive", &files, t));
+    let run = |bot: &str, extra: &[&str]| {
+        let args = [
+            &[
+                "match",
+                "--game",
+                "en-garde",
+                bot,
+                "house:random",
+                "--games",
+                "2",
+                "--cache-dir",
+                &d,
+            ][..],
+            extra,
+        ]
+        .concat();
+        arena(&args)
+    };
+    ok(&run(&a, &[]));
+    let one = stats(&dir)["bytes"].as_u64().unwrap();
+    ok(&run(&b, &[]));
+    assert_eq!(stats(&dir)["bytes"].as_u64().unwrap(), 2 * one, "copies compile alike");
+    // a is used again (from the cache: there is no time to compile), so b is now the oldest.
+    ok(&run(&a, &NO_TIME_TO_COMPILE));
+    // Room for two and a half entries: storing c evicts exactly b.
+    let cap = (2 * one + one / 2).to_string();
+    ok(&run(&c, &["--cache-max", &cap]));
+    assert_eq!(entries(&dir).len(), 2);
+    assert_eq!(stats(&dir)["bytes"].as_u64().unwrap(), 2 * one);
+    ok(&run(&a, &NO_TIME_TO_COMPILE));
+    ok(&run(&c, &NO_TIME_TO_COMPILE));
+    let evicted = run(&b, &NO_TIME_TO_COMPILE);
+    assert!(
+        !evicted.status.success(),
+        "b was evicted: it had to compile, with no time to"
+    );
+    // `cache prune` applies a smaller bound now: the least recently used (a) goes.
+    let d2 = d.clone();
+    let out = ok(&arena(&[
+        "cache",
+        "prune",
+        "--cache-dir",
+        &d2,
+        "--cache-max",
+        &one.to_string(),
+    ]));
+    assert!(out.contains("removed 1 entries"), "{out}");
+    ok(&run(&c, &NO_TIME_TO_COMPILE));
+    assert!(!run(&a, &NO_TIME_TO_COMPILE).status.success());
+    let shown = stats(&dir);
+    assert_eq!(
+        shown["max_bytes"].as_u64().unwrap(),
+        4 << 30,
+        "the default bound: {shown}"
+    );
+}

@@ -15,6 +15,25 @@ fn forfeits(out: &arena::runner::MatchOutcome, reason: ForfeitReason) -> usize {
         .count()
 }
 
+/// Events of the match that `is` picks out.
+fn events_where(out: &arena::runner::MatchOutcome, is: impl Fn(&serde_json::Value) -> bool) -> usize {
+    out.events.iter().flatten().filter(|e| is(e)).count()
+}
+
+/// Illegal moves counted for bot `bot` over the match.
+fn illegal_counted(out: &arena::runner::MatchOutcome, bot: usize) -> usize {
+    out.report
+        .results
+        .iter()
+        .map(|r| {
+            (0..r.seats.len())
+                .filter(|&s| r.seats[s] == bot)
+                .map(|s| r.illegal.get(s).copied().unwrap_or(0) as usize)
+                .sum::<usize>()
+        })
+        .sum()
+}
+
 #[test]
 fn en_garde_an_illegal_mover_loses_rounds_by_the_course_and_forfeits_under_the_setting() {
     let bots = ["hostile/illegal", "house:random"];
@@ -26,13 +45,20 @@ fn en_garde_an_illegal_mover_loses_rounds_by_the_course_and_forfeits_under_the_s
         &bots,
         6,
         3,
-        false,
+        true,
     );
     assert_eq!(
         forfeits(&course, ForfeitReason::IllegalMove),
         0,
         "rule 5: the round is lost, not the game"
     );
+    // Each illegal move played on is counted for the gradebook: as many as
+    // the rounds rule 5.1 ended for it, seen in the events.
+    let lost_rounds = events_where(&course, |e| e["type"] == "round-end" && e["cause"] == "illegal-move");
+    assert!(lost_rounds > 0);
+    assert_eq!(illegal_counted(&course, 0), lost_rounds);
+    assert_eq!(illegal_counted(&course, 1), 0, "house:random plays legal moves");
+    assert_eq!(course.report.bots[0].illegal_moves as usize, lost_rounds);
     let strict = play_under(
         "en-garde",
         Limits::default(),
@@ -67,9 +93,14 @@ fn connect_fwar_a_card_that_does_not_fit_is_discarded_by_the_course_and_forfeits
         &["house:random"],
         50,
         4,
-        false,
+        true,
     );
     assert_eq!(forfeits(&course, ForfeitReason::IllegalMove), 0);
+    // Every answer naming a column the card does not fit is counted, as
+    // many as the draws the events show discarded.
+    let discarded = events_where(&course, |e| e["type"] == "draw" && e["placed"].is_null());
+    assert!(discarded > 40);
+    assert_eq!(illegal_counted(&course, 0), discarded);
     let strict = play_under(
         "connect-fwar",
         Limits::default(),

@@ -168,6 +168,11 @@ pub struct Outcome {
     pub other_forfeits: Vec<Forfeit>,
     /// Finishing positions by seat (1 = first), for games that rank players.
     pub positions: Option<Vec<u32>>,
+    /// Per seat, the answers the rules did not allow, played on under the
+    /// course's rule (the answers `--illegal forfeit` would forfeit); filled
+    /// by the host, empty when nobody counted.
+    #[serde(default)]
+    pub illegal: Vec<u32>,
 }
 
 impl Outcome {
@@ -179,6 +184,7 @@ impl Outcome {
             forfeit,
             other_forfeits: Vec::new(),
             positions: None,
+            illegal: Vec::new(),
         }
     }
 

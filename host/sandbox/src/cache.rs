@@ -21,6 +21,12 @@
 //! renamed into place, the checksum last, so a reader sees a whole entry or
 //! none.
 //!
+//! The folder is bounded: after each store, the least recently used entries
+//! (a load touches its checksum file's modification time) are deleted until
+//! the folder holds at most `max_bytes` ([`DEFAULT_MAX_BYTES`] unless set),
+//! so a teacher's cache does not grow with every rebuilt bot. Deleting an
+//! entry another process has mapped is safe: the mapping keeps the pages.
+//!
 //! The folder is created for the user alone (mode 0700) and is used only if
 //! it belongs to the user running the arena and no one else may write to it:
 //! `Component::deserialize` runs what it loads as native code, so whoever may
@@ -41,6 +47,10 @@ pub const EXTENSION: &str = "cwasm";
 /// The extension of entries' checksums.
 const SUM: &str = "sum";
 
+/// The cache's size bound unless set: about 40 compiled Python bots, or
+/// thousands of Rust ones.
+pub const DEFAULT_MAX_BYTES: u64 = 4 << 30;
+
 /// Whether this process has already said that the cache is unusable.
 static WARNED: AtomicBool = AtomicBool::new(false);
 
@@ -52,6 +62,8 @@ pub struct DiskCache {
     engine_hash: [u8; 32],
     /// Off after the first failure to create or write the folder.
     usable: AtomicBool,
+    /// The most bytes the folder keeps.
+    max_bytes: u64,
 }
 
 /// Feeds what `Hash` writes into a SHA-256.
@@ -80,7 +92,14 @@ impl DiskCache {
             dir,
             engine_hash: h.0.finalize().into(),
             usable: AtomicBool::new(true),
+            max_bytes: DEFAULT_MAX_BYTES,
         }
+    }
+
+    /// This cache, keeping at most `max_bytes` (least recently used entries go first).
+    pub fn with_max_bytes(mut self, max_bytes: u64) -> DiskCache {
+        self.max_bytes = max_bytes;
+        self
     }
 
     /// The folder.
@@ -111,6 +130,10 @@ impl DiskCache {
         let path = self.path(&key);
         let sum = std::fs::read(path.with_extension(SUM)).ok()?;
         if verify(&sum, &key, &path) {
+            // Recently used: the last to be evicted.
+            if let Ok(f) = std::fs::File::open(path.with_extension(SUM)) {
+                let _ = f.set_modified(std::time::SystemTime::now());
+            }
             Some(path)
         } else {
             let _ = std::fs::remove_file(&path);
@@ -132,14 +155,23 @@ impl DiskCache {
         if !self.usable.load(Ordering::Relaxed) {
             return;
         }
-        if let Err(e) = self.try_store(file_hash, artifact) {
-            self.usable.store(false, Ordering::Relaxed);
-            if !WARNED.swap(true, Ordering::Relaxed) {
-                eprintln!(
-                    "warning: cannot use the compile cache {}: {e}; running without it",
-                    self.dir.display()
-                );
+        match self.try_store(file_hash, artifact) {
+            Ok(()) => {
+                let keep = self.path(&self.key(file_hash));
+                let _ = prune(&self.dir, self.max_bytes, Some(&keep));
             }
+            Err(e) => self.fail(e),
+        }
+    }
+
+    /// Warn once and stop using the cache for the rest of the run.
+    fn fail(&self, e: String) {
+        self.usable.store(false, Ordering::Relaxed);
+        if !WARNED.swap(true, Ordering::Relaxed) {
+            eprintln!(
+                "warning: cannot use the compile cache {}: {e}; running without it",
+                self.dir.display()
+            );
         }
     }
 
@@ -257,6 +289,41 @@ pub fn stats(dir: &Path) -> std::io::Result<Stats> {
             .unwrap_or(0);
     }
     Ok(stats)
+}
+
+/// Delete the least recently used entries of the cache folder `dir` until it
+/// holds at most `max_bytes`, never the entry whose artifact is `keep`;
+/// returns the entries and bytes removed.
+pub fn prune(dir: &Path, max_bytes: u64, keep: Option<&Path>) -> std::io::Result<(u64, u64)> {
+    let mut list: Vec<(std::time::SystemTime, u64, PathBuf)> = Vec::new();
+    let mut total = 0;
+    for path in entries(dir)? {
+        let size = |p: &Path| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
+        let bytes = size(&path) + size(&path.with_extension(SUM));
+        // An entry without a checksum is being written, or torn: the oldest possible.
+        let used = std::fs::metadata(path.with_extension(SUM))
+            .and_then(|m| m.modified())
+            .unwrap_or(std::time::UNIX_EPOCH);
+        total += bytes;
+        list.push((used, bytes, path));
+    }
+    list.sort();
+    let (mut removed, mut freed) = (0, 0);
+    for (_, bytes, path) in list {
+        if total <= max_bytes {
+            break;
+        }
+        if Some(path.as_path()) == keep {
+            continue;
+        }
+        let _ = std::fs::remove_file(path.with_extension(SUM));
+        if std::fs::remove_file(&path).is_ok() {
+            total -= bytes;
+            removed += 1;
+            freed += bytes;
+        }
+    }
+    Ok((removed, freed))
 }
 
 /// Delete every entry (and left-over temporary file) of the cache folder

@@ -537,8 +537,14 @@ impl Sandbox {
 
     /// This sandbox, keeping compiled bots in the folder `dir` between runs
     /// (see `cache.rs`); without it, each run compiles each file once.
-    pub fn with_disk_cache(mut self, dir: PathBuf) -> Sandbox {
-        self.disk = Some(DiskCache::new(dir, &self.engine));
+    pub fn with_disk_cache(self, dir: PathBuf) -> Sandbox {
+        self.with_bounded_disk_cache(dir, cache::DEFAULT_MAX_BYTES)
+    }
+
+    /// Like [`Sandbox::with_disk_cache`], keeping at most `max_bytes` in the
+    /// folder (the least recently used entries are deleted first).
+    pub fn with_bounded_disk_cache(mut self, dir: PathBuf, max_bytes: u64) -> Sandbox {
+        self.disk = Some(DiskCache::new(dir, &self.engine).with_max_bytes(max_bytes));
         self
     }
 

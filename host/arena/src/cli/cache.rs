@@ -17,6 +17,12 @@ pub enum CacheCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Delete the least recently used entries until the cache holds at most its bound.
+    Prune {
+        /// The cache (and its bound: --cache-max).
+        #[command(flatten)]
+        cache: CacheArgs,
+    },
     /// Delete every entry: each bot compiles again on its next run.
     Clear {
         /// The cache.
@@ -35,7 +41,7 @@ pub fn run(command: CacheCommand) -> anyhow::Result<()> {
             if json {
                 println!(
                     "{}",
-                    serde_json::json!({ "dir": dir.display().to_string(), "entries": stats.entries, "bytes": stats.bytes })
+                    serde_json::json!({ "dir": dir.display().to_string(), "entries": stats.entries, "bytes": stats.bytes, "max_bytes": cache.max_bytes()? })
                 );
             } else {
                 println!("dir: {}", dir.display());
@@ -45,7 +51,24 @@ pub fn run(command: CacheCommand) -> anyhow::Result<()> {
                     stats.bytes,
                     stats.bytes as f64 / f64::from(1 << 20)
                 );
+                let max = cache.max_bytes()?;
+                println!(
+                    "bound: {max} ({:.1} MiB; least recently used entries go first, --cache-max or ARENA_CACHE_MAX)",
+                    max as f64 / f64::from(1 << 20)
+                );
             }
+        }
+        CacheCommand::Prune { cache } => {
+            let dir = folder(&cache)?;
+            let max = cache.max_bytes()?;
+            let (n, bytes) = cache::prune(&dir, max, None)
+                .with_context(|| format!("cannot prune the compile cache {}", dir.display()))?;
+            println!(
+                "removed {n} entries ({:.1} MiB) from {}; it holds at most {:.1} MiB",
+                bytes as f64 / f64::from(1 << 20),
+                dir.display(),
+                max as f64 / f64::from(1 << 20)
+            );
         }
         CacheCommand::Clear { cache } => {
             let dir = folder(&cache)?;

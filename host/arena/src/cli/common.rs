@@ -66,6 +66,10 @@ pub struct CacheArgs {
     /// Compile every bot file afresh and keep nothing on disk (also ARENA_NO_CACHE=1).
     #[arg(long)]
     pub no_cache: bool,
+    /// The most the cache keeps, e.g. 4G or 500M; the least recently used bots go first
+    /// [default: $ARENA_CACHE_MAX, else 4G].
+    #[arg(long, value_name = "SIZE", value_parser = super::parse_bytes)]
+    pub cache_max: Option<u64>,
 }
 
 impl CacheArgs {
@@ -77,6 +81,18 @@ impl CacheArgs {
             return None;
         }
         self.folder()
+    }
+
+    /// The cache's size bound: `--cache-max`, else `ARENA_CACHE_MAX`, else the default.
+    pub fn max_bytes(&self) -> anyhow::Result<u64> {
+        if let Some(max) = self.cache_max {
+            return Ok(max);
+        }
+        match std::env::var("ARENA_CACHE_MAX") {
+            Ok(v) if !v.is_empty() => super::parse_bytes(&v)
+                .map_err(|e| anyhow::anyhow!("ARENA_CACHE_MAX: {e}; write a size such as 4G or 500M")),
+            _ => Ok(crate::sandbox::cache::DEFAULT_MAX_BYTES),
+        }
     }
 
     /// The cache folder, whether or not runs use it.
@@ -169,7 +185,7 @@ impl RunArgs {
     pub fn sandbox(&self, game: &dyn GameDef) -> anyhow::Result<Sandbox> {
         let sandbox = self.sandbox_uncached(game)?;
         Ok(match self.cache.dir() {
-            Some(dir) => sandbox.with_disk_cache(dir),
+            Some(dir) => sandbox.with_bounded_disk_cache(dir, self.cache.max_bytes()?),
             None => sandbox,
         })
     }

@@ -1,7 +1,7 @@
 //! `arena grade` and `arena grade-class`: submissions against the house bots, scored by a rubric.
 
 use super::common::{RunArgs, find_game};
-use crate::games::Kind;
+use crate::games::{ForfeitReason, Kind};
 use crate::grade::{self, GradeReport, Grader, Rubric, rubric};
 use crate::report;
 use crate::runner::{Entrant, GameDef, GameSetup};
@@ -19,8 +19,8 @@ pub struct GradeArgs {
     /// The game (see `arena games`).
     #[arg(long)]
     pub game: String,
-    /// The submission: a .wasm component.
-    #[arg(value_name = "SUBMISSION.wasm")]
+    /// The submission: a .wasm component, or a folder holding one (its only .wasm, or the one nearest the top).
+    #[arg(value_name = "SUBMISSION")]
     pub submission: PathBuf,
     /// The rubric (TOML); the game's default rubric otherwise (see docs/grading.md).
     #[arg(long, value_name = "FILE")]
@@ -44,7 +44,7 @@ pub struct GradeClassArgs {
     /// The game (see `arena games`).
     #[arg(long)]
     pub game: String,
-    /// A folder of submissions: every .wasm file, named by its stem (the student id).
+    /// The class folder: .wasm files named by student, a folder per student, or a Gradescope, Canvas or Moodle export (docs/grading.md).
     #[arg(value_name = "DIR")]
     pub dir: PathBuf,
     /// The rubric (TOML); the game's default rubric otherwise.
@@ -62,6 +62,12 @@ pub struct GradeClassArgs {
     /// Games per tournament match.
     #[arg(long, default_value = "10", allow_hyphen_values = true, value_parser = super::parse_games)]
     pub tournament_games: u64,
+    /// Also write grades for this LMS to import (written anyway when the folder is its export).
+    #[arg(long, value_name = "LMS")]
+    pub export_for: Vec<grade::lms::Lms>,
+    /// The assignment's name in the LMS grade file (Canvas's column).
+    #[arg(long, value_name = "NAME", default_value = "Bot grade")]
+    pub assignment: String,
     #[command(flatten)]
     pub run: RunArgs,
 }
@@ -110,15 +116,25 @@ pub fn text(report: &GradeReport) -> String {
         let _ = writeln!(s, "  rejected: {reason}");
     }
     for i in &report.items {
+        // A pending item is not counted: "0 / 10" would read as points lost.
+        let points = if i.status == "pending" {
+            format!("{:>13}", "pending")
+        } else {
+            format!("{:>5} / {:<5}", i.points, i.max_points)
+        };
         let _ = writeln!(
             s,
-            "  {:>5} / {:<5} {}{}: {}",
-            i.points,
-            i.max_points,
+            "  {points} {}{}: {}",
             i.name,
             if i.visible { "" } else { " (hidden)" },
             i.note
         );
+    }
+    if let Some(conduct) = report.conduct.describe() {
+        let _ = writeln!(s, "  conduct over {conduct}");
+    }
+    if let Some(why) = &report.chosen_because {
+        let _ = writeln!(s, "  file: {why}");
     }
     let _ = writeln!(
         s,
@@ -149,9 +165,31 @@ pub fn run(args: GradeArgs) -> anyhow::Result<()> {
         games: args.games.map_or(rubric.games, |g| g as usize),
     };
     let student = student_of(&args.submission);
-    let (report, _) = args.run.pool()?.install(|| grader.grade(&student, &args.submission))?;
+    // A folder (Gradescope's /autograder/submission): its one .wasm is the bot.
+    let chosen = if args.submission.is_dir() {
+        grade::submissions::choose(&args.submission)
+    } else {
+        Ok(grade::submissions::Chosen {
+            path: args.submission.clone(),
+            why: None,
+        })
+    };
+    let started = std::time::Instant::now();
+    let (mut report, _) = match &chosen {
+        Ok(c) => {
+            if let Some(why) = &c.why {
+                eprintln!("grading {} ({why})", c.path.display());
+            }
+            let (mut r, e) = args.run.pool()?.install(|| grader.grade(&student, &c.path))?;
+            r.chosen_because = c.why.clone();
+            (r, e)
+        }
+        Err(reason) => (grader.unusable(&student, &args.submission, reason.clone()), None),
+    };
+    report.elapsed = started.elapsed();
     if let Some(path) = &args.gradescope {
-        let json = serde_json::to_string_pretty(&grade::gradescope(&report))?;
+        // No class tournament here: a `class-rating` leaderboard column is left out.
+        let json = serde_json::to_string_pretty(&grade::gradescope::results(&report, &rubric, None))?;
         std::fs::write(path, json + "\n").with_context(|| format!("{}: cannot write", path.display()))?;
     }
     if args.json {
@@ -176,13 +214,36 @@ pub fn run_class(args: GradeClassArgs) -> anyhow::Result<()> {
             game.name()
         );
     }
-    let (wasm, skipped) = grade::submissions(&args.dir)
-        .with_context(|| format!("{}: cannot read the submissions folder", args.dir.display()))?;
-    for s in &skipped {
-        eprintln!("skipped {}: not a .wasm file", s.display());
+    let class = grade::submissions::find(&args.dir).map_err(|e| {
+        anyhow::anyhow!(
+            "{}: cannot read the submissions folder ({e}); give the folder that holds the students' files",
+            args.dir.display()
+        )
+    })?;
+    eprintln!(
+        "{}: {} students, read as {}",
+        class.root.display(),
+        class.submissions.len(),
+        class.layout.describe()
+    );
+    for s in &class.skipped {
+        eprintln!("skipped {s}");
     }
-    if wasm.is_empty() {
-        bail!("{}: no .wasm submissions in this folder", args.dir.display());
+    if class.submissions.is_empty() {
+        bail!(
+            "{}: no submissions in this folder (no .wasm file, no student folder); see docs/grading.md for the layouts read",
+            args.dir.display()
+        );
+    }
+    for s in &class.submissions {
+        match &s.bot {
+            Ok(c) => {
+                if let Some(why) = &c.why {
+                    eprintln!("{}: grading {} ({why})", s.student, c.path.display());
+                }
+            }
+            Err(reason) => eprintln!("{}: no usable bot in {}: {reason}", s.student, s.source.display()),
+        }
     }
     let sandbox = args.run.sandbox(game)?;
     let grader = Grader {
@@ -195,9 +256,27 @@ pub fn run_class(args: GradeClassArgs) -> anyhow::Result<()> {
     let pool = args.run.pool()?;
     // Each student is graded on its own; one broken submission cannot touch another's grade.
     let mut graded: Vec<(GradeReport, Option<Entrant>)> = pool.install(|| {
-        wasm.par_iter()
-            .map(|p| grader.grade(&student_of(p), p))
-            .collect::<Result<_, _>>()
+        class
+            .submissions
+            .par_iter()
+            .map(|s| {
+                let started = std::time::Instant::now();
+                let (mut report, entrant) = match &s.bot {
+                    Ok(c) => {
+                        let (mut r, e) = grader.grade(&s.student, &c.path)?;
+                        r.chosen_because = c.why.clone();
+                        (r, e)
+                    }
+                    Err(reason) => (grader.unusable(&s.student, &s.source, reason.clone()), None),
+                };
+                report.id = s.id.clone();
+                report.email = s.email.clone();
+                report.members = s.members.clone();
+                report.folder = s.folder.clone();
+                report.elapsed = started.elapsed();
+                Ok((report, entrant))
+            })
+            .collect::<Result<_, crate::runner::SetupError>>()
     })?;
     let mut class_tournament: Option<(TournamentSpec<'_>, tournament::TournamentReport)> = None;
     if let Some(format) = args.tournament {
@@ -240,6 +319,10 @@ pub fn run_class(args: GradeClassArgs) -> anyhow::Result<()> {
                     grade::apply_ranking(r, &rubric, rank, n);
                 }
             }
+            // The tournament ran: whoever could not enter it gets 0 of its items.
+            for (r, _) in graded.iter_mut() {
+                grade::missed_ranking(r);
+            }
             let path = args.out.join("tournament.txt");
             std::fs::write(&path, super::tournament::table(game.title(), &report))
                 .with_context(|| format!("{}: cannot write", path.display()))?;
@@ -247,12 +330,17 @@ pub fn run_class(args: GradeClassArgs) -> anyhow::Result<()> {
         }
     }
     for (report, entrant) in &graded {
-        let dir = args.out.join(&report.student);
+        let dir = args.out.join(&report.folder);
         std::fs::create_dir_all(&dir).with_context(|| format!("{}: cannot create", dir.display()))?;
         std::fs::write(dir.join("report.json"), serde_json::to_string_pretty(report)? + "\n")?;
+        let class_rating = class_tournament.as_ref().and_then(|(_, t)| {
+            let s = t.standings.iter().find(|s| s.name == report.student)?;
+            // A solitaire has no rating: its mean score ranks it instead.
+            s.rating.map(|r| r.value).or(s.score.map(|e| e.mean))
+        });
         std::fs::write(
             dir.join("results.json"),
-            serde_json::to_string_pretty(&grade::gradescope(report))? + "\n",
+            serde_json::to_string_pretty(&grade::gradescope::results(report, &rubric, class_rating))? + "\n",
         )?;
         if let (Some((item, game_index)), Some(me)) = (report.worst, entrant) {
             std::fs::write(dir.join("worst-game.jsonl"), grader.replay(item, game_index, me)?)?;
@@ -267,6 +355,29 @@ pub fn run_class(args: GradeClassArgs) -> anyhow::Result<()> {
     let gradebook = gradebook(&rubric, &graded);
     let path = args.out.join("gradebook.csv");
     std::fs::write(&path, &gradebook).with_context(|| format!("{}: cannot write", path.display()))?;
+    let mut lms = args.export_for.clone();
+    let own = match class.layout {
+        grade::submissions::Layout::Canvas => Some(grade::lms::Lms::Canvas),
+        grade::submissions::Layout::Moodle => Some(grade::lms::Lms::Moodle),
+        _ => None,
+    };
+    lms.extend(own.filter(|l| !lms.contains(l)));
+    for l in lms {
+        let reports: Vec<&GradeReport> = graded.iter().map(|(r, _)| r).collect();
+        let (csv, missing) = grade::lms::export(l, &reports, &args.assignment, class.layout);
+        let file = args.out.join(l.file_name());
+        std::fs::write(&file, csv).with_context(|| format!("{}: cannot write", file.display()))?;
+        if !missing.is_empty() {
+            eprintln!(
+                "{}: {} of {} students have no {} (the class folder is not that LMS's export): fill in their rows before importing",
+                file.display(),
+                missing.len(),
+                reports.iter().map(|r| r.members.len().max(1)).sum::<usize>(),
+                l.id_name()
+            );
+        }
+        eprintln!("wrote {}: import it {}", file.display(), l.how_to_import());
+    }
     // index.html and the replay pages: the class's first, then the tournament's, under one cap.
     let (keys, mut jobs): (Vec<report::ClassPage>, Vec<report::PageJob<'_>>) =
         report::class_pages(&grader, &graded).into_iter().unzip();
@@ -311,13 +422,7 @@ pub fn run_class(args: GradeClassArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn csv_field(text: &str) -> String {
-    if text.contains([',', '"', '\n']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text.to_string()
-    }
-}
+use grade::lms::csv_field;
 
 /// One row per student, one column per rubric item, and the total.
 fn gradebook(rubric: &Rubric, graded: &[(GradeReport, Option<Entrant>)]) -> String {
@@ -327,7 +432,11 @@ fn gradebook(rubric: &Rubric, graded: &[(GradeReport, Option<Entrant>)]) -> Stri
         s.push(',');
         s.push_str(&csv_field(&item.name));
     }
-    s.push_str(",total,max,status\n");
+    s.push_str(",total,max,status,id,email,file,chosen_because,forfeits");
+    for reason in ForfeitReason::ALL {
+        s.push_str(&format!(",forfeits_{}", reason.as_str().replace('-', "_")));
+    }
+    s.push_str(",illegal_moves,calls,mean_fuel_per_call,max_fuel_per_call,worst_share_of_budget\n");
     for (r, _) in graded {
         s.push_str(&csv_field(&r.student));
         s.push(',');
@@ -337,13 +446,41 @@ fn gradebook(rubric: &Rubric, graded: &[(GradeReport, Option<Entrant>)]) -> Stri
             &same.get(&r.student).map_or(String::new(), |o| o.join("; ")),
         ));
         for i in &r.items {
-            s.push_str(&format!(",{}", i.points));
+            if i.status == "pending" {
+                s.push_str(",pending");
+            } else {
+                s.push_str(&format!(",{}", i.points));
+            }
         }
         s.push_str(&format!(
-            ",{},{},{}\n",
+            ",{},{},{}",
             r.total,
             r.max_total,
             csv_field(r.reason.as_deref().unwrap_or(r.status))
+        ));
+        let c = &r.conduct;
+        // A submission that never played has no conduct to report: empty, not 0.
+        let played = c.games > 0;
+        let num = |x: String| if played { x } else { String::new() };
+        s.push_str(&format!(
+            ",{},{},{},{},{}",
+            csv_field(r.id.as_deref().unwrap_or("")),
+            csv_field(r.email.as_deref().unwrap_or("")),
+            csv_field(&r.file),
+            csv_field(r.chosen_because.as_deref().unwrap_or("")),
+            num(c.total_forfeits().to_string())
+        ));
+        for reason in ForfeitReason::ALL {
+            let n = c.forfeits.get(reason.as_str()).copied().unwrap_or(0);
+            s.push_str(&format!(",{}", num(n.to_string())));
+        }
+        s.push_str(&format!(
+            ",{},{},{},{},{}\n",
+            num(c.illegal_moves.to_string()),
+            num(c.calls.to_string()),
+            num(format!("{:.0}", c.mean_fuel_per_call)),
+            num(c.max_fuel_per_call.to_string()),
+            num(c.worst_share_of_budget.to_string())
         ));
     }
     s

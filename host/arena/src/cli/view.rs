@@ -117,6 +117,7 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
         cache: CacheArgs {
             cache_dir: args.cache.cache_dir.clone(),
             no_cache: args.cache.no_cache,
+            cache_max: args.cache.cache_max,
         },
     };
     let sandbox = run.sandbox(game)?;

@@ -5,7 +5,10 @@
 //! the clock, decides timeouts: the same submission, rubric and seed give
 //! the same grade on any machine.
 
+pub mod gradescope;
+pub mod lms;
 pub mod rubric;
+pub mod submissions;
 
 pub use rubric::{Item, Measure, Rubric};
 
@@ -14,9 +17,9 @@ use crate::runner::{BotRef, Entrant, GameDef, GameResult, GameSetup, MatchReport
 use crate::sandbox::{Limits, Sandbox};
 use crate::stats::{Estimate, estimate};
 use serde::Serialize;
-use serde_json::{Value, json};
 use sha2::{Digest, Sha256};
-use std::path::{Path, PathBuf};
+use std::collections::BTreeMap;
+use std::path::Path;
 use std::sync::Arc;
 
 /// One rubric item, measured and scored.
@@ -40,7 +43,10 @@ pub struct ItemResult {
     pub max_points: f64,
     /// Whether students see it.
     pub visible: bool,
-    /// `graded`, `pending` (class ranking without a tournament) or `rejected`.
+    /// Its own Gradescope visibility, if the rubric gives it one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub visibility: Option<gradescope::Visibility>,
+    /// `graded`, `pending` (class ranking without a tournament, never counted) or `rejected`.
     pub status: &'static str,
     /// For people: the verdict, and a warning when a threshold lies inside the interval.
     pub note: String,
@@ -50,6 +56,116 @@ pub struct ItemResult {
     /// The item's worst game, to show as its replay (`None`: no game was bad, e.g. none lost).
     #[serde(skip)]
     pub sample_game: Option<usize>,
+    /// How the submission behaved in the item's games.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub conduct: Option<Conduct>,
+}
+
+/// How a submission behaved: forfeits by reason, illegal moves played on,
+/// and the fuel its moves used against the per-move budget.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+pub struct Conduct {
+    /// Games played.
+    pub games: u32,
+    /// Forfeits by reason (every reason listed).
+    pub forfeits: BTreeMap<String, u32>,
+    /// Illegal answers the games played on under the course's rule.
+    pub illegal_moves: u32,
+    /// Calls after the first move (moves, and calls such as En Garde's
+    /// `start-round`): each has the per-move budget.
+    pub calls: u64,
+    /// Mean fuel per call.
+    pub mean_fuel_per_call: f64,
+    /// The most fuel one call used.
+    pub max_fuel_per_call: u64,
+    /// `max_fuel_per_call` as a share of the per-move budget (above 1: the bank paid).
+    pub worst_share_of_budget: f64,
+}
+
+impl Conduct {
+    /// The submission's conduct in a match, from its summary.
+    pub fn of(bot: &crate::runner::BotSummary) -> Conduct {
+        let fuel = bot.fuel.as_ref();
+        Conduct {
+            games: bot.games,
+            forfeits: bot.forfeits.clone(),
+            illegal_moves: bot.illegal_moves,
+            calls: fuel.map_or(0, |f| f.moves),
+            mean_fuel_per_call: fuel.map_or(0.0, |f| f.mean_per_move),
+            max_fuel_per_call: fuel.map_or(0, |f| f.max_per_move),
+            worst_share_of_budget: fuel.map_or(0.0, |f| f.worst_share),
+        }
+    }
+
+    /// Both together: counts added, the mean weighted by moves, the worst kept.
+    pub fn add(&mut self, other: &Conduct) {
+        let calls = self.calls + other.calls;
+        if calls > 0 {
+            self.mean_fuel_per_call = (self.mean_fuel_per_call * self.calls as f64
+                + other.mean_fuel_per_call * other.calls as f64)
+                / calls as f64;
+        }
+        self.calls = calls;
+        self.games += other.games;
+        for (reason, n) in &other.forfeits {
+            *self.forfeits.entry(reason.clone()).or_default() += n;
+        }
+        self.illegal_moves += other.illegal_moves;
+        self.max_fuel_per_call = self.max_fuel_per_call.max(other.max_fuel_per_call);
+        self.worst_share_of_budget = self.worst_share_of_budget.max(other.worst_share_of_budget);
+    }
+
+    /// Forfeits of every reason.
+    pub fn total_forfeits(&self) -> u32 {
+        self.forfeits.values().sum()
+    }
+
+    /// For people, in one line; `None` when no game was played.
+    pub fn describe(&self) -> Option<String> {
+        if self.games == 0 {
+            return None;
+        }
+        let forfeits = match self.total_forfeits() {
+            0 => "no forfeits".to_string(),
+            n => {
+                let by: Vec<String> = self
+                    .forfeits
+                    .iter()
+                    .filter(|(_, k)| **k > 0)
+                    .map(|(r, k)| format!("{k} {r}"))
+                    .collect();
+                format!("{n} forfeit{} ({})", if n == 1 { "" } else { "s" }, by.join(", "))
+            }
+        };
+        let illegal = match self.illegal_moves {
+            0 => String::new(),
+            n => format!(", {n} illegal move{} played on", if n == 1 { "" } else { "s" }),
+        };
+        let fuel = if self.calls > 0 {
+            format!(
+                "; fuel per call: mean {}, max {} ({:.1}% of the per-move budget)",
+                fuel_words(self.mean_fuel_per_call),
+                fuel_words(self.max_fuel_per_call as f64),
+                100.0 * self.worst_share_of_budget
+            )
+        } else {
+            String::new()
+        };
+        Some(format!("{} games: {forfeits}{illegal}{fuel}", self.games))
+    }
+}
+
+/// Fuel in round words: 1.2M, 830k, 412.
+fn fuel_words(x: f64) -> String {
+    if x >= 1e9 {
+        format!("{:.2}G", x / 1e9)
+    } else if x >= 1e6 {
+        format!("{:.2}M", x / 1e6)
+    } else if x >= 1e4 {
+        format!("{:.0}k", x / 1e3)
+    } else {
+        format!("{x:.0}")
+    }
 }
 
 /// A graded submission.
@@ -57,8 +173,24 @@ pub struct ItemResult {
 pub struct GradeReport {
     /// The student id (the file stem).
     pub student: String,
+    /// The identifier the LMS knows the student by (Canvas user id, Moodle
+    /// participant id, Gradescope SID), when the class folder was an export.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    /// The student's email, when the export gives it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub email: Option<String>,
+    /// A group submission's members, each given this grade.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub members: Vec<submissions::Member>,
     /// The file graded.
     pub file: String,
+    /// Why this file was taken as the bot, when the student's folder held several.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chosen_because: Option<String>,
+    /// The student's folder name in the output (unique in the class).
+    #[serde(skip)]
+    pub folder: String,
     /// SHA-256 of the file.
     pub sha256: Option<String>,
     /// The game.
@@ -85,6 +217,8 @@ pub struct GradeReport {
     pub total: f64,
     /// Points possible (pending items excluded).
     pub max_total: f64,
+    /// How the submission behaved over every item's games.
+    pub conduct: Conduct,
     /// The submission's worst game, for a replay: (item, game index).
     #[serde(skip)]
     pub worst: Option<(usize, usize)>,
@@ -92,6 +226,10 @@ pub struct GradeReport {
     /// (game 0 of [`Grader::smoke_spec`], which a replay can show).
     #[serde(skip)]
     pub smoke_forfeited: bool,
+    /// How long grading it took (Gradescope's `execution_time`); not in
+    /// the report, which must be the same on every run.
+    #[serde(skip)]
+    pub elapsed: std::time::Duration,
 }
 
 impl GradeReport {
@@ -131,7 +269,12 @@ impl Grader<'_> {
     fn empty_report(&self, student: &str, path: &Path) -> GradeReport {
         GradeReport {
             student: student.to_string(),
+            id: None,
+            email: None,
+            members: Vec::new(),
             file: path.display().to_string(),
+            chosen_because: None,
+            folder: student.to_string(),
             sha256: sha256_of(path),
             game: self.game.name().to_string(),
             status: "graded",
@@ -145,8 +288,10 @@ impl Grader<'_> {
             items: Vec::new(),
             total: 0.0,
             max_total: 0.0,
+            conduct: Conduct::default(),
             worst: None,
             smoke_forfeited: false,
+            elapsed: std::time::Duration::ZERO,
         }
     }
 
@@ -166,15 +311,34 @@ impl Grader<'_> {
                 points: 0.0,
                 max_points: item.max_points(),
                 visible: item.visible,
-                status: "rejected",
-                note: format!("no points: {reason}"),
+                visibility: item.visibility,
+                // A class ranking waits for a tournament, which a rejected
+                // submission cannot enter: 0 if one runs, never counted if not.
+                status: if item.measure == Measure::ClassPercentile {
+                    "pending"
+                } else {
+                    "rejected"
+                },
+                note: if item.measure == Measure::ClassPercentile {
+                    "a rejected submission cannot enter the class tournament: 0 points if one runs".to_string()
+                } else {
+                    format!("no points: {reason}")
+                },
                 forfeit_games: Vec::new(),
                 sample_game: None,
+                conduct: None,
             })
             .collect();
         report.reason = Some(reason);
         report.recount();
         report
+    }
+
+    /// The report of a student without a usable bot (`reason` says why, and the fix).
+    pub fn unusable(&self, student: &str, source: &Path, reason: String) -> GradeReport {
+        let mut report = self.empty_report(student, source);
+        report.sha256 = None;
+        self.rejected(report, reason)
     }
 
     /// The match an item plays: the submission in entrant 0.
@@ -232,6 +396,8 @@ impl Grader<'_> {
             let reason = format!("the smoke game was forfeited ({}: {})", f.reason, f.detail);
             let mut rejected = self.rejected(report, reason);
             rejected.smoke_forfeited = true;
+            // How it failed there is the one conduct the gradebook can show.
+            rejected.conduct = out.report.bots.first().map(Conduct::of).unwrap_or_default();
             return Ok((rejected, Some(me)));
         }
         let mut report = report;
@@ -242,6 +408,9 @@ impl Grader<'_> {
                 && worst.is_none_or(|(b, _, _)| badness > b)
             {
                 worst = Some((badness, index, game));
+            }
+            if let Some(c) = &result.conduct {
+                report.conduct.add(c);
             }
             report.items.push(result);
         }
@@ -266,10 +435,12 @@ impl Grader<'_> {
             points: 0.0,
             max_points: item.max_points(),
             visible: item.visible,
+            visibility: item.visibility,
             status: "graded",
             note: String::new(),
             forfeit_games: Vec::new(),
             sample_game: None,
+            conduct: None,
         };
         if item.measure == Measure::ClassPercentile {
             result.status = "pending";
@@ -278,6 +449,7 @@ impl Grader<'_> {
         }
         let spec = self.item_spec(index, me, &item.against);
         let report = run_match(&spec)?.report;
+        result.conduct = report.bots.first().map(Conduct::of);
         let mine = |r: &GameResult| r.seats.iter().position(|&b| b == 0).unwrap_or(0);
         let (samples, worst) = match item.measure {
             Measure::WinRate => (
@@ -455,55 +627,16 @@ pub fn apply_ranking(report: &mut GradeReport, rubric: &Rubric, rank: usize, n: 
     report.recount();
 }
 
-/// The report as Gradescope's `results.json`.
-pub fn gradescope(report: &GradeReport) -> Value {
-    let tests: Vec<Value> = report
-        .items
-        .iter()
-        .filter(|i| i.status != "pending")
-        .map(|i| {
-            json!({
-                "name": i.name,
-                "score": i.points,
-                "max_score": i.max_points,
-                "output": i.note,
-                "visibility": if i.visible { "visible" } else { "hidden" },
-            })
-        })
-        .collect();
-    let output = match &report.reason {
-        Some(reason) => format!("Submission rejected: {reason}"),
-        None => format!(
-            "{} / {} points. Seed {}, {} games per item, arena {}, SHA-256 {}.",
-            report.total,
-            report.max_total,
-            report.seed,
-            report.games,
-            report.arena_version,
-            report.sha256.as_deref().unwrap_or("-")
-        ),
-    };
-    json!({"score": report.total, "max_score": report.max_total, "output": output, "tests": tests})
-}
-
-/// Every `.wasm` file in `dir` (sorted), and the other files, which are skipped.
-pub fn submissions(dir: &Path) -> std::io::Result<(Vec<PathBuf>, Vec<PathBuf>)> {
-    let mut wasm = Vec::new();
-    let mut other = Vec::new();
-    for entry in std::fs::read_dir(dir)? {
-        let path = entry?.path();
-        if path.is_dir() {
-            continue;
-        }
-        if path.extension().is_some_and(|x| x == "wasm") {
-            wasm.push(path)
-        } else {
-            other.push(path)
-        }
+/// After a class tournament, the class-percentile items of a submission
+/// that took no part (a rejected one): 0 points, now counted.
+pub fn missed_ranking(report: &mut GradeReport) {
+    let why = report.reason.as_deref().unwrap_or("not in the class tournament");
+    for result in report.items.iter_mut().filter(|i| i.status == "pending") {
+        result.status = "rejected";
+        result.points = 0.0;
+        result.note = format!("no points: not in the class tournament ({why})");
     }
-    wasm.sort();
-    other.sort();
-    Ok((wasm, other))
+    report.recount();
 }
 
 /// For each student whose file is byte-identical (same SHA-256) to another

@@ -3,6 +3,7 @@
 //! A rubric is a TOML file (see `docs/grading.md`); each game ships a
 //! default in `host/src/grade/rubrics/`.
 
+use super::gradescope::{self, Visibility};
 use crate::games::IllegalMoves;
 use crate::runner::GameDef;
 use serde::{Deserialize, Serialize};
@@ -95,8 +96,11 @@ pub struct Item {
     pub against: Vec<String>,
     /// Solitaires: the house bot whose score on the same decks is subtracted.
     pub baseline: Option<String>,
-    /// Whether students see this item.
+    /// Whether students ever see this item (its Gradescope visibility, or
+    /// the rubric's, is not `hidden`).
     pub visible: bool,
+    /// Its own Gradescope visibility (`visible = false` is `hidden`); none: the rubric's.
+    pub visibility: Option<Visibility>,
     /// Value thresholds and their points.
     pub thresholds: Vec<Threshold>,
 }
@@ -131,6 +135,8 @@ pub struct Rubric {
     pub illegal: IllegalMoves,
     /// The items.
     pub items: Vec<Item>,
+    /// Gradescope's visibility settings and leaderboard (`[gradescope]`).
+    pub gradescope: gradescope::Settings,
 }
 
 #[derive(Deserialize)]
@@ -145,6 +151,8 @@ struct RawRubric {
     illegal: IllegalMoves,
     #[serde(rename = "item")]
     items: Vec<Spanned<RawItem>>,
+    #[serde(default)]
+    gradescope: Option<gradescope::RawSettings>,
 }
 
 #[derive(Deserialize)]
@@ -156,8 +164,10 @@ struct RawItem {
     against: Option<Spanned<Vec<String>>>,
     #[serde(default)]
     baseline: Option<Spanned<String>>,
-    #[serde(default = "yes")]
-    visible: bool,
+    #[serde(default)]
+    visible: Option<Spanned<bool>>,
+    #[serde(default)]
+    visibility: Option<Spanned<String>>,
     thresholds: Spanned<Vec<RawThreshold>>,
 }
 
@@ -207,10 +217,6 @@ fn default_seed() -> u64 {
     2026
 }
 
-fn yes() -> bool {
-    true
-}
-
 /// Games per item when neither the rubric nor `--games` says.
 pub const DEFAULT_GAMES: usize = 200;
 
@@ -231,6 +237,7 @@ pub fn parse(text: &str, file: &str, game: &dyn GameDef) -> Result<Rubric, Strin
             format!("this rubric is for `{}`, not `{}`", raw.game.get_ref(), game.name()),
         ));
     }
+    let mut settings = gradescope::visibilities(raw.gradescope.as_ref(), &err)?;
     let seats = game.seats();
     let house: Vec<&str> = game.house_bots().iter().map(|(n, _)| *n).collect();
     let check_bot = |bot: &str, span: std::ops::Range<usize>| -> Result<(), String> {
@@ -367,18 +374,34 @@ pub fn parse(text: &str, file: &str, game: &dyn GameDef) -> Result<Rubric, Strin
             }
             thresholds.push(threshold);
         }
+        let visibility = match (&raw_item.visible, &raw_item.visibility) {
+            (Some(v), Some(_)) => {
+                return Err(err(
+                    v.span(),
+                    "give an item `visible` or `visibility`, not both (`visible = false` is `visibility = \"hidden\"`)"
+                        .into(),
+                ));
+            }
+            (Some(v), None) if *v.get_ref() => Some(Visibility::Visible),
+            (Some(_), None) => Some(Visibility::Hidden),
+            (None, Some(v)) => Some(gradescope::visibility(v, &err)?),
+            (None, None) => None,
+        };
+        let shown = visibility.or(settings.visibility).unwrap_or(Visibility::Visible);
         items.push(Item {
             name: raw_item.name,
             measure,
             against,
             baseline,
-            visible: raw_item.visible,
+            visible: shown != Visibility::Hidden,
+            visibility,
             thresholds,
         });
     }
     if items.is_empty() {
         return Err(format!("{file}: the rubric has no [[item]]"));
     }
+    settings.leaderboard = gradescope::leaderboard(raw.gradescope, &items, &err)?;
     if let Some(g) = raw.games
         && !(1..=10_000_000).contains(&g)
     {
@@ -390,6 +413,7 @@ pub fn parse(text: &str, file: &str, game: &dyn GameDef) -> Result<Rubric, Strin
         games: raw.games.unwrap_or(DEFAULT_GAMES),
         illegal: raw.illegal,
         items,
+        gradescope: settings,
     })
 }
 

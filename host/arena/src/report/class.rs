@@ -1,7 +1,7 @@
 //! The class report of `arena grade-class`: the gradebook, each student's
 //! rubric items with replays, rejected submissions and the class tournament.
 
-use super::{Chosen, PageJob, PageLink, Replays, anchor, esc, file_name, html_page, points, replay_link};
+use super::{Chosen, PageJob, PageLink, Replays, anchor, esc, html_page, points, replay_link};
 use crate::grade::{GradeReport, Grader, Measure, Rubric};
 use crate::runner::{Entrant, GameDef};
 use crate::tournament::{TournamentReport, TournamentSpec};
@@ -32,7 +32,7 @@ pub fn class_pages<'a>(
             jobs.push((
                 ClassPage { student: s, item: None },
                 PageJob {
-                    file: format!("{}-smoke-game.html", file_name(student)),
+                    file: format!("{}-smoke-game.html", report.folder),
                     title: format!(
                         "{student} vs {}: the smoke game, whose forfeit rejected the submission",
                         against.join(", ")
@@ -86,7 +86,7 @@ pub fn class_pages<'a>(
                     item: Some(i),
                 },
                 PageJob {
-                    file: format!("{}-item{}.html", file_name(student), i + 1),
+                    file: format!("{}-item{}.html", report.folder, i + 1),
                     title: format!(
                         "{student} vs {}: rubric item {} \"{}\" ({} games)",
                         item.against.join(", "),
@@ -200,7 +200,12 @@ pub fn class_index(c: &ClassReport<'_>) -> String {
             points(item.max_points())
         );
     }
-    let _ = writeln!(s, "<th>status</th></tr></thead><tbody>");
+    let _ = writeln!(
+        s,
+        "<th class=\"num\">forfeits</th><th class=\"num\">illegal moves</th>\
+         <th class=\"num\">most fuel in a call<br><span class=\"muted\">share of the budget</span></th>\
+         <th>status</th></tr></thead><tbody>"
+    );
     let same = crate::grade::same_files(c.graded.iter().map(|(r, _)| r));
     let same_note = |student: &str| {
         same.get(student).map_or(String::new(), |others| {
@@ -233,6 +238,30 @@ pub fn class_index(c: &ClassReport<'_>) -> String {
                 points(i.points)
             };
             let _ = write!(s, "<td class=\"{class}\">{shown}</td>");
+        }
+        let k = &r.conduct;
+        if k.games == 0 {
+            let _ = write!(
+                s,
+                "<td class=\"num\">-</td><td class=\"num\">-</td><td class=\"num\">-</td>"
+            );
+        } else {
+            let forfeits = k.total_forfeits();
+            let by: Vec<String> = k
+                .forfeits
+                .iter()
+                .filter(|(_, n)| **n > 0)
+                .map(|(why, n)| format!("{n} {why}"))
+                .collect();
+            let _ = write!(
+                s,
+                "<td class=\"num{}\" title=\"{}\">{forfeits}</td><td class=\"num\">{}</td><td class=\"num{}\">{:.1}%</td>",
+                if forfeits > 0 { " bad" } else { "" },
+                esc(&by.join(", ")),
+                k.illegal_moves,
+                if k.worst_share_of_budget > 1.0 { " bad" } else { "" },
+                100.0 * k.worst_share_of_budget
+            );
         }
         match &r.reason {
             Some(reason) => {
@@ -299,6 +328,12 @@ pub fn class_index(c: &ClassReport<'_>) -> String {
             esc(&r.file),
             esc(r.sha256.as_deref().unwrap_or("-"))
         );
+        if let Some(why) = &r.chosen_because {
+            let _ = writeln!(s, "<p class=\"meta\">Chosen from several .wasm files: {}</p>", esc(why));
+        }
+        if let Some(conduct) = r.conduct.describe() {
+            let _ = writeln!(s, "<p class=\"meta\">Conduct over {}</p>", esc(&conduct));
+        }
         if let Some(others) = same.get(&r.student) {
             let _ = writeln!(
                 s,

@@ -388,7 +388,18 @@ pub fn file_name(text: &str) -> String {
 
 /// An anchor id from free text.
 pub fn anchor(prefix: &str, text: &str) -> String {
-    format!("{prefix}-{}", file_name(text))
+    // Letters of every script stay: students named 李雷 and 韩梅 need two anchors.
+    let id: String = text
+        .chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '_' || c == '.' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    format!("{prefix}-{id}")
 }
 
 /// What a link to a replay page says: `replay: 3 forfeits`, `replay: game 4`.

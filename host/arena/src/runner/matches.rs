@@ -37,6 +37,14 @@ pub struct GameResult {
     /// Finishing positions by seat (1 = first), for games that rank players.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub positions: Option<Vec<u32>>,
+    /// Per seat, illegal answers the game played on under the course's rule
+    /// (written only when there were some).
+    #[serde(default, skip_serializing_if = "no_illegal")]
+    pub illegal: Vec<u32>,
+}
+
+fn no_illegal(counts: &[u32]) -> bool {
+    counts.iter().all(|&c| c == 0)
 }
 
 /// How a bot placed, in games that rank players.
@@ -71,6 +79,9 @@ pub struct BotSummary {
     pub score: crate::stats::Estimate,
     /// Forfeits by reason (every reason listed, zero or not).
     pub forfeits: BTreeMap<String, u32>,
+    /// Illegal answers the games played on under the course's rule (under
+    /// `--illegal forfeit` they are forfeits with reason `illegal-move`).
+    pub illegal_moves: u32,
     /// Finishing positions, for games that rank players.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub positions: Option<PositionSummary>,
@@ -325,6 +336,7 @@ pub fn run_match(spec: &MatchSpec<'_>) -> Result<MatchOutcome, SetupError> {
             score: crate::stats::estimate(&[]),
             positions: None,
             forfeits: ForfeitReason::ALL.iter().map(|r| (r.as_str().to_string(), 0)).collect(),
+            illegal_moves: 0,
             fuel: None,
         })
         .collect();
@@ -350,6 +362,7 @@ pub fn run_match(spec: &MatchSpec<'_>) -> Result<MatchOutcome, SetupError> {
                 Some(_) => summary.losses += 1,
                 None => summary.draws += 1,
             }
+            summary.illegal_moves += result.illegal.get(seat).copied().unwrap_or(0);
             for f in result.forfeits.iter().filter(|f| f.seat == seat) {
                 *summary.forfeits.entry(f.reason.as_str().to_string()).or_default() += 1;
             }
@@ -468,6 +481,7 @@ fn finish_game(
         forfeit: outcome.forfeit,
         forfeits,
         positions: outcome.positions,
+        illegal: outcome.illegal,
     };
     Played { result, events, fuel }
 }

@@ -285,11 +285,48 @@ pub struct Strict<'a, P: ?Sized> {
     pub player: &'a mut P,
     /// What an illegal move costs.
     pub rule: IllegalMoves,
+    /// Answers the rules did not allow that the game played on under the course's rule.
+    pub illegal: u32,
+}
+
+impl<P: ?Sized> Strict<'_, P> {
+    /// Judge an answer under the run's rule (see [`crate::games::judge`]); under the
+    /// course's rule an answer the rules do not allow is counted, for the
+    /// gradebook, and passed on for the game's own rule to judge.
+    pub fn judge<T>(
+        &mut self,
+        answer: T,
+        is_legal: impl FnOnce(&T) -> bool,
+        describe: impl FnOnce(&T) -> String,
+    ) -> Result<T, Failure> {
+        match self.rule {
+            IllegalMoves::Forfeit => crate::games::judge(self.rule, answer, is_legal, describe),
+            IllegalMoves::Course => {
+                if !is_legal(&answer) {
+                    self.illegal += 1;
+                }
+                Ok(answer)
+            }
+        }
+    }
 }
 
 /// Every player of a table, judged under `rule`.
 pub fn strict<P: ?Sized>(players: Vec<&mut P>, rule: IllegalMoves) -> Vec<Strict<'_, P>> {
-    players.into_iter().map(|player| Strict { player, rule }).collect()
+    players
+        .into_iter()
+        .map(|player| Strict {
+            player,
+            rule,
+            illegal: 0,
+        })
+        .collect()
+}
+
+/// `outcome` with each seat's count of illegal answers played on.
+pub fn counted<P: ?Sized>(mut outcome: Outcome, players: &[Strict<'_, P>]) -> Outcome {
+    outcome.illegal = players.iter().map(|p| p.illegal).collect();
+    outcome
 }
 
 /// The players of a game with a fixed number of seats, or the run's mistake

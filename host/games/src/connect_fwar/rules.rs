@@ -276,5 +276,6 @@ pub fn play_game(seed: u64, player: &mut dyn Player, events: &mut dyn EventSink)
         forfeit: None,
         other_forfeits: Vec::new(),
         positions: None,
+        illegal: Vec::new(),
     }
 }

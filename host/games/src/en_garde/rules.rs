@@ -645,5 +645,6 @@ pub fn play_game(config: Config, seed: u64, players: [&mut dyn Fencer; 2], event
         forfeit: None,
         other_forfeits: Vec::new(),
         positions: None,
+        illegal: Vec::new(),
     }
 }

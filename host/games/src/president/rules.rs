@@ -778,6 +778,7 @@ pub fn play_game(
             forfeit: forfeits.next(),
             other_forfeits: forfeits.collect(),
             positions: Some(positions.clone()),
+            illegal: Vec::new(),
         },
         positions,
     }

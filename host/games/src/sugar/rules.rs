@@ -481,6 +481,7 @@ fn finish(state: &State, loser: Option<Seat>, forfeit: Option<Forfeit>, events: 
         forfeit,
         other_forfeits: Vec::new(),
         positions: None,
+        illegal: Vec::new(),
     }
 }
 

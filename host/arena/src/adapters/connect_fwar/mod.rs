@@ -6,10 +6,11 @@ pub mod since_v0_1;
 pub mod since_v0_2;
 
 use crate::games::connect_fwar::{self as rules, GameInfo, Player, View};
-use crate::games::{EventSink, Failure, Kind, Outcome, Seat, judge};
+use crate::games::{EventSink, Failure, Kind, Outcome, Seat};
 use crate::human::Terminal;
 use crate::runner::{
-    About, BotRef, Deal, GameDef, GameSetup, PlayedGame, Seated, SetupError, Strict, Table, exactly, seating, strict,
+    About, BotRef, Deal, GameDef, GameSetup, PlayedGame, Seated, SetupError, Strict, Table, counted, exactly, seating,
+    strict,
 };
 
 /// What ConnectFwar is.
@@ -35,8 +36,7 @@ impl Player for Strict<'_, dyn Player> {
     }
     fn choose_column(&mut self, view: &View) -> Result<i32, Failure> {
         let column = self.player.choose_column(view)?;
-        judge(
-            self.rule,
+        self.judge(
             column,
             |&c| usize::try_from(c).is_ok_and(|c| view.fitting_columns().contains(&c)),
             |c| format!("named column {c} for the {}", view.card.label(false)),
@@ -58,7 +58,8 @@ impl GameDef for ConnectFwar {
         Table::<Self>::seat(deal)?.play(events, |players, events| {
             let mut players = strict(players, deal.setup.illegal);
             let [player] = exactly(self.title(), players.iter_mut().collect())?;
-            Ok(rules::play_game(deal.seed, player, events))
+            let outcome = rules::play_game(deal.seed, player, events);
+            Ok(counted(outcome, &players))
         })
     }
 

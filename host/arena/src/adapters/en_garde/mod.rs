@@ -6,11 +6,11 @@ pub mod since_v0_1;
 pub mod since_v0_2;
 
 use crate::games::en_garde::{self as rules, Fencer, GameInfo, Move, RoundInfo, Variant, View};
-use crate::games::{EventSink, Failure, Kind, Outcome, Seat, judge};
+use crate::games::{EventSink, Failure, Kind, Outcome, Seat};
 use crate::human::Terminal;
 use crate::runner::{
-    About, BotRef, Deal, GameDef, GameSetup, PlayedGame, SetupError, Strict, Table, exactly, person_against_one,
-    seating, strict,
+    About, BotRef, Deal, GameDef, GameSetup, PlayedGame, SetupError, Strict, Table, counted, exactly,
+    person_against_one, seating, strict,
 };
 
 /// Under `--illegal forfeit` a move the rules do not allow (rule 5) forfeits.
@@ -23,8 +23,7 @@ impl Fencer for Strict<'_, dyn Fencer> {
     }
     fn choose_move(&mut self, view: &View) -> Result<Move, Failure> {
         let mv = self.player.choose_move(view)?;
-        judge(
-            self.rule,
+        self.judge(
             mv,
             |&mv| rules::check_move(view.seat, &view.hand, view.my_position, view.opponent_position, mv).is_ok(),
             |mv| format!("played card {} {:?}", mv.card, mv.direction).to_lowercase(),
@@ -83,7 +82,8 @@ impl GameDef for EnGarde {
         Table::<Self>::seat(deal)?.play(events, |players, events| {
             let mut players = strict(players, deal.setup.illegal);
             let [a, b] = exactly(self.title(), players.iter_mut().collect())?;
-            Ok(rules::play_game(config, deal.seed, [a, b], events))
+            let outcome = rules::play_game(config, deal.seed, [a, b], events);
+            Ok(counted(outcome, &players))
         })
     }
 

@@ -6,10 +6,11 @@ pub mod since_v0_1;
 pub mod since_v0_2;
 
 use crate::games::president::{self as rules, Card, GameInfo, PresidentPlayer, View};
-use crate::games::{EventSink, Failure, Kind, NoEvents, Outcome, Seat, derive_seed, judge};
+use crate::games::{EventSink, Failure, Kind, NoEvents, Outcome, Seat, derive_seed};
 use crate::human::Terminal;
 use crate::runner::{
-    About, BotRef, Broken, Deal, GameDef, GameSetup, PlayedGame, Seated, SetupError, Strict, Table, seating, strict,
+    About, BotRef, Broken, Deal, GameDef, GameSetup, PlayedGame, Seated, SetupError, Strict, Table, counted, seating,
+    strict,
 };
 use serde_json::Value;
 
@@ -39,8 +40,7 @@ impl PresidentPlayer for Strict<'_, dyn PresidentPlayer> {
     }
     fn play(&mut self, view: &View) -> Result<Option<Vec<Card>>, Failure> {
         let cards = self.player.play(view)?;
-        judge(
-            self.rule,
+        self.judge(
             cards,
             |c| view.is_legal(c.as_deref()),
             |c| match c {
@@ -87,8 +87,9 @@ fn play_one(
         let mut players: Vec<&mut dyn PresidentPlayer> =
             strict.iter_mut().map(|p| -> &mut dyn PresidentPlayer { p }).collect();
         let record = rules::play_game(seed, last, &mut players, events);
+        drop(players);
         positions = record.positions;
-        Ok(record.outcome)
+        Ok(counted(record.outcome, &strict))
     })?;
     Ok((played, positions))
 }

@@ -6,11 +6,11 @@ pub mod since_v0_1;
 pub mod since_v0_2;
 
 use crate::games::sugar::{self as rules, Action, PlaceInfo, SugarPlayer, View};
-use crate::games::{EventSink, Failure, Kind, Outcome, Seat, judge};
+use crate::games::{EventSink, Failure, Kind, Outcome, Seat};
 use crate::human::Terminal;
 use crate::runner::{
-    About, BotRef, Deal, GameDef, GameSetup, PlayedGame, SetupError, Strict, Table, exactly, person_against_one,
-    seating, strict,
+    About, BotRef, Deal, GameDef, GameSetup, PlayedGame, SetupError, Strict, Table, counted, exactly,
+    person_against_one, seating, strict,
 };
 use crate::sandbox::Limits;
 
@@ -48,8 +48,7 @@ impl SugarPlayer for Strict<'_, dyn SugarPlayer> {
     }
     fn choose(&mut self, view: &View) -> Result<Action, Failure> {
         let action = self.player.choose(view)?;
-        judge(
-            self.rule,
+        self.judge(
             action,
             |a| match *a {
                 Action::Pass => view.legal_moves().is_empty(),
@@ -77,7 +76,8 @@ impl GameDef for Sugar {
         Table::<Self>::seat(deal)?.play(events, |players, events| {
             let mut players = strict(players, deal.setup.illegal);
             let [a, b] = exactly(self.title(), players.iter_mut().collect())?;
-            Ok(rules::play_game(deal.seed, [a, b], events))
+            let outcome = rules::play_game(deal.seed, [a, b], events);
+            Ok(counted(outcome, &players))
         })
     }
 

@@ -1,0 +1,385 @@
+//! Class folders as learning management systems export them (Gradescope,
+//! Canvas, Moodle) and as teachers make them, every way a student's folder
+//! can hold no usable bot, the grade files the LMSs import, and the
+//! conduct columns of the gradebook.
+
+use arena_tests::{arena, arena_json, bot, temp};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// Run grade-class on `class` (few games: these tests are about files) and
+/// give (stdout, stderr, output folder).
+fn grade_class(class: &Path, extra: &[&str]) -> (String, String, PathBuf) {
+    let out_dir = temp(&format!("{}-out", class.file_name().unwrap().to_string_lossy()));
+    let (c, o) = (class.display().to_string(), out_dir.display().to_string());
+    let mut args = vec!["grade-class", "--game", "en-garde", &c, "--out", &o, "--games", "10"];
+    args.extend(extra);
+    let out = arena(&args);
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    );
+    assert!(out.status.success(), "{stderr}");
+    (stdout, stderr, out_dir)
+}
+
+/// The gradebook's rows as maps from column to field (fields hold no commas here
+/// except in quoted reasons, which are read whole).
+fn gradebook(out_dir: &Path) -> Vec<std::collections::BTreeMap<String, String>> {
+    let text = std::fs::read_to_string(out_dir.join("gradebook.csv")).expect("gradebook.csv");
+    let mut lines = text.lines();
+    let header: Vec<String> = split_csv(lines.next().expect("a header"));
+    lines
+        .map(|l| header.iter().cloned().zip(split_csv(l)).collect())
+        .collect()
+}
+
+/// RFC 4180 fields of one line.
+fn split_csv(line: &str) -> Vec<String> {
+    let mut fields = vec![String::new()];
+    let mut quoted = false;
+    let mut chars = line.trim_end_matches('\r').chars().peekable();
+    while let Some(c) = chars.next() {
+        match (c, quoted) {
+            ('"', true) if chars.peek() == Some(&'"') => {
+                chars.next();
+                fields.last_mut().unwrap().push('"');
+            }
+            ('"', _) => quoted = !quoted,
+            (',', false) => fields.push(String::new()),
+            _ => fields.last_mut().unwrap().push(c),
+        }
+    }
+    fields
+}
+
+fn row<'a>(
+    rows: &'a [std::collections::BTreeMap<String, String>],
+    student: &str,
+) -> &'a std::collections::BTreeMap<String, String> {
+    rows.iter()
+        .find(|r| r["student"] == student)
+        .unwrap_or_else(|| panic!("no row for {student}: {rows:?}"))
+}
+
+fn copy(from: &str, to: &Path) {
+    std::fs::create_dir_all(to.parent().unwrap()).unwrap();
+    std::fs::copy(bot(from), to).unwrap();
+}
+
+/// The total `arena grade` gives one file alone: the class grade must equal it.
+fn alone(name: &str) -> f64 {
+    arena_json(&[
+        "grade",
+        "--game",
+        "en-garde",
+        &bot(name).display().to_string(),
+        "--games",
+        "10",
+        "--json",
+    ])["total"]
+        .as_f64()
+        .unwrap()
+}
+
+#[test]
+fn a_moodle_export_is_read_by_participant_and_every_unusable_folder_gets_one_line() {
+    let class = temp("moodle");
+    let f = |who: &str| class.join(format!("{who}_assignsubmission_file_"));
+    copy("en-garde/aggressive", &f("Ann Lee_101").join("bot.wasm"));
+    // A whole project: the .wasm at the top is the bot, target/'s copies are not.
+    copy("en-garde/cowardly", &f("José Núñez_102").join("mybot.wasm"));
+    copy(
+        "en-garde/random",
+        &f("José Núñez_102").join("target/wasm32-wasip2/release/mybot.wasm"),
+    );
+    copy("en-garde/random", &f("Bo Chen_103").join("a.wasm"));
+    copy("en-garde/cowardly", &f("Bo Chen_103").join("b.wasm"));
+    // Only online text, and an empty file folder.
+    std::fs::create_dir_all(f("Cy Dee_104")).unwrap();
+    std::fs::create_dir_all(class.join("Cy Dee_104_assignsubmission_onlinetext_")).unwrap();
+    std::fs::write(
+        class.join("Cy Dee_104_assignsubmission_onlinetext_/onlinetext.html"),
+        "my bot",
+    )
+    .unwrap();
+    // Source instead of a bot, and a link that loops (unreadable, even for root).
+    std::fs::create_dir_all(f("Eve Ma_105")).unwrap();
+    std::fs::write(f("Eve Ma_105").join("lib.rs"), "fn main() {}").unwrap();
+    std::os::unix::fs::symlink("loop", f("Eve Ma_105").join("loop")).unwrap();
+    // macOS's resource fork of a bot is no bot.
+    std::fs::create_dir_all(f("李雷_106").join("__MACOSX")).unwrap();
+    std::fs::write(f("李雷_106").join("__MACOSX/._bot.wasm"), "fork").unwrap();
+    copy("en-garde/random", &f("李雷_106").join("bot.wasm"));
+    std::fs::write(class.join("grading worksheet.csv"), "x").unwrap();
+
+    let (stdout, stderr, out) = grade_class(&class, &[]);
+    assert!(stderr.contains("read as a Moodle export"), "{stderr}");
+    assert!(
+        stderr.contains("skipped grading worksheet.csv: not a Moodle submission"),
+        "{stderr}"
+    );
+    let rows = gradebook(&out);
+    assert_eq!(rows.len(), 6, "one row per participant:\n{stdout}");
+    // One line for each folder without a usable bot, naming the problem.
+    let unusable: Vec<&str> = stderr.lines().filter(|l| l.contains("no usable bot")).collect();
+    assert_eq!(unusable.len(), 3, "{stderr}");
+    let reason = |s: &str| row(&rows, s)["status"].clone();
+    assert!(
+        reason("Bo Chen").starts_with("several .wasm files (a.wasm, b.wasm)"),
+        "{}",
+        reason("Bo Chen")
+    );
+    assert_eq!(reason("Cy Dee"), "nothing was submitted (an empty folder)");
+    assert!(
+        reason("Eve Ma").starts_with("no .wasm file (found lib.rs); submit the built bot")
+            && reason("Eve Ma").contains("loop: is a link that points back to itself"),
+        "{}",
+        reason("Eve Ma")
+    );
+    for r in ["Bo Chen", "Cy Dee", "Eve Ma"] {
+        assert_eq!(row(&rows, r)["total"], "0");
+        assert!(
+            unusable.iter().any(|l| l.starts_with(&format!("{r}: "))),
+            "{r}: {stderr}"
+        );
+    }
+    // The rest are graded as they would be alone; the chosen file is named with why.
+    assert_eq!(
+        row(&rows, "Ann Lee")["total"].parse::<f64>().unwrap(),
+        alone("en-garde/aggressive")
+    );
+    assert_eq!(
+        row(&rows, "José Núñez")["total"].parse::<f64>().unwrap(),
+        alone("en-garde/cowardly")
+    );
+    assert_eq!(
+        row(&rows, "李雷")["total"].parse::<f64>().unwrap(),
+        alone("en-garde/random")
+    );
+    assert!(row(&rows, "José Núñez")["chosen_because"].starts_with("mybot.wasm is the .wasm nearest the top"));
+    assert!(stderr.contains("José Núñez: grading "), "{stderr}");
+    assert_eq!(row(&rows, "Ann Lee")["id"], "101");
+    // Each student's reports, in folders named by them.
+    for folder in ["Ann_Lee", "José_Núñez", "李雷", "Bo_Chen"] {
+        assert!(out.join(folder).join("report.json").is_file(), "{folder}");
+    }
+    // Moodle's grading worksheet: the columns it exports, matched by "Participant N".
+    let sheet = std::fs::read_to_string(out.join("grades-moodle.csv")).unwrap();
+    let lines: Vec<&str> = sheet.lines().collect();
+    assert_eq!(
+        lines[0],
+        "Identifier,Full name,Email address,Status,Grade,Maximum Grade,Grade can be changed,\
+         Last modified (submission),Last modified (grade),Feedback comments"
+    );
+    let ann = lines
+        .iter()
+        .find(|l| l.starts_with("Participant 101,Ann Lee,"))
+        .expect("Ann's row");
+    let total = &row(&rows, "Ann Lee")["total"];
+    assert!(ann.contains(&format!(",{total},")), "{ann}");
+    assert!(lines.iter().any(|l| l.starts_with("Participant 102,José Núñez,")));
+    assert!(
+        !out.join("grades-canvas.csv").exists(),
+        "only the export's own LMS, unless asked"
+    );
+    // index.html lists them apart.
+    let html = std::fs::read_to_string(out.join("index.html")).unwrap();
+    assert!(html.contains("id=\"student-李雷\"") && html.contains("id=\"student-José-Núñez\""));
+}
+
+#[test]
+fn a_canvas_export_is_grouped_by_user_id_and_its_gradebook_csv_imports() {
+    let class = temp("canvas");
+    copy("en-garde/aggressive", &class.join("leeann_101_9001_bot.wasm"));
+    copy(
+        "en-garde/cowardly",
+        &class.join("nunezjose_late_102_9002_my_bot-1.wasm"),
+    );
+    copy("en-garde/random", &class.join("chenbo_103_9003_a.wasm"));
+    copy("en-garde/cowardly", &class.join("chenbo_103_9004_b.wasm"));
+    std::fs::write(class.join("deecy_104_9005_report.pdf"), "pdf").unwrap();
+    let (_, stderr, out) = grade_class(&class, &["--assignment", "Bot, final"]);
+    assert!(stderr.contains("read as a Canvas export"), "{stderr}");
+    let rows = gradebook(&out);
+    assert_eq!(rows.len(), 4, "{rows:?}");
+    assert_eq!(
+        row(&rows, "nunezjose")["total"].parse::<f64>().unwrap(),
+        alone("en-garde/cowardly")
+    );
+    assert!(row(&rows, "chenbo")["status"].starts_with("several .wasm files"));
+    assert!(row(&rows, "deecy")["status"].starts_with("no .wasm file (found report.pdf)"));
+    let csv = std::fs::read_to_string(out.join("grades-canvas.csv")).unwrap();
+    let lines: Vec<&str> = csv.lines().collect();
+    assert_eq!(lines[0], "Student,ID,SIS User ID,SIS Login ID,Section,\"Bot, final\"");
+    let total = &row(&rows, "leeann")["total"];
+    assert!(lines.contains(&format!("leeann,101,,,,{total}").as_str()), "{csv}");
+    assert!(lines.contains(&"chenbo,103,,,,0"), "{csv}");
+}
+
+#[test]
+fn a_gradescope_export_names_students_from_its_metadata_and_groups_get_a_row_each() {
+    // Unzipped as Gradescope ships it: one folder holding the export.
+    let root = temp("gradescope");
+    let class = root.join("assignment_77_export");
+    copy("en-garde/aggressive", &class.join("submission_1/bot.wasm"));
+    copy("en-garde/cowardly", &class.join("submission_2/src/bot.wasm"));
+    std::fs::create_dir_all(class.join("submission_3")).unwrap();
+    copy("en-garde/random", &class.join("submission_4/bot.wasm"));
+    std::fs::write(
+        class.join("submission_metadata.yml"),
+        "submission_1:\n  :submitters:\n  - :name: Ann Lee\n    :sid: '2026001'\n    :email: ann@uni.edu\n  :score: 0.0\n\
+         submission_2:\n  :submitters:\n  - :name: \"Zoë Ünal\"\n    :sid: '2026002'\n    :email: zoe@uni.edu\n  - :name: Bo Li\n    :sid: 2026003\n\
+         submission_3:\n  :submitters:\n  - :name: Cy Dee\n    :sid: '2026004'\n",
+    )
+    .unwrap();
+    let (_, stderr, out) = grade_class(&root, &["--export-for", "canvas", "--export-for", "moodle"]);
+    assert!(stderr.contains("read as a Gradescope export"), "{stderr}");
+    let rows = gradebook(&out);
+    assert_eq!(rows.len(), 4);
+    assert_eq!(row(&rows, "Ann Lee")["email"], "ann@uni.edu");
+    assert_eq!(
+        row(&rows, "Ann Lee")["total"].parse::<f64>().unwrap(),
+        alone("en-garde/aggressive")
+    );
+    assert_eq!(
+        row(&rows, "Zoë Ünal & Bo Li")["total"].parse::<f64>().unwrap(),
+        alone("en-garde/cowardly")
+    );
+    assert_eq!(
+        row(&rows, "Cy Dee")["status"],
+        "nothing was submitted (an empty folder)"
+    );
+    // Not in the metadata: named by its folder.
+    assert!(rows.iter().any(|r| r["student"] == "submission_4"));
+    // Canvas matches by the SIS User ID (the SID); each group member has a row.
+    let canvas = std::fs::read_to_string(out.join("grades-canvas.csv")).unwrap();
+    let group = row(&rows, "Zoë Ünal & Bo Li")["total"].clone();
+    assert!(canvas.contains(&format!("Zoë Ünal,,2026002,,,{group}")), "{canvas}");
+    assert!(canvas.contains(&format!("Bo Li,,2026003,,,{group}")), "{canvas}");
+    // Moodle cannot match a Gradescope export's students: said in one line.
+    assert!(
+        stderr.contains("grades-moodle.csv: 5 of 5 students have no Moodle participant ID"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_folder_per_student_and_loose_files_mix_and_a_release_build_wins_over_debug() {
+    let class = temp("folders");
+    copy("en-garde/aggressive", &class.join("anna.wasm"));
+    copy(
+        "en-garde/cowardly",
+        &class.join("Ben Ode/target/wasm32-wasip2/release/ben.wasm"),
+    );
+    copy(
+        "en-garde/random",
+        &class.join("Ben Ode/target/wasm32-wasip2/debug/ben.wasm"),
+    );
+    std::fs::create_dir_all(class.join("empty student")).unwrap();
+    std::os::unix::fs::symlink("missing.wasm", class.join("dangling.wasm")).unwrap();
+    std::fs::write(class.join("README.txt"), "notes").unwrap();
+    let (_, stderr, out) = grade_class(&class, &[]);
+    assert!(stderr.contains("skipped README.txt: not a .wasm file"), "{stderr}");
+    let rows = gradebook(&out);
+    assert_eq!(rows.len(), 4, "{rows:?}");
+    assert_eq!(
+        row(&rows, "Ben Ode")["total"].parse::<f64>().unwrap(),
+        alone("en-garde/cowardly")
+    );
+    assert!(row(&rows, "Ben Ode")["chosen_because"].contains("is the release build"));
+    assert_eq!(
+        row(&rows, "empty student")["status"],
+        "nothing was submitted (an empty folder)"
+    );
+    assert!(
+        row(&rows, "dangling")["status"].contains("a link to nothing"),
+        "{}",
+        row(&rows, "dangling")["status"]
+    );
+    assert_eq!(
+        row(&rows, "anna")["total"].parse::<f64>().unwrap(),
+        alone("en-garde/aggressive")
+    );
+}
+
+#[test]
+fn grade_takes_a_submission_folder_as_gradescope_gives_it() {
+    let dir = temp("autograder-submission");
+    copy("en-garde/aggressive", &dir.join("bot.wasm"));
+    std::fs::write(dir.join("notes.md"), "hi").unwrap();
+    let d = dir.display().to_string();
+    let v = arena_json(&["grade", "--game", "en-garde", &d, "--games", "10", "--json"]);
+    assert_eq!(v["status"], "graded");
+    assert_eq!(v["total"].as_f64().unwrap(), alone("en-garde/aggressive"));
+    copy("en-garde/random", &dir.join("old.wasm"));
+    let gs = dir.join("results.json");
+    let out = arena(&[
+        "grade",
+        "--game",
+        "en-garde",
+        &d,
+        "--games",
+        "10",
+        "--gradescope",
+        gs.to_str().unwrap(),
+    ]);
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("several .wasm files (bot.wasm, old.wasm)"), "{text}");
+    let results: Value = serde_json::from_str(&std::fs::read_to_string(&gs).unwrap()).unwrap();
+    assert_eq!(results["score"], 0.0);
+    assert!(results["output"].as_str().unwrap().contains("several .wasm files"));
+}
+
+#[test]
+fn the_gradebook_shows_how_each_bot_behaved() {
+    let class = temp("conduct");
+    copy("en-garde/aggressive", &class.join("calm.wasm"));
+    // Burns 1.5 times the per-move budget on every move (its source says so).
+    copy("hostile/fuel-burner", &class.join("burner.wasm"));
+    // Plays illegal moves; the course's rule 5.1 takes the round each time.
+    copy("hostile/illegal", &class.join("cheat.wasm"));
+    // A small budget, and a bank for every overdraft of the burner.
+    let (_, _, out) = grade_class(&class, &["--fuel", "10000000", "--bank", "400000000"]);
+    let rows = gradebook(&out);
+    let num = |s: &str, c: &str| -> f64 { row(&rows, s)[c].parse().unwrap_or_else(|_| panic!("{s} {c}")) };
+    assert!(
+        num("burner", "worst_share_of_budget") >= 1.5,
+        "{:?}",
+        row(&rows, "burner")
+    );
+    assert!(num("burner", "max_fuel_per_call") >= 15_000_000.0);
+    assert_eq!(num("burner", "forfeits"), 0.0);
+    assert!(num("cheat", "illegal_moves") > 0.0);
+    assert_eq!(
+        num("cheat", "forfeits"),
+        0.0,
+        "under the course's rule an illegal move loses a round, not the game"
+    );
+    assert_eq!(num("calm", "forfeits") + num("calm", "illegal_moves"), 0.0);
+    assert!(num("calm", "worst_share_of_budget") < 1.0);
+    // report.json says the same, per item and in all.
+    for student in ["burner", "cheat"] {
+        let report: Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join(student).join("report.json")).unwrap()).unwrap();
+        let items = report["items"].as_array().unwrap();
+        let sum = |key: &str| -> u64 { items.iter().filter_map(|i| i["conduct"][key].as_u64()).sum() };
+        assert_eq!(report["conduct"]["calls"].as_u64().unwrap(), sum("calls"));
+        assert_eq!(
+            report["conduct"]["illegal_moves"].as_u64().unwrap(),
+            sum("illegal_moves")
+        );
+        assert_eq!(sum("illegal_moves") as f64, num(student, "illegal_moves"));
+    }
+    // A bank too small for a game: rejected at the smoke game, whose
+    // forfeits are still shown.
+    let burner = temp("conduct-burner");
+    copy("hostile/fuel-burner", &burner.join("burner.wasm"));
+    let (_, _, out) = grade_class(&burner, &["--fuel", "10000000", "--bank", "100000000"]);
+    let rows = gradebook(&out);
+    let r = row(&rows, "burner");
+    assert!(r["status"].starts_with("the smoke game was forfeited (fuel"), "{r:?}");
+    assert!(r["forfeits_fuel"].parse::<u32>().unwrap() > 0);
+    assert_eq!(r["forfeits"], r["forfeits_fuel"]);
+}
