@@ -2,6 +2,7 @@
 
 use super::common::{RunArgs, find_game};
 use crate::games::{ForfeitReason, Kind};
+use crate::grade::lms::csv_field;
 use crate::grade::{self, GradeReport, Grader, Rubric, rubric};
 use crate::report;
 use crate::runner::{Entrant, GameDef, GameSetup};
@@ -421,8 +422,6 @@ pub fn run_class(args: GradeClassArgs) -> anyhow::Result<()> {
     );
     Ok(())
 }
-
-use grade::lms::csv_field;
 
 /// One row per student, one column per rubric item, and the total.
 fn gradebook(rubric: &Rubric, graded: &[(GradeReport, Option<Entrant>)]) -> String {

@@ -275,9 +275,22 @@ pub fn parse(text: &str, file: &str, game: &dyn GameDef) -> Result<Rubric, Strin
             Measure::ClassPercentile => true,
         };
         if !fits {
+            let (kind, fitting) = match *seats.end() {
+                1 => ("played alone", "mean-score or class-percentile"),
+                2 => ("a two-player game", "win-rate or class-percentile"),
+                _ => ("played at a table", "mean-position or class-percentile"),
+            };
+            let what = match measure {
+                Measure::WinRate => "two-player games",
+                Measure::MeanScore => "games played alone",
+                _ => "games of more than two players",
+            };
             return Err(err(
                 raw_item.measure.span(),
-                format!("measure `{measure_name}` does not fit {}", game.name()),
+                format!(
+                    "measure `{measure_name}` is for {what}, and {} is {kind}: use {fitting}",
+                    game.name()
+                ),
             ));
         }
         let against: Vec<String> = match &raw_item.against {
@@ -481,6 +494,13 @@ mod tests {
             .replace("house:random", "house:nobody");
         let e = parse(&text, "r.toml", en_garde()).unwrap_err();
         assert!(e.starts_with("r.toml line 6: unknown bot `house:nobody`"), "{e}");
+        // A measure the game lacks: the line, and the measures it has.
+        let e = parse(&text.replace("win-rate", "mean-position"), "r.toml", en_garde()).unwrap_err();
+        assert_eq!(
+            e,
+            "r.toml line 5: measure `mean-position` is for games of more than two players, \
+             and en-garde is a two-player game: use win-rate or class-percentile"
+        );
         let e = parse("game = \"en-garde\"\n[[item]\n", "r.toml", en_garde()).unwrap_err();
         assert!(e.starts_with("r.toml line 2:"), "{e}");
         let e = parse(adapters::game("sugar").unwrap().default_rubric(), "r.toml", en_garde()).unwrap_err();
