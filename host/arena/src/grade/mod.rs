@@ -120,6 +120,14 @@ impl Conduct {
         self.forfeits.values().sum()
     }
 
+    /// The worst call's share of the per-move budget for people: `38.2%`, `<0.1%`.
+    pub fn worst_share_text(&self) -> String {
+        match 100.0 * self.worst_share_of_budget {
+            p if p > 0.0 && p < 0.1 => "<0.1%".to_string(),
+            p => format!("{p:.1}%"),
+        }
+    }
+
     /// For people, in one line; `None` when no game was played.
     pub fn describe(&self) -> Option<String> {
         if self.games == 0 {
@@ -142,11 +150,11 @@ impl Conduct {
             n => format!(", {n} illegal move{} played on", if n == 1 { "" } else { "s" }),
         };
         let fuel = if self.calls > 0 {
+            let share = self.worst_share_text();
             format!(
-                "; fuel per call: mean {}, max {} ({:.1}% of the per-move budget)",
+                "; fuel per call: mean {}, max {} ({share} of the per-move budget)",
                 fuel_words(self.mean_fuel_per_call),
                 fuel_words(self.max_fuel_per_call as f64),
-                100.0 * self.worst_share_of_budget
             )
         } else {
             String::new()

@@ -190,7 +190,7 @@ pub fn class_index(c: &ClassReport<'_>) -> String {
     // The gradebook.
     let _ = write!(
         s,
-        "<h2 id=\"gradebook\">Gradebook</h2>\n<table><thead><tr><th>student</th><th class=\"num\">total</th>"
+        "<h2 id=\"gradebook\">Gradebook</h2>\n<div class=\"wide\"><table><thead><tr><th>student</th><th class=\"num\">total</th>"
     );
     for item in &c.rubric.items {
         let _ = write!(
@@ -203,7 +203,7 @@ pub fn class_index(c: &ClassReport<'_>) -> String {
     let _ = writeln!(
         s,
         "<th class=\"num\">forfeits</th><th class=\"num\">illegal moves</th>\
-         <th class=\"num\">most fuel in a call<br><span class=\"muted\">share of the budget</span></th>\
+         <th class=\"num\">worst call<br><span class=\"muted\">of the budget</span></th>\
          <th>status</th></tr></thead><tbody>"
     );
     let same = crate::grade::same_files(c.graded.iter().map(|(r, _)| r));
@@ -255,34 +255,36 @@ pub fn class_index(c: &ClassReport<'_>) -> String {
                 .collect();
             let _ = write!(
                 s,
-                "<td class=\"num{}\" title=\"{}\">{forfeits}</td><td class=\"num\">{}</td><td class=\"num{}\">{:.1}%</td>",
+                "<td class=\"num{}\" title=\"{}\">{forfeits}</td><td class=\"num\">{}</td><td class=\"num{}\">{}</td>",
                 if forfeits > 0 { " bad" } else { "" },
                 esc(&by.join(", ")),
                 k.illegal_moves,
                 if k.worst_share_of_budget > 1.0 { " bad" } else { "" },
-                100.0 * k.worst_share_of_budget
+                esc(&k.worst_share_text())
             );
         }
         match &r.reason {
             Some(reason) => {
-                let short: String = reason.chars().take(70).collect();
+                // The reason in full is in the rejected table; here it would make every row tall.
+                let short: String = reason.chars().take(40).collect();
                 let more = if short.len() < reason.len() { "..." } else { "" };
                 let _ = writeln!(
                     s,
-                    "<td class=\"why\"><a href=\"#rejected\">rejected</a>: {}{more}</td></tr>",
+                    "<td class=\"why nw\" title=\"{}\"><a href=\"#rejected\">rejected</a>: {}{more}</td></tr>",
+                    esc(reason),
                     esc(&short)
                 );
             }
             None => {
                 let _ = writeln!(
                     s,
-                    "<td><span class=\"ok\">graded</span>{}</td></tr>",
+                    "<td class=\"nw\"><span class=\"ok\">graded</span>{}</td></tr>",
                     same_note(&r.student)
                 );
             }
         }
     }
-    let _ = writeln!(s, "</tbody></table>");
+    let _ = writeln!(s, "</tbody></table></div>");
     let page_of = |student: usize, item: Option<usize>| {
         c.pages
             .iter()
