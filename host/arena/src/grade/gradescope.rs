@@ -260,6 +260,13 @@ pub fn results(report: &GradeReport, rubric: &Rubric, class_rating: Option<f64>)
     if let Some(why) = &report.chosen_because {
         output.push_str(&format!("\nFile graded: {why}"));
     }
+    // Over every item, hidden ones too: only when nothing is hidden (or the
+    // smoke game, all there is of a rejected bot, is what it describes).
+    if (all_shown || report.reason.is_some())
+        && let Some(conduct) = report.conduct.describe()
+    {
+        output.push_str(&format!("\nYour bot over {conduct}."));
+    }
     if !pending.is_empty() {
         let when = if report.reason.is_some() {
             "the class tournament, which a rejected submission cannot enter"

@@ -311,7 +311,7 @@ fn pick(found: Found) -> Result<Chosen, String> {
     }
     let names: Vec<&str> = nearest.iter().map(|w| w.0.as_str()).collect();
     Err(format!(
-        "several .wasm files ({}): which one is the bot? The student should submit exactly one",
+        "several .wasm files ({}): which one is the bot? Submit exactly one",
         list(&names)
     ))
 }
