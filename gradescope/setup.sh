@@ -20,12 +20,16 @@ export DEBIAN_FRONTEND=noninteractive
 apt-get update
 apt-get install -y --no-install-recommends ca-certificates curl build-essential
 
-# The toolchain the workspace declares (rust-version), minimal: no docs, no clippy.
-toolchain=$(sed -n 's/^rust-version *= *"\([^"]*\)".*/\1/p' "$ARENA_SRC/Cargo.toml" | head -n 1)
-export RUSTUP_HOME=${RUSTUP_HOME:-/opt/rustup} CARGO_HOME=${CARGO_HOME:-/opt/cargo}
-curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs |
-  sh -s -- -y --no-modify-path --profile minimal --default-toolchain "${toolchain:-stable}"
-export PATH="$CARGO_HOME/bin:$PATH"
+# The toolchain the workspace declares (rust-version), minimal: no docs, no
+# clippy. An image that has cargo already (a custom base image) keeps it;
+# `cargo install` names the version it needs if it is too old.
+if ! command -v cargo >/dev/null; then
+  toolchain=$(sed -n 's/^rust-version *= *"\([^"]*\)".*/\1/p' "$ARENA_SRC/Cargo.toml" | head -n 1)
+  export RUSTUP_HOME=${RUSTUP_HOME:-/opt/rustup} CARGO_HOME=${CARGO_HOME:-/opt/cargo}
+  curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs |
+    sh -s -- -y --no-modify-path --profile minimal --default-toolchain "${toolchain:-stable}"
+  export PATH="$CARGO_HOME/bin:$PATH"
+fi
 
 # --locked: the dependency versions of the shipped Cargo.lock, nothing newer.
 cargo install --locked --path "$ARENA_SRC/host/arena" --root "$INSTALL_ROOT"

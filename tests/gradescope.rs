@@ -252,7 +252,7 @@ stdout_visibility = "hidden"
 
 [[gradescope.leaderboard]]
 name = "Win rate"
-item = "Beats house:random"
+item = "Beats house:cowardly"
 
 [[gradescope.leaderboard]]
 name = "Class rating"
@@ -304,8 +304,9 @@ thresholds = [{ above = 0.5, points = 10 }]
     assert_eq!(vis, [Some("hidden"), Some("visible"), Some("after_published"), None]);
     // Hidden results hide the total, in the output too.
     assert!(!v["output"].as_str().unwrap().contains("points"), "{}", v["output"]);
-    // No class tournament in `arena grade`: its column is left out.
-    let value = &report["items"][0]["value"];
+    // No class tournament in `arena grade`: its column is left out. The
+    // column shows the one item students see at once.
+    let value = &report["items"][1]["value"];
     assert_eq!(
         v["leaderboard"],
         serde_json::json!([{"name": "Win rate", "value": value, "order": "desc"}])
@@ -485,7 +486,7 @@ fn run_autograder_always_leaves_a_valid_results_json() {
     assert_eq!(v["stdout_visibility"], "hidden");
     assert_eq!(v["extra_data"]["game"], "en-garde");
     assert_eq!(v["extra_data"]["games_per_item"], 10);
-    assert_eq!(v["leaderboard"][0]["name"], "Win rate vs aggressive");
+    assert_eq!(v["leaderboard"][0]["name"], "Win rate vs cowardly");
     std::fs::remove_dir_all(ag).ok();
 }
 

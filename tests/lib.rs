@@ -99,11 +99,13 @@ impl BinBuild {
             }
             _ => (above, None),
         };
+        // `--workspace`: features resolved over every member, as `cargo run`
+        // and `cargo test --workspace` do, so wasmtime is built once for all
+        // (`-p arena` alone resolves other features and builds it again).
         let mut args: Vec<String> = [
             "build",
             "--quiet",
-            "-p",
-            "arena",
+            "--workspace",
             "--bin",
             "arena",
             "--profile",

@@ -185,7 +185,7 @@ fn a_moodle_export_is_read_by_participant_and_every_unusable_folder_gets_one_lin
     );
     // index.html lists them apart.
     let html = std::fs::read_to_string(out.join("index.html")).unwrap();
-    assert!(html.contains("id=\"student-李雷\"") && html.contains("id=\"student-José-Núñez\""));
+    assert!(html.contains("id=\"student-李雷\"") && html.contains("id=\"student-José_Núñez\""));
 }
 
 #[test]
@@ -382,4 +382,59 @@ fn the_gradebook_shows_how_each_bot_behaved() {
     assert!(r["status"].starts_with("the smoke game was forfeited (fuel"), "{r:?}");
     assert!(r["forfeits_fuel"].parse::<u32>().unwrap() > 0);
     assert_eq!(r["forfeits"], r["forfeits_fuel"]);
+}
+
+#[test]
+fn names_a_spreadsheet_would_run_and_files_that_never_end_are_one_line_each() {
+    let class = temp("hostile-names");
+    // Names a student chose: a formula, a comma and quotes, an output file's name.
+    copy("en-garde/aggressive", &class.join("=HYPERLINK(\"x\").wasm"));
+    copy("en-garde/cowardly", &class.join("Lee, Ann \"the fencer\".wasm"));
+    copy("en-garde/random", &class.join("index.html.wasm"));
+    // Files that are no files: a link to a device read forever, a pipe that blocks.
+    std::os::unix::fs::symlink("/dev/zero", class.join("zero.wasm")).unwrap();
+    let fifo = class.join("pipe.wasm");
+    let made = std::process::Command::new("mkfifo").arg(&fifo).status().unwrap();
+    assert!(made.success());
+
+    let (stdout, stderr, out) = grade_class(&class, &[]);
+    let rows = gradebook(&out);
+    assert_eq!(rows.len(), 5, "{stderr}");
+    // The spreadsheet shows the formula as text: the field starts with '.
+    let formula = rows
+        .iter()
+        .find(|r| r["student"].contains("HYPERLINK"))
+        .expect("the formula's row");
+    assert!(formula["student"].starts_with("'=HYPERLINK("), "{formula:?}");
+    assert_eq!(formula["total"].parse::<f64>().unwrap(), alone("en-garde/aggressive"));
+    assert_eq!(
+        row(&rows, "Lee, Ann \"the fencer\"")["total"].parse::<f64>().unwrap(),
+        alone("en-garde/cowardly")
+    );
+    // A student named index.html gets a folder of her own; the class report is intact.
+    assert!(out.join("index.html-student/report.json").is_file());
+    assert!(
+        std::fs::read_to_string(out.join("index.html"))
+            .unwrap()
+            .starts_with("<!DOCTYPE html>")
+    );
+    for (student, what) in [("zero", "a device"), ("pipe", "a named pipe")] {
+        let status = &row(&rows, student)["status"];
+        assert!(
+            status.contains(&format!("it is {what}, not a file")),
+            "{student}: {status}"
+        );
+        assert_eq!(row(&rows, student)["total"], "0");
+        // One line in the printed gradebook, with the reason.
+        let lines: Vec<&str> = stdout
+            .lines()
+            .filter(|l| l.contains(&format!("{student}.wasm")))
+            .collect();
+        assert_eq!(lines.len(), 1, "{stdout}");
+        assert!(
+            lines[0].contains("rejected: ") && lines[0].contains(what),
+            "{}",
+            lines[0]
+        );
+    }
 }

@@ -217,6 +217,43 @@ pub struct WorldSpec {
     pub typecheck: fn(&InstancePre<BotState>) -> wasmtime::Result<()>,
 }
 
+/// Read at most `limit + 1` bytes of a file: enough to tell it is over the
+/// limit without holding more than that in memory.
+pub fn read_at_most(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// What a path that is not a regular file is, in a student's words.
+pub fn not_a_file(meta: &std::fs::Metadata) -> String {
+    let t = meta.file_type();
+    let what = if t.is_dir() { "a folder" } else { special_file(&t) };
+    format!("it is {what}, not a file: a bot is a .wasm file")
+}
+
+#[cfg(unix)]
+fn special_file(t: &std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if t.is_fifo() {
+        "a named pipe"
+    } else if t.is_socket() {
+        "a socket"
+    } else if t.is_char_device() || t.is_block_device() {
+        "a device"
+    } else {
+        "not a regular file"
+    }
+}
+
+#[cfg(not(unix))]
+fn special_file(_: &std::fs::FileType) -> &'static str {
+    "not a regular file"
+}
+
 /// Why a bot file was rejected before any game.
 #[derive(Debug, thiserror::Error)]
 pub enum LoadError {
@@ -585,7 +622,16 @@ impl Sandbox {
             path: shown.clone(),
             reason: e.to_string(),
         };
-        let size = std::fs::metadata(path).map_err(read_err)?.len();
+        let meta = std::fs::metadata(path).map_err(read_err)?;
+        // A device, pipe or socket (or a link to one) reports no size and
+        // can be read forever or block: only a regular file is a bot file.
+        if !meta.is_file() {
+            return Err(LoadError::Read {
+                path: shown,
+                reason: not_a_file(&meta),
+            });
+        }
+        let size = meta.len();
         if size > self.limits.max_file_bytes {
             return Err(LoadError::TooBig {
                 path: shown,
@@ -593,7 +639,15 @@ impl Sandbox {
                 limit: self.limits.max_file_bytes,
             });
         }
-        let bytes = std::fs::read(path).map_err(read_err)?;
+        let bytes = read_at_most(path, self.limits.max_file_bytes).map_err(read_err)?;
+        // The file grew between the size check and the read.
+        if bytes.len() as u64 > self.limits.max_file_bytes {
+            return Err(LoadError::TooBig {
+                path: shown,
+                size: bytes.len() as u64,
+                limit: self.limits.max_file_bytes,
+            });
+        }
         if bytes.len() < 8 || &bytes[..4] != b"\0asm" {
             let (found, fix) = describe_non_wasm(path, &bytes, world.name);
             return Err(LoadError::NotWasm {

@@ -75,7 +75,17 @@ fn load(args: &CheckArgs) -> anyhow::Result<Loaded> {
         Some(name) => vec![find_game(name)?],
         None => {
             // Games the file names first, so the usual case compiles once.
-            let names = std::fs::read(&args.bot).map(|b| scan(&b).names).unwrap_or_default();
+            // Only a regular file is read here: a device or a pipe is refused by the load below.
+            let limit = args
+                .run
+                .max_file_bytes
+                .unwrap_or(crate::sandbox::Limits::default().max_file_bytes);
+            let names = std::fs::metadata(&args.bot)
+                .is_ok_and(|m| m.is_file())
+                .then(|| crate::sandbox::read_at_most(&args.bot, limit).ok())
+                .flatten()
+                .map(|b| scan(&b).names)
+                .unwrap_or_default();
             let (mut named, rest): (Vec<_>, Vec<_>) =
                 adapters::GAMES.iter().copied().partition(|g| names_game(&names, *g));
             named.extend(rest);
@@ -89,7 +99,7 @@ fn load(args: &CheckArgs) -> anyhow::Result<Loaded> {
         match sandbox.load(&args.bot, game.worlds()) {
             Ok(program) => {
                 let compile = start.elapsed();
-                let bytes = std::fs::read(&args.bot)?;
+                let bytes = crate::sandbox::read_at_most(&args.bot, sandbox.limits().max_file_bytes)?;
                 return Ok(Loaded {
                     game,
                     found: args.game.is_none(),

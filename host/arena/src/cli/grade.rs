@@ -328,6 +328,13 @@ pub fn run_class(args: GradeClassArgs) -> anyhow::Result<()> {
             std::fs::write(&path, super::tournament::table(game.title(), &report))
                 .with_context(|| format!("{}: cannot write", path.display()))?;
             class_tournament = Some((spec, report));
+        } else {
+            eprintln!(
+                "no class tournament: {} submission{} passed the checks, and a tournament needs two; \
+                 the class ranking stays pending (not counted)",
+                entrants.len(),
+                if entrants.len() == 1 { "" } else { "s" }
+            );
         }
     }
     for (report, entrant) in &graded {

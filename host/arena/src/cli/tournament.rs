@@ -1,6 +1,7 @@
 //! `arena tournament`: round robin, double elimination or Swiss, with ratings.
 
 use super::common::{RunArgs, entrant, find_game, setup};
+use crate::grade::lms::csv_field;
 use crate::runner::Entrant;
 use crate::tournament::{self, Engine, Format, Journal, Seeding, TournamentReport, TournamentSpec};
 use anyhow::{Context, bail};
@@ -338,14 +339,6 @@ fn extra_column(report: &TournamentReport, r: &crate::tournament::Standing) -> S
         Format::Swiss => r.match_points.map_or(String::new(), |p| format!("{p}")),
         Format::DoubleElimination => r.placement.clone().unwrap_or_default(),
         Format::RoundRobin => String::new(),
-    }
-}
-
-fn csv_field(text: &str) -> String {
-    if text.contains([',', '"', '\n']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text.to_string()
     }
 }
 

@@ -128,8 +128,14 @@ pub(crate) fn visibilities(raw: Option<&RawSettings>, err: ErrAt<'_>) -> Result<
     })
 }
 
-/// The leaderboard's columns, checked against the rubric's items.
-pub(crate) fn leaderboard(raw: Option<RawSettings>, items: &[Item], err: ErrAt<'_>) -> Result<Vec<Column>, String> {
+/// The leaderboard's columns, checked against the rubric's items. `overall`
+/// is the whole result's visibility, which items without their own inherit.
+pub(crate) fn leaderboard(
+    raw: Option<RawSettings>,
+    items: &[Item],
+    overall: Option<Visibility>,
+    err: ErrAt<'_>,
+) -> Result<Vec<Column>, String> {
     let mut columns: Vec<Column> = Vec::new();
     for spanned in raw.map(|r| r.leaderboard).unwrap_or_default() {
         let span = spanned.span();
@@ -157,6 +163,19 @@ pub(crate) fn leaderboard(raw: Option<RawSettings>, items: &[Item], err: ErrAt<'
                         ),
                     )
                 })?;
+                // Gradescope shows the leaderboard to students at once: a
+                // column would tell them what the item's visibility keeps back.
+                let shown = items[index].visibility.or(overall).unwrap_or(Visibility::Visible);
+                if shown != Visibility::Visible {
+                    return Err(err(
+                        item.span(),
+                        format!(
+                            "the leaderboard would show students item `{wanted}`, whose visibility is `{}`; \
+                             use an item they see (`visibility = \"visible\"`), or drop this column",
+                            shown.as_str()
+                        ),
+                    ));
+                }
                 Source::Item(index)
             }
             (None, Some(from)) if from.get_ref() == "class-rating" => Source::ClassRating,
@@ -267,13 +286,20 @@ pub fn results(report: &GradeReport, rubric: &Rubric, class_rating: Option<f64>)
     {
         output.push_str(&format!("\nYour bot over {conduct}."));
     }
-    if !pending.is_empty() {
+    // A hidden item stays unnamed to students, pending or not.
+    let pending_shown: Vec<&str> = report
+        .items
+        .iter()
+        .filter(|i| i.status == "pending" && i.visible)
+        .map(|i| i.name.as_str())
+        .collect();
+    if !pending_shown.is_empty() {
         let when = if report.reason.is_some() {
             "the class tournament, which a rejected submission cannot enter"
         } else {
             "the class tournament, after the deadline"
         };
-        output.push_str(&format!("\nNot counted yet: {} ({when}).", pending.join(", ")));
+        output.push_str(&format!("\nNot counted yet: {} ({when}).", pending_shown.join(", ")));
     }
     output.push_str(&format!(
         "\nSeed {}, {} games per item, arena {}, wasmtime {}, SHA-256 {}.",
@@ -370,14 +396,14 @@ mod tests {
     fn the_table_sets_visibilities_and_a_leaderboard() {
         let r = parse(
             "[gradescope]\nvisibility = \"after_published\"\nstdout_visibility = \"visible\"\n\
-             [[gradescope.leaderboard]]\nname = \"Win rate\"\nitem = \"Random\"\n\
              [[gradescope.leaderboard]]\nname = \"Rating\"\nfrom = \"class-rating\"\n",
         )
         .unwrap();
         assert_eq!(r.gradescope.visibility, Some(Visibility::AfterPublished));
         assert_eq!(r.gradescope.stdout_visibility, Some(Visibility::Visible));
+        assert_eq!(r.gradescope.leaderboard[0].source, Source::ClassRating);
+        let r = parse("[[gradescope.leaderboard]]\nname = \"Win rate\"\nitem = \"Random\"\n").unwrap();
         assert_eq!(r.gradescope.leaderboard[0].source, Source::Item(0));
-        assert_eq!(r.gradescope.leaderboard[1].source, Source::ClassRating);
         // Items inherit the rubric's visibility; their own field stays empty.
         assert!(r.items.iter().all(|i| i.visible && i.visibility.is_none()));
         assert!(parse("").unwrap().gradescope == Settings::default());
@@ -410,6 +436,44 @@ mod tests {
         // A rubric hidden as a whole hides every item that does not say otherwise.
         let r = parse("[gradescope]\nvisibility = \"hidden\"\n").unwrap();
         assert!(r.items.iter().all(|i| !i.visible));
+    }
+
+    #[test]
+    fn a_leaderboard_never_shows_an_item_students_may_not_see_yet() {
+        let column = "[[gradescope.leaderboard]]\nname = \"Win rate\"\nitem = \"Random\"\n";
+        let lines = ITEMS.lines().count();
+        // Hidden by the whole result's visibility: the column is on the rubric's line 3 after the items.
+        let e = parse(&format!("[gradescope]\nvisibility = \"after_due_date\"\n{column}")).unwrap_err();
+        assert!(
+            e.starts_with(&format!("r.toml line {}: the leaderboard would show students item `Random`, whose visibility is `after_due_date`", lines + 5)),
+            "{e}"
+        );
+        // Hidden by the item's own setting.
+        let text = ITEMS.replacen(
+            "thresholds = [{ above",
+            "visibility = \"hidden\"\nthresholds = [{ above",
+            1,
+        );
+        let e = rubric::parse(
+            &format!("{text}{column}"),
+            "r.toml",
+            adapters::game("en-garde").unwrap(),
+        )
+        .unwrap_err();
+        assert!(e.contains("whose visibility is `hidden`"), "{e}");
+        // An item that says `visible` under a hidden whole may be a column.
+        let text = ITEMS.replacen(
+            "thresholds = [{ above",
+            "visibility = \"visible\"\nthresholds = [{ above",
+            1,
+        );
+        let r = rubric::parse(
+            &format!("{text}[gradescope]\nvisibility = \"after_published\"\n{column}"),
+            "r.toml",
+            adapters::game("en-garde").unwrap(),
+        )
+        .unwrap();
+        assert_eq!(r.gradescope.leaderboard[0].source, Source::Item(0));
     }
 
     #[test]

@@ -43,12 +43,21 @@ impl Lms {
     }
 }
 
-/// One CSV field, quoted when it must be (RFC 4180).
+/// One CSV text field, quoted when it must be (RFC 4180). Names, file
+/// names and reasons come from students: one that starts like a formula
+/// (`=`, `+`, `-`, `@`, a tab or a carriage return) gets a leading `'`, so
+/// a spreadsheet opening the file shows it instead of running it (OWASP's
+/// advice on CSV injection). Numbers are written without this function.
 pub fn csv_field(text: &str) -> String {
+    let text = if text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        format!("'{text}")
+    } else {
+        text.to_string()
+    };
     if text.contains([',', '"', '\n', '\r']) {
         format!("\"{}\"", text.replace('"', "\"\""))
     } else {
-        text.to_string()
+        text
     }
 }
 
@@ -165,6 +174,12 @@ mod tests {
         assert_eq!(csv_field("Lee, Ann"), "\"Lee, Ann\"");
         assert_eq!(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
         assert_eq!(csv_field("José Núñez"), "José Núñez");
+        assert_eq!(csv_field("line\nbreak"), "\"line\nbreak\"");
+        // A name that a spreadsheet would take for a formula is shown, not run.
+        assert_eq!(csv_field("=HYPERLINK(\"x\")"), "\"'=HYPERLINK(\"\"x\"\")\"");
+        assert_eq!(csv_field("@SUM(A1)"), "'@SUM(A1)");
+        assert_eq!(csv_field("-2+3"), "'-2+3");
+        assert_eq!(csv_field("Ann-Lee"), "Ann-Lee");
         assert_eq!(number(20.0), "20");
         assert_eq!(number(7.5), "7.5");
         assert_eq!(number(2.0 / 3.0), "0.67");

@@ -168,7 +168,7 @@ struct RawItem {
     visible: Option<Spanned<bool>>,
     #[serde(default)]
     visibility: Option<Spanned<String>>,
-    thresholds: Spanned<Vec<RawThreshold>>,
+    thresholds: Spanned<Vec<Spanned<RawThreshold>>>,
 }
 
 /// Why a threshold can never be reached by its measure (`players` at the
@@ -336,10 +336,21 @@ pub fn parse(text: &str, file: &str, game: &dyn GameDef) -> Result<Rubric, Strin
                 "an item needs at least one threshold".into(),
             ));
         }
-        let span = raw_item.thresholds.span();
         let lower = measure.lower_is_better();
         let mut thresholds = Vec::new();
-        for t in raw_item.thresholds.get_ref() {
+        for spanned in raw_item.thresholds.get_ref() {
+            // Each threshold's own line: a class ranking's spans several.
+            let span = spanned.span();
+            let t = spanned.get_ref();
+            if !t.points.is_finite() || t.points < 0.0 {
+                return Err(err(
+                    span,
+                    format!(
+                        "`points = {}`: points are a number, 0 or more (a penalty is a lower threshold's smaller points)",
+                        t.points
+                    ),
+                ));
+            }
             let threshold = match (t.at, t.above, t.below) {
                 (Some(at), None, None) => Threshold {
                     at,
@@ -414,7 +425,7 @@ pub fn parse(text: &str, file: &str, game: &dyn GameDef) -> Result<Rubric, Strin
     if items.is_empty() {
         return Err(format!("{file}: the rubric has no [[item]]"));
     }
-    settings.leaderboard = gradescope::leaderboard(raw.gradescope, &items, &err)?;
+    settings.leaderboard = gradescope::leaderboard(raw.gradescope, &items, settings.visibility, &err)?;
     if let Some(g) = raw.games
         && !(1..=10_000_000).contains(&g)
     {
@@ -505,5 +516,27 @@ mod tests {
         assert!(e.starts_with("r.toml line 2:"), "{e}");
         let e = parse(adapters::game("sugar").unwrap().default_rubric(), "r.toml", en_garde()).unwrap_err();
         assert!(e.contains("line 4: this rubric is for `sugar`"), "{e}");
+    }
+
+    #[test]
+    fn a_threshold_of_several_lines_is_named_by_its_own_line_and_points_are_checked() {
+        let text = "game = \"en-garde\"\n[[item]]\nname = \"Rank\"\nmeasure = \"class-percentile\"\nthresholds = [\n  { at = 0.5, points = 5 },\n  { at = 50, points = 9 },\n]\n";
+        let e = parse(text, "r.toml", en_garde()).unwrap_err();
+        assert!(
+            e.starts_with(
+                "r.toml line 7: `at 50` can never be reached: a class percentile is a share from 0 to 1 (50% is 0.5)"
+            ),
+            "{e}"
+        );
+        for bad in ["-5", "inf", "nan"] {
+            let e = parse(
+                &text.replace("at = 50, points = 9", &format!("at = 0.9, points = {bad}")),
+                "r.toml",
+                en_garde(),
+            )
+            .unwrap_err();
+            assert!(e.starts_with("r.toml line 7: `points = "), "{bad}: {e}");
+            assert!(e.contains("points are a number, 0 or more"), "{e}");
+        }
     }
 }

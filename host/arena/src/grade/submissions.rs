@@ -131,11 +131,35 @@ fn unwrap_single_folder(dir: &Path) -> std::io::Result<PathBuf> {
             .filter(|(n, _)| !n.starts_with('.') && n != "__MACOSX")
             .collect();
         match visible.as_slice() {
-            [(name, path)] if path.is_dir() && !is_student_folder(name) => root = path.clone(),
+            [(name, path)] if path.is_dir() && !is_student_folder(name) && !holds_one_bot(path) => root = path.clone(),
             _ => break,
         }
     }
     Ok(root)
+}
+
+/// Whether a folder's top holds one student's work rather than a class: a
+/// single `.wasm`, or a project (a one-student class is a folder like that,
+/// and must not be taken for an export of one file per student).
+fn holds_one_bot(dir: &Path) -> bool {
+    let Ok(list) = entries(dir) else {
+        return false;
+    };
+    let ext = |n: &str| Path::new(n).extension().map(|x| x.to_ascii_lowercase());
+    let wasm = list.iter().filter(|(n, _)| ext(n).is_some_and(|x| x == "wasm")).count();
+    let project = list.iter().any(|(n, _)| {
+        [
+            "Cargo.toml",
+            "package.json",
+            "pyproject.toml",
+            "src",
+            "target",
+            "node_modules",
+        ]
+        .contains(&n.as_str())
+            || ext(n).is_some_and(|x| ["py", "rs", "js", "c", "h"].contains(&x.to_str().unwrap_or("")))
+    });
+    wasm == 1 || project
 }
 
 /// Whether a folder name is one student's in a known export (never unwrapped).
@@ -339,6 +363,17 @@ fn folder_name(student: &str) -> String {
     if s.is_empty() { "student".into() } else { s }
 }
 
+/// What `grade-class` writes beside the students' folders: no student's
+/// folder may take one of these names.
+const OUTPUT_NAMES: [&str; 6] = [
+    "index.html",
+    "gradebook.csv",
+    "tournament.txt",
+    "replays",
+    "grades-canvas.csv",
+    "grades-moodle.csv",
+];
+
 /// Build the class: names made unique (the LMS id, or a number, added), folders too.
 fn class(layout: Layout, root: &Path, mut subs: Vec<Submission>, skipped: Vec<String>) -> Class {
     subs.sort_by(|a, b| (&a.student, &a.id).cmp(&(&b.student, &b.id)));
@@ -361,7 +396,10 @@ fn class(layout: Layout, root: &Path, mut subs: Vec<Submission>, skipped: Vec<St
         if *n > 1 {
             s.student = format!("{} ({})", s.student, n);
         }
-        let base = folder_name(&s.student);
+        let mut base = folder_name(&s.student);
+        if OUTPUT_NAMES.contains(&base.to_lowercase().as_str()) {
+            base.push_str("-student");
+        }
         let k = used.entry(base.to_lowercase()).or_default();
         *k += 1;
         s.folder = if *k > 1 { format!("{base}-{k}") } else { base };
@@ -650,6 +688,55 @@ mod tests {
         assert_eq!(folder_name("../etc/passwd"), "etc_passwd");
         assert_eq!(folder_name("李雷"), "李雷");
         assert_eq!(folder_name("..."), "student");
+    }
+
+    #[test]
+    fn one_folder_is_looked_into_unless_it_is_one_students() {
+        let root = std::env::temp_dir().join(format!("arena-unwrap-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        let touch = |p: &Path| {
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, b"x").unwrap();
+        };
+        // A class of one: her folder holds her bot (or her project).
+        touch(&root.join("one/Ann Lee/bot.wasm"));
+        touch(&root.join("project/Bo Li/Cargo.toml"));
+        touch(&root.join("project/Bo Li/target/release/bot.wasm"));
+        // An export unzipped into one folder: two students' files in it.
+        touch(&root.join("export/assignment_1/alice.wasm"));
+        touch(&root.join("export/assignment_1/bob.wasm"));
+        let students = |dir: &str| -> Vec<String> {
+            find(&root.join(dir))
+                .unwrap()
+                .submissions
+                .into_iter()
+                .map(|s| s.student)
+                .collect()
+        };
+        assert_eq!(students("one"), ["Ann Lee"]);
+        assert_eq!(students("project"), ["Bo Li"]);
+        assert_eq!(students("export"), ["alice", "bob"]);
+        let _ = std::fs::remove_dir_all(&root);
+    }
+
+    #[test]
+    fn a_student_never_takes_the_name_of_a_class_output_file() {
+        let subs = ["index.html", "Gradebook.csv", "replays", "Ann Lee", "Ann-Lee"]
+            .iter()
+            .map(|n| submission(n.to_string(), None, PathBuf::from(n), Err("none".into())))
+            .collect();
+        let c = class(Layout::Folders, Path::new("."), subs, Vec::new());
+        let folders: Vec<&str> = c.submissions.iter().map(|s| s.folder.as_str()).collect();
+        assert_eq!(
+            folders,
+            [
+                "Ann_Lee",
+                "Ann-Lee",
+                "Gradebook.csv-student",
+                "index.html-student",
+                "replays-student"
+            ]
+        );
     }
 
     #[test]

@@ -219,7 +219,7 @@ pub fn class_index(c: &ClassReport<'_>) -> String {
         let _ = write!(
             s,
             "<tr><td><a href=\"#{}\">{}</a></td><td class=\"num\"><b>{}</b> / {}</td>",
-            anchor("student", &r.student),
+            anchor("student", &r.folder),
             esc(&r.student),
             points(r.total),
             points(r.max_total)
@@ -306,7 +306,7 @@ pub fn class_index(c: &ClassReport<'_>) -> String {
             let _ = writeln!(
                 s,
                 "<tr><td><a href=\"#{}\">{}</a></td><td class=\"why\">{}</td><td>{link}</td></tr>",
-                anchor("student", &r.student),
+                anchor("student", &r.folder),
                 esc(&r.student),
                 esc(r.reason.as_deref().unwrap_or("")),
             );
@@ -319,7 +319,7 @@ pub fn class_index(c: &ClassReport<'_>) -> String {
         let _ = writeln!(
             s,
             "<h3 id=\"{}\">{} <span class=\"muted\">{} / {} points</span></h3>",
-            anchor("student", &r.student),
+            anchor("student", &r.folder),
             esc(&r.student),
             points(r.total),
             points(r.max_total)
