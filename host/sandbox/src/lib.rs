@@ -620,7 +620,13 @@ impl Sandbox {
         let shown = path.display().to_string();
         let read_err = |e: std::io::Error| LoadError::Read {
             path: shown.clone(),
-            reason: e.to_string(),
+            reason: match e.kind() {
+                std::io::ErrorKind::PermissionDenied => {
+                    "permission denied (whoever runs the arena must be able to read it: chmod a+r)".to_string()
+                }
+                std::io::ErrorKind::NotFound => "there is no such file".to_string(),
+                _ => e.to_string(),
+            },
         };
         let meta = std::fs::metadata(path).map_err(read_err)?;
         // A device, pipe or socket (or a link to one) reports no size and

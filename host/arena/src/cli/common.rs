@@ -37,8 +37,8 @@ pub struct RunArgs {
     /// Largest bot file accepted, e.g. 64M [default: 64M].
     #[arg(long, allow_hyphen_values = true, value_parser = super::parse_bytes)]
     pub max_file_bytes: Option<u64>,
-    /// CPU time compiling one bot file may take, in seconds; the wall clock allows one and a half
-    /// times that [default: 60].
+    /// CPU time compiling one bot file may take, in seconds; the wall clock, a backstop for a
+    /// stalled compiler, allows ten times that [default: 60].
     #[arg(long, allow_hyphen_values = true, value_parser = super::parse_seconds)]
     pub compile_seconds: Option<Duration>,
     /// Memory compiling one bot file may take, e.g. 2G, at least 256M [default: 2G].

@@ -317,7 +317,7 @@ pub fn run_class(args: GradeClassArgs) -> anyhow::Result<()> {
             for (i, standing) in report.standings.iter().enumerate() {
                 if let Some((r, _)) = graded.iter_mut().find(|(r, _)| r.student == standing.name) {
                     let rank = crate::tournament::rank_beyond_noise(&report.standings, i);
-                    grade::apply_ranking(r, &rubric, rank, n);
+                    grade::apply_ranking(r, &rubric, rank, i + 1, n);
                 }
             }
             // The tournament ran: whoever could not enter it gets 0 of its items.

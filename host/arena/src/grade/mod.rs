@@ -611,8 +611,20 @@ fn verdict(item: &Item, e: &Estimate, games: usize) -> String {
         .map(|t| fmt(t.at))
         .collect();
     if !close.is_empty() {
+        let (what, lie) = if close.len() == 1 {
+            ("threshold", "lies")
+        } else {
+            ("thresholds", "lie")
+        };
+        // Every deal scored alike (a copy of its opponent splits them all):
+        // more of the same deals would only repeat it.
+        let settle = if e.sd == 0.0 && e.n > 1 {
+            "every deal scored the same, so more games would not change the result"
+        } else {
+            "more games per item (--games) would settle it"
+        };
         note.push_str(&format!(
-            "; too close to call: the threshold {} lies inside the interval, more games (--games) would settle it",
+            "; too close to call: the {what} {} {lie} inside the interval; {settle}",
             close.join(", ")
         ));
     }
@@ -620,11 +632,28 @@ fn verdict(item: &Item, e: &Estimate, games: usize) -> String {
 }
 
 /// Score the class-percentile items of `report` for a bot ranked `rank` of `n` (1 = first).
-pub fn apply_ranking(report: &mut GradeReport, rubric: &Rubric, rank: usize, n: usize) {
+pub fn apply_ranking(report: &mut GradeReport, rubric: &Rubric, rank: usize, place: usize, n: usize) {
     let percentile = if n <= 1 {
         1.0
     } else {
         (n - rank) as f64 / (n - 1) as f64
+    };
+    // The standings' place and the rank that earns points differ when the
+    // games cannot tell bots apart: say why, so the two never look at odds.
+    let why = if place == rank {
+        String::new()
+    } else {
+        let ahead = rank - 1;
+        format!(
+            "; {} in the standings, but {} clearly ahead of it (a whole 95% interval above): \
+             the games cannot tell it from the rest; more --tournament-games would",
+            crate::human::ordinal(u32::try_from(place).unwrap_or(u32::MAX)),
+            match ahead {
+                0 => "no bot is".to_string(),
+                1 => "only 1 bot is".to_string(),
+                k => format!("only {k} bots are"),
+            }
+        )
     };
     for (item, result) in rubric.items.iter().zip(report.items.iter_mut()) {
         if item.measure == Measure::ClassPercentile && result.status == "pending" {
@@ -632,7 +661,7 @@ pub fn apply_ranking(report: &mut GradeReport, rubric: &Rubric, rank: usize, n: 
             result.value = Some(percentile);
             result.points = item.points(percentile);
             result.note = format!(
-                "ranked {rank} of {n} in the class tournament (percentile {:.0}%)",
+                "ranked {rank} of {n} in the class tournament (percentile {:.0}%){why}",
                 100.0 * percentile
             );
         }

@@ -158,7 +158,7 @@ struct RawRubric {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct RawItem {
-    name: String,
+    name: Spanned<String>,
     measure: Spanned<String>,
     #[serde(default)]
     against: Option<Spanned<Vec<String>>>,
@@ -213,6 +213,37 @@ fn unreachable(measure: Measure, t: &Threshold, players: usize) -> Option<String
     }
 }
 
+/// A TOML or serde message in a teacher's words: `invalid type: string
+/// "50%", expected f64` becomes `a number is needed here, not the text "50%"
+/// (50% is 0.5)`.
+fn plain_words(message: &str) -> String {
+    let message = message.trim();
+    let Some(rest) = message.strip_prefix("invalid type: ") else {
+        return message.to_string();
+    };
+    let Some((found, expected)) = rest.split_once(", expected ") else {
+        return message.to_string();
+    };
+    let needed = match expected {
+        "f64" | "f32" => "a number",
+        "u64" | "u32" | "usize" | "i64" | "i32" => "a whole number",
+        "a boolean" => "`true` or `false`",
+        "a string" => "text in quotes",
+        "a sequence" => "a list in brackets, [ ... ]",
+        other => other,
+    };
+    let found = match found.strip_prefix("string ") {
+        Some(text) => format!("the text {text}"),
+        None => found.to_string(),
+    };
+    let hint = found
+        .strip_prefix("the text \"")
+        .and_then(|t| t.strip_suffix("%\""))
+        .and_then(|t| t.parse::<f64>().ok())
+        .map_or(String::new(), |p| format!(" ({p}% is {})", p / 100.0));
+    format!("{needed} is needed here, not {found}{hint}")
+}
+
 fn default_seed() -> u64 {
     2026
 }
@@ -228,7 +259,7 @@ fn line_of(text: &str, at: usize) -> usize {
 pub fn parse(text: &str, file: &str, game: &dyn GameDef) -> Result<Rubric, String> {
     let raw: RawRubric = toml::from_str(text).map_err(|e| {
         let line = e.span().map(|s| line_of(text, s.start)).unwrap_or(1);
-        format!("{file} line {line}: {}", e.message())
+        format!("{file} line {line}: {}", plain_words(e.message()))
     })?;
     let err = |span: std::ops::Range<usize>, msg: String| format!("{file} line {}: {msg}", line_of(text, span.start));
     if raw.game.get_ref() != game.name() {
@@ -260,6 +291,16 @@ pub fn parse(text: &str, file: &str, game: &dyn GameDef) -> Result<Rubric, Strin
     for spanned in raw.items {
         let item_span = spanned.span();
         let raw_item = spanned.into_inner();
+        // The gradebook has a column per item and the leaderboard names items: one name each.
+        if items.iter().any(|i: &Item| i.name == *raw_item.name.get_ref()) {
+            return Err(err(
+                raw_item.name.span(),
+                format!(
+                    "two items are named `{}`; give each its own name (it heads a gradebook column)",
+                    raw_item.name.get_ref()
+                ),
+            ));
+        }
         let measure_name = raw_item.measure.get_ref().as_str();
         let Some(&(_, measure)) = Measure::NAMES.iter().find(|(n, _)| *n == measure_name) else {
             let names: Vec<&str> = Measure::NAMES.iter().map(|(n, _)| *n).collect();
@@ -413,7 +454,7 @@ pub fn parse(text: &str, file: &str, game: &dyn GameDef) -> Result<Rubric, Strin
         };
         let shown = visibility.or(settings.visibility).unwrap_or(Visibility::Visible);
         items.push(Item {
-            name: raw_item.name,
+            name: raw_item.name.into_inner(),
             measure,
             against,
             baseline,
@@ -516,6 +557,31 @@ mod tests {
         assert!(e.starts_with("r.toml line 2:"), "{e}");
         let e = parse(adapters::game("sugar").unwrap().default_rubric(), "r.toml", en_garde()).unwrap_err();
         assert!(e.contains("line 4: this rubric is for `sugar`"), "{e}");
+    }
+
+    #[test]
+    fn type_errors_are_said_in_plain_words() {
+        let text = "game = \"en-garde\"\n[[item]]\nname = \"x\"\nmeasure = \"win-rate\"\nagainst = [\"house:random\"]\nthresholds = [{ above = \"50%\", points = 1 }]\n";
+        let e = parse(text, "r.toml", en_garde()).unwrap_err();
+        assert_eq!(
+            e,
+            "r.toml line 6: a number is needed here, not the text \"50%\" (50% is 0.5)"
+        );
+        let e = parse(
+            &text.replace("\"50%\"", "0.5").replace("points = 1", "points = \"ten\""),
+            "r.toml",
+            en_garde(),
+        )
+        .unwrap_err();
+        assert_eq!(e, "r.toml line 6: a number is needed here, not the text \"ten\"");
+        assert_eq!(plain_words("missing field `name`"), "missing field `name`");
+        let twice = format!("{text}[[item]]\nname = \"x\"\nmeasure = \"win-rate\"\nagainst = [\"house:cowardly\"]\nthresholds = [{{ above = 0.5, points = 1 }}]\n")
+            .replace("\"50%\"", "0.5");
+        let e = parse(&twice, "r.toml", en_garde()).unwrap_err();
+        assert_eq!(
+            e,
+            "r.toml line 8: two items are named `x`; give each its own name (it heads a gradebook column)"
+        );
     }
 
     #[test]

@@ -145,8 +145,17 @@ fn holds_one_bot(dir: &Path) -> bool {
     let Ok(list) = entries(dir) else {
         return false;
     };
-    let ext = |n: &str| Path::new(n).extension().map(|x| x.to_ascii_lowercase());
-    let wasm = list.iter().filter(|(n, _)| ext(n).is_some_and(|x| x == "wasm")).count();
+    // An export's own names say it is a class, whatever else lies there.
+    if list
+        .iter()
+        .any(|(n, _)| n == "submission_metadata.yml" || moodle_name(n).is_some() || canvas_name(n).is_some())
+    {
+        return false;
+    }
+    let wasm = list
+        .iter()
+        .filter(|(n, _)| Path::new(n).extension().is_some_and(|x| x.eq_ignore_ascii_case("wasm")))
+        .count();
     let project = list.iter().any(|(n, _)| {
         [
             "Cargo.toml",
@@ -157,7 +166,6 @@ fn holds_one_bot(dir: &Path) -> bool {
             "node_modules",
         ]
         .contains(&n.as_str())
-            || ext(n).is_some_and(|x| ["py", "rs", "js", "c", "h"].contains(&x.to_str().unwrap_or("")))
     });
     wasm == 1 || project
 }
@@ -705,6 +713,9 @@ mod tests {
         // An export unzipped into one folder: two students' files in it.
         touch(&root.join("export/assignment_1/alice.wasm"));
         touch(&root.join("export/assignment_1/bob.wasm"));
+        // Canvas's, with a student's source file beside the bots.
+        touch(&root.join("canvas/submissions/annlee_101_9001_bot.wasm"));
+        touch(&root.join("canvas/submissions/bobli_102_9002_main.py"));
         let students = |dir: &str| -> Vec<String> {
             find(&root.join(dir))
                 .unwrap()
@@ -716,6 +727,7 @@ mod tests {
         assert_eq!(students("one"), ["Ann Lee"]);
         assert_eq!(students("project"), ["Bo Li"]);
         assert_eq!(students("export"), ["alice", "bob"]);
+        assert_eq!(students("canvas"), ["annlee", "bobli"]);
         let _ = std::fs::remove_dir_all(&root);
     }
 

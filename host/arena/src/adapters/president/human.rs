@@ -8,17 +8,7 @@ use crate::games::{EventSink, Failure, Seat};
 use crate::human::Terminal;
 use serde_json::Value;
 
-/// `1st`, `2nd`, `3rd`, `4th`, ...
-pub fn ordinal(n: u32) -> String {
-    let suffix = match (n % 10, n % 100) {
-        (1, 11) | (2, 12) | (3, 13) => "th",
-        (1, _) => "st",
-        (2, _) => "nd",
-        (3, _) => "rd",
-        _ => "th",
-    };
-    format!("{n}{suffix}")
-}
+pub use crate::human::ordinal;
 
 /// A title as people write it: `Vice-President`, `Bum`.
 pub fn title_text(title: &str) -> String {
