@@ -130,7 +130,10 @@ fn a_moodle_export_is_read_by_participant_and_every_unusable_folder_gets_one_lin
         "{}",
         reason("Bo Chen")
     );
-    assert_eq!(reason("Cy Dee"), "nothing was submitted (an empty folder)");
+    assert_eq!(
+        reason("Cy Dee"),
+        "no file was submitted, only online text; submit the built bot, a .wasm file"
+    );
     assert!(
         reason("Eve Ma").starts_with("no .wasm file (found lib.rs); submit the built bot")
             && reason("Eve Ma").contains("loop: is a link that points back to itself"),

@@ -497,6 +497,8 @@ fn moodle(root: &Path, names: &[(String, PathBuf)]) -> Class {
     // A student may have several entries: a file-submission folder, an
     // online-text folder, or loose files; all are gathered by participant id.
     let mut by_id: BTreeMap<String, (String, Found, PathBuf)> = BTreeMap::new();
+    // Participants who handed in something other than files (online text).
+    let mut other: std::collections::BTreeSet<String> = std::collections::BTreeSet::new();
     let mut skipped = Vec::new();
     for (name, path) in names {
         if name.starts_with('.') || name == "__MACOSX" {
@@ -512,6 +514,7 @@ fn moodle(root: &Path, names: &[(String, PathBuf)]) -> Class {
             .entry(id.clone())
             .or_insert_with(|| (full.clone(), Found::default(), path.clone()));
         if plugin != "file" {
+            other.insert(id);
             continue;
         }
         if path.is_dir() {
@@ -523,7 +526,15 @@ fn moodle(root: &Path, names: &[(String, PathBuf)]) -> Class {
     }
     let subs = by_id
         .into_iter()
-        .map(|(id, (full, found, source))| submission(full, Some(id), source, pick(found)))
+        .map(|(id, (full, found, source))| {
+            let empty = found.wasm.is_empty() && found.other.is_empty() && found.unreadable.is_empty();
+            let bot = if empty && other.contains(&id) {
+                Err("no file was submitted, only online text; submit the built bot, a .wasm file".to_string())
+            } else {
+                pick(found)
+            };
+            submission(full, Some(id), source, bot)
+        })
         .collect();
     class(Layout::Moodle, root, subs, skipped)
 }
