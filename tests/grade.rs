@@ -374,7 +374,7 @@ fn a_copy_of_a_house_bot_ties_it_and_earns_nothing_for_beating_it() {
     assert!(note.contains("too close to call"), "{note}");
     // A copy splits every deal: more games would only repeat that.
     assert!(
-        note.contains("every deal scored the same, so more games would not change the result"),
+        note.contains("every deal was split evenly, as a bot that plays exactly like its opponent always does"),
         "{note}"
     );
     // Beating the weaker house bots still earns their points, with an interval below 100%.

@@ -616,10 +616,10 @@ fn verdict(item: &Item, e: &Estimate, games: usize) -> String {
         } else {
             ("thresholds", "lie")
         };
-        // Every deal scored alike (a copy of its opponent splits them all):
-        // more of the same deals would only repeat it.
-        let settle = if e.sd == 0.0 && e.n > 1 {
-            "every deal scored the same, so more games would not change the result"
+        // Every deal split evenly: a copy of its opponent does exactly that,
+        // and no number of games breaks its tie.
+        let settle = if item.measure == Measure::WinRate && e.sd == 0.0 && e.mean == 0.5 && e.n > 1 {
+            "every deal was split evenly, as a bot that plays exactly like its opponent always does, however many games"
         } else {
             "more games per item (--games) would settle it"
         };
@@ -701,4 +701,46 @@ pub fn same_files<'a>(
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(at: f64) -> Item {
+        Item {
+            name: "Beats x".into(),
+            measure: Measure::WinRate,
+            against: vec!["house:x".into()],
+            baseline: None,
+            visible: true,
+            visibility: None,
+            thresholds: vec![rubric::Threshold {
+                at,
+                strict: true,
+                points: 10.0,
+            }],
+        }
+    }
+
+    #[test]
+    fn a_close_call_says_whether_more_games_can_settle_it() {
+        // Five deals, each split evenly: as a copy of the opponent plays.
+        let split = estimate(&[0.5; 5]);
+        let e = Estimate {
+            ci95: crate::stats::wilson(split.mean, 5),
+            ..split
+        };
+        let note = verdict(&item(0.5), &e, 10);
+        assert!(note.contains("the threshold 50.0% lies inside"), "{note}");
+        assert!(note.contains("however many games"), "{note}");
+        // Five deals, each won: the same spread of 0, but more games narrow it.
+        let won = estimate(&[1.0; 5]);
+        let e = Estimate {
+            ci95: crate::stats::wilson(won.mean, 5),
+            ..won
+        };
+        let note = verdict(&item(0.75), &e, 10);
+        assert!(note.contains("more games per item (--games) would settle it"), "{note}");
+    }
 }
