@@ -294,8 +294,15 @@ impl ChildCompiler {
         };
         let status = match waited {
             Waited::Exited(status) => status,
-            // Not the file's fault: its CPU time stayed under the limit.
-            Waited::Deadline => {
+            // The file's fault only if it used up its CPU time. A limit under
+            // a second is met only here: RLIMIT_CPU counts whole seconds and
+            // the kernel's count of CPU time moves in ticks of 10 ms.
+            Waited::Deadline(used)
+                if self.limits.cpu < Duration::from_secs(1) || used.is_some_and(|u| u >= self.limits.cpu) =>
+            {
+                return Err(too_slow());
+            }
+            Waited::Deadline(_) => {
                 return Err(failed(format!(
                     "compiling took more than {} s of wall-clock time without using up its {} s of CPU time: \
                      the machine is too busy (or the compiler stalled); run again when it is less loaded",
@@ -339,8 +346,21 @@ fn mib(bytes: u64) -> String {
 
 enum Waited {
     Exited(ExitStatus),
-    Deadline,
+    /// Killed at the wall-clock deadline, having used this much CPU time (when known).
+    Deadline(Option<Duration>),
     Error(std::io::Error),
+}
+
+/// The CPU time a live process has used, all its threads together (Linux's
+/// `/proc/<pid>/stat`, fields 14 and 15, in clock ticks).
+fn cpu_time(pid: u32) -> Option<Duration> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name may hold spaces and parentheses: fields follow the last `)`.
+    let fields: Vec<&str> = stat.get(stat.rfind(')')? + 2..)?.split_whitespace().collect();
+    let ticks: u64 = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    // SAFETY: sysconf only reads a system setting.
+    let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) };
+    (per_second > 0).then(|| Duration::from_secs_f64(ticks as f64 / per_second as f64))
 }
 
 /// Wait for the child until `deadline` from now, then kill it.
@@ -359,9 +379,10 @@ fn wait(child: &mut Child, deadline: Duration) -> Waited {
         }
         if start.elapsed() >= deadline {
             // The child is not reaped yet, so its id is still its own.
+            let cpu = cpu_time(child.id());
             let _ = child.kill();
             let _ = child.wait();
-            return Waited::Deadline;
+            return Waited::Deadline(cpu);
         }
         std::thread::sleep(step);
         step = (step * 2).min(Duration::from_millis(20));
@@ -438,6 +459,19 @@ mod tests {
     fn sizes_are_said_in_whole_units() {
         assert_eq!(mib(2 << 30), "2 GiB");
         assert_eq!(mib(300 << 20), "300 MiB");
+    }
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn a_process_cpu_time_is_read_while_it_runs() {
+        let start = std::time::Instant::now();
+        let mut x = 0u64;
+        while start.elapsed() < Duration::from_millis(50) {
+            x = std::hint::black_box(x.wrapping_add(1));
+        }
+        let used = cpu_time(std::process::id()).expect("this process's CPU time");
+        assert!(used >= Duration::from_millis(20), "{used:?}");
+        assert_eq!(cpu_time(u32::MAX), None);
     }
 
     #[test]
