@@ -725,22 +725,20 @@ mod tests {
 
     #[test]
     fn a_close_call_says_whether_more_games_can_settle_it() {
-        // Five deals, each split evenly: as a copy of the opponent plays.
-        let split = estimate(&[0.5; 5]);
-        let e = Estimate {
-            ci95: crate::stats::wilson(split.mean, 5),
-            ..split
+        // A win rate over deals, with its Wilson interval as grading gives it.
+        let rate = |deals: &[f64]| {
+            let e = estimate(deals);
+            Estimate {
+                ci95: crate::stats::wilson(e.mean, deals.len()),
+                ..e
+            }
         };
-        let note = verdict(&item(0.5), &e, 10);
+        // Five deals, each split evenly: as a copy of the opponent plays.
+        let note = verdict(&item(0.5), &rate(&[0.5; 5]), 10);
         assert!(note.contains("the threshold 50.0% lies inside"), "{note}");
         assert!(note.contains("however many games"), "{note}");
         // Five deals, each won: the same spread of 0, but more games narrow it.
-        let won = estimate(&[1.0; 5]);
-        let e = Estimate {
-            ci95: crate::stats::wilson(won.mean, 5),
-            ..won
-        };
-        let note = verdict(&item(0.75), &e, 10);
+        let note = verdict(&item(0.75), &rate(&[1.0; 5]), 10);
         assert!(note.contains("more games per item (--games) would settle it"), "{note}");
     }
 }
