@@ -399,6 +399,70 @@ fn a_copy_of_a_house_bot_ties_it_and_earns_nothing_for_beating_it() {
     }
 }
 
+#[test]
+fn a_class_rank_within_noise_says_why_it_differs_from_the_standings() {
+    let dir = temp("rank-noise");
+    let class = dir.join("class");
+    std::fs::create_dir(&class).unwrap();
+    for (student, file) in [
+        ("ann", "en-garde/aggressive"),
+        ("bo", "en-garde/cowardly"),
+        ("cy", "en-garde/random"),
+        ("dee", "en-garde/random"),
+    ] {
+        std::fs::copy(bot(file), class.join(format!("{student}.wasm"))).unwrap();
+    }
+    let grade = |class: &std::path::Path, out: &std::path::Path| {
+        let (c, o) = (class.display().to_string(), out.display().to_string());
+        let args = [
+            "grade-class",
+            "--game",
+            "en-garde",
+            &c,
+            "--out",
+            &o,
+            "--games",
+            "10",
+            "--tournament",
+            "round-robin",
+            "--tournament-games",
+            "4",
+        ];
+        let run = arena(&args);
+        assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+        String::from_utf8_lossy(&run.stderr).into_owned()
+    };
+    // Four games a match: bo loses them all and is last in the standings,
+    // but only ann's whole interval lies above his.
+    let out = dir.join("out");
+    grade(&class, &out);
+    let table = std::fs::read_to_string(out.join("tournament.txt")).unwrap();
+    assert!(table.lines().any(|l| l.trim_start().starts_with("4  bo ")), "{table}");
+    let bo: Value = serde_json::from_slice(&std::fs::read(out.join("bo/report.json")).unwrap()).unwrap();
+    let ranking = bo["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["measure"] == "class-percentile")
+        .unwrap();
+    let note = ranking["note"].as_str().unwrap();
+    assert!(
+        note.starts_with("ranked 2 of 4 in the class tournament (percentile 67%); 4th in the standings, but only 1 bot is clearly ahead of it"),
+        "{note}"
+    );
+    // One bot that passes the checks is no tournament: said, and the ranking stays pending.
+    let alone = dir.join("alone");
+    std::fs::create_dir(&alone).unwrap();
+    std::fs::copy(bot("en-garde/aggressive"), alone.join("ann.wasm")).unwrap();
+    std::fs::write(alone.join("bo.wasm"), "not a bot").unwrap();
+    let stderr = grade(&alone, &dir.join("alone-out"));
+    assert!(
+        stderr.contains("no class tournament: 1 submission passed the checks, and a tournament needs two"),
+        "{stderr}"
+    );
+    std::fs::remove_dir_all(dir).ok();
+}
+
 /// Processes that keep the CPUs busy for as long as this lives: killed and
 /// reaped on drop, so a failing assertion does not leave them spinning.
 struct CpuLoad(Vec<std::process::Child>);

@@ -2,9 +2,9 @@
 
 use super::common::{RunArgs, find_game};
 use crate::games::{ForfeitReason, Kind};
-use crate::grade::lms::csv_field;
 use crate::grade::{self, GradeReport, Grader, Rubric, rubric};
 use crate::report;
+use crate::report::csv_field;
 use crate::runner::{Entrant, GameDef, GameSetup};
 use crate::tournament::{self, Engine, Format, Seeding, TournamentSpec};
 use anyhow::{Context, bail};
@@ -324,7 +324,7 @@ pub fn run_class(args: GradeClassArgs) -> anyhow::Result<()> {
             for (r, _) in graded.iter_mut() {
                 grade::missed_ranking(r);
             }
-            let path = args.out.join("tournament.txt");
+            let path = args.out.join(grade::TOURNAMENT_FILE);
             std::fs::write(&path, super::tournament::table(game.title(), &report))
                 .with_context(|| format!("{}: cannot write", path.display()))?;
             class_tournament = Some((spec, report));
@@ -361,7 +361,7 @@ pub fn run_class(args: GradeClassArgs) -> anyhow::Result<()> {
         );
     }
     let gradebook = gradebook(&rubric, &graded);
-    let path = args.out.join("gradebook.csv");
+    let path = args.out.join(grade::GRADEBOOK_FILE);
     std::fs::write(&path, &gradebook).with_context(|| format!("{}: cannot write", path.display()))?;
     let mut lms = args.export_for.clone();
     let own = match class.layout {
@@ -394,7 +394,7 @@ pub fn run_class(args: GradeClassArgs) -> anyhow::Result<()> {
         jobs.extend(report::tournament_pages(spec, t, "tournament-"));
     }
     let replays = pool.install(|| report::write_replays(&args.out, &jobs))?;
-    let index = args.out.join("index.html");
+    let index = args.out.join(crate::report::INDEX);
     let html = report::class_index(&report::ClassReport {
         game,
         rubric: &rubric,

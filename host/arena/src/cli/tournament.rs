@@ -1,7 +1,7 @@
 //! `arena tournament`: round robin, double elimination or Swiss, with ratings.
 
 use super::common::{RunArgs, entrant, find_game, setup};
-use crate::grade::lms::csv_field;
+use crate::report::csv_field;
 use crate::runner::Entrant;
 use crate::tournament::{self, Engine, Format, Journal, Seeding, TournamentReport, TournamentSpec};
 use anyhow::{Context, bail};
@@ -173,7 +173,7 @@ pub fn run(args: TournamentArgs) -> anyhow::Result<()> {
         write_outputs(dir, game.title(), &report)?;
         let jobs = crate::report::tournament_pages(&spec, &report, "");
         let replays = pool.install(|| crate::report::write_replays(dir, &jobs))?;
-        let index = dir.join("index.html");
+        let index = dir.join(crate::report::INDEX);
         std::fs::write(&index, crate::report::tournament_index(&spec, &report, &replays))
             .with_context(|| format!("{}: cannot write", index.display()))?;
         eprintln!("wrote {}: {}", index.display(), replays.summary());

@@ -5,6 +5,7 @@
 
 use super::GradeReport;
 use super::submissions::Layout;
+use crate::report::csv_field;
 
 /// A learning management system to write grades for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -17,7 +18,7 @@ pub enum Lms {
 
 impl Lms {
     /// The file written for it.
-    pub fn file_name(self) -> &'static str {
+    pub const fn file_name(self) -> &'static str {
         match self {
             Lms::Canvas => "grades-canvas.csv",
             Lms::Moodle => "grades-moodle.csv",
@@ -40,24 +41,6 @@ impl Lms {
             Lms::Canvas => "Canvas user ID",
             Lms::Moodle => "Moodle participant ID",
         }
-    }
-}
-
-/// One CSV text field, quoted when it must be (RFC 4180). Names, file
-/// names and reasons come from students: one that starts like a formula
-/// (`=`, `+`, `-`, `@`, a tab or a carriage return) gets a leading `'`, so
-/// a spreadsheet opening the file shows it instead of running it (OWASP's
-/// advice on CSV injection). Numbers are written without this function.
-pub fn csv_field(text: &str) -> String {
-    let text = if text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
-        format!("'{text}")
-    } else {
-        text.to_string()
-    };
-    if text.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text
     }
 }
 

@@ -260,6 +260,11 @@ pub struct Grader<'a> {
     pub games: usize,
 }
 
+/// `grade-class`'s gradebook, in its `--out` folder.
+pub const GRADEBOOK_FILE: &str = "gradebook.csv";
+/// `grade-class --tournament`'s standings, in its `--out` folder.
+pub const TOURNAMENT_FILE: &str = "tournament.txt";
+
 /// The SHA-256 of a regular file, hex, read in pieces (a submission can be
 /// any size; a device or a pipe, which could be read forever, has none).
 pub fn sha256_of(path: &Path) -> Option<String> {

@@ -374,12 +374,12 @@ fn folder_name(student: &str) -> String {
 /// What `grade-class` writes beside the students' folders: no student's
 /// folder may take one of these names.
 const OUTPUT_NAMES: [&str; 6] = [
-    "index.html",
-    "gradebook.csv",
-    "tournament.txt",
-    "replays",
-    "grades-canvas.csv",
-    "grades-moodle.csv",
+    crate::report::INDEX,
+    super::GRADEBOOK_FILE,
+    super::TOURNAMENT_FILE,
+    crate::report::REPLAYS,
+    super::lms::Lms::Canvas.file_name(),
+    super::lms::Lms::Moodle.file_name(),
 ];
 
 /// Build the class: names made unique (the LMS id, or a number, added), folders too.

@@ -33,6 +33,26 @@ pub const MAX_PAGES: usize = 300;
 pub const MAX_REPLAY_BYTES: usize = 48 << 20;
 /// The folder of replay pages, inside the `--out` folder.
 pub const REPLAYS: &str = "replays";
+/// The report page, inside the `--out` folder.
+pub const INDEX: &str = "index.html";
+
+/// One CSV text field, quoted when it must be (RFC 4180). Names, file
+/// names and reasons come from students: one that starts like a formula
+/// (`=`, `+`, `-`, `@`, a tab or a carriage return) gets a leading `'`, so
+/// a spreadsheet opening the file shows it instead of running it (OWASP's
+/// advice on CSV injection). Numbers are written without this function.
+pub fn csv_field(text: &str) -> String {
+    let text = if text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        format!("'{text}")
+    } else {
+        text.to_string()
+    };
+    if text.contains([',', '"', '\n', '\r']) {
+        format!("\"{}\"", text.replace('"', "\"\""))
+    } else {
+        text
+    }
+}
 
 /// A replay page to make: chosen games of one match.
 pub struct PageJob<'a> {
