@@ -1,12 +1,28 @@
 #!/usr/bin/env bash
 # Build every example bot to a WebAssembly component and copy it to
 # wasm/<game>/<bot>.wasm (and wasm/hostile/<name>.wasm).
+#
+#   example-bots/build.sh                      every bot (the tests use them all)
+#   example-bots/build.sh en-garde/aggressive  only the bots named (the demo)
 set -euo pipefail
 cd "$(dirname "$0")"
 rustup target list --installed 2>/dev/null | grep -q wasm32-wasip2 || rustup target add wasm32-wasip2
+out=target/wasm32-wasip2/release
+if [ $# -gt 0 ]; then
+  for name in "$@"; do
+    game=${name%%/*}; bot=${name#*/}
+    if [ ! -d "rust/$game/$bot" ]; then
+      echo "build.sh: no example bot $name (they are rust/<game>/<bot>: $(cd rust && echo */* | tr ' ' ','))" >&2
+      exit 2
+    fi
+    cargo build --quiet --release --target wasm32-wasip2 --target-dir target -p "$game-$bot"
+    mkdir -p "wasm/$game"
+    cp "$out/${game//-/_}_${bot//-/_}.wasm" "wasm/$game/$bot.wasm"
+  done
+  exit 0
+fi
 # An explicit target dir: a CARGO_TARGET_DIR set for the host must not move the bots elsewhere.
 cargo build --quiet --release --target wasm32-wasip2 --target-dir target
-out=target/wasm32-wasip2/release
 for dir in rust/*/*; do
   game=$(basename "$(dirname "$dir")"); bot=$(basename "$dir")
   mkdir -p "wasm/$game"

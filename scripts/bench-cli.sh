@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Whole-command benchmarks quoted in docs/performance.md: a 32-bot En Garde
-# round robin at --jobs 1 and 2, and grading a class of 100 submissions.
-# Run from the repository root after `example-bots/build.sh`.
+# round robin at --jobs 1 and 2, grading a class of 100 submissions, and
+# `arena check` of a Python bot twice (the second from the compile cache).
+# Run from the repository root after `example-bots/build.sh` (and
+# `example-bots/build-langs.sh` for the Python bot).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --quiet --release -p arena --bin arena
@@ -35,3 +37,13 @@ start=$(date +%s%N)
 $arena grade-class --game en-garde "$work/class" --out "$work/grades" > /dev/null
 end=$(date +%s%N)
 echo "grade-class, 100 submissions (30 hostile or broken), default rubric: $(( (end - start) / 1000000 )) ms"
+
+py=example-bots/wasm/en-garde/random-py.wasm
+if [ -f "$py" ]; then
+  for run in first second; do
+    start=$(date +%s%N)
+    $arena check "$py" --game en-garde --cache-dir "$work/cache" > /dev/null
+    end=$(date +%s%N)
+    echo "check of the Python random bot, $run run (fresh cache): $(( (end - start) / 1000000 )) ms"
+  done
+fi

@@ -524,3 +524,131 @@ fn a_thousand_game_match_opens_and_links_go_straight_to_a_game() {
     screenshot(&tab, "large-game-999");
     no_network(&tab);
 }
+
+/// Markup a crafted file or a hostile name might carry: each would run
+/// script, end the page's data early or blank it, if it reached the page as
+/// markup instead of text.
+const HOSTILE: [&str; 5] = [
+    "<img src=x onerror=\"window.pwned=1\">",
+    "</script><script>window.pwned=2</script>",
+    "<!--<script>",
+    "<svg onload=\"window.pwned=3\">",
+    "\u{2028}zz&amp;<b>",
+];
+
+/// Put `HOSTILE` strings where a replay holds cards, hands, names, suits,
+/// scores and log lines; `names` also renames the bots.
+fn poison(lines: &mut [Value]) {
+    let name = Value::from(format!("zz{}", HOSTILE[2]));
+    for line in lines.iter_mut() {
+        match line["type"].as_str().unwrap_or_default() {
+            "match" => {
+                for b in line["bots"].as_array_mut().into_iter().flatten() {
+                    if b["name"] == "house:random" {
+                        b["name"] = name.clone();
+                    }
+                }
+            }
+            "game" => {
+                for n in line["names"].as_array_mut().into_iter().flatten() {
+                    if n == "house:random" {
+                        *n = name.clone();
+                    }
+                }
+            }
+            "round-start" => {
+                line["hands"][0][0] = Value::from(HOSTILE[0]);
+                line["deck"][0] = Value::from(HOSTILE[1]);
+            }
+            "move" => line["card"] = Value::from(HOSTILE[3]),
+            "round-end" => line["cause"] = Value::from(HOSTILE[4]),
+            "log" => line["lines"] = Value::from(HOSTILE.to_vec()),
+            _ => {}
+        }
+    }
+}
+
+#[test]
+fn hostile_replays_logs_and_names_show_as_text_and_the_page_is_drawn() {
+    let dir = temp("browser-hostile");
+    let browser = browser();
+    // A bot file named like markup: its name is the file's stem.
+    let named = dir.join(format!("zz{}.wasm", HOSTILE[2]));
+    std::fs::copy(bot_arg("en-garde/aggressive"), &named).expect("copy the bot");
+    let (mut lines, _) = replay_page(
+        &dir,
+        "eg",
+        "en-garde",
+        &[named.display().to_string(), "house:random".into()],
+        "2",
+    );
+    poison(&mut lines);
+    let crafted = dir.join("crafted.jsonl");
+    let body: Vec<String> = lines.iter().map(Value::to_string).collect();
+    std::fs::write(&crafted, body.join("\n") + "\n").expect("write the crafted replay");
+    let page = dir.join("crafted.html");
+    let out = arena(&["view".as_ref(), crafted.as_os_str(), "-o".as_ref(), page.as_os_str()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let html = std::fs::read_to_string(&page).expect("page");
+    let policy = html
+        .split("Content-Security-Policy\" content=\"")
+        .nth(1)
+        .and_then(|rest| rest.split('"').next())
+        .expect("a Content-Security-Policy");
+    let scripts = policy
+        .split(';')
+        .find(|d| d.trim().starts_with("script-src"))
+        .expect("a script-src directive");
+    assert!(
+        scripts.contains("'sha256-") && !scripts.contains("unsafe-inline"),
+        "only the page's own scripts, by hash: {policy}"
+    );
+    let tab = open(&browser, &page);
+    // Every event of both games drawn, as a person stepping through would.
+    for g in 0..2 {
+        select_game(&tab, g);
+        to_end(&tab);
+    }
+    assert_eq!(
+        eval(&tab, "return window.pwned === undefined;"),
+        Value::Bool(true),
+        "script ran"
+    );
+    assert_eq!(
+        eval(&tab, "return document.getElementById('app').hidden;"),
+        Value::Bool(false),
+        "the page is drawn"
+    );
+    // The strings are on the page as text: the name in the title, the log
+    // lines beside the calls, the card and the hand on the board.
+    let title = text(&tab, "title");
+    assert!(title.contains(&format!("zz{}", HOSTILE[2])), "title: {title}");
+    let board_and_calls = |tab: &Tab| {
+        eval(
+            tab,
+            "return document.getElementById('board').innerText + document.getElementById('calls').innerText + document.getElementById('event').innerText;",
+        )
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+    };
+    select_game(&tab, 0);
+    let mut seen = String::new();
+    let events = eval(&tab, "return arenaView.events.length;").as_u64().expect("events");
+    for k in 0..events {
+        eval(&tab, "document.activeElement.blur(); return true;");
+        tab.press_key("ArrowRight").expect("step");
+        wait_until(&tab, &format!("return arenaView.at === {};", (k + 1).min(events - 1)));
+        seen.push_str(&board_and_calls(&tab));
+    }
+    for s in [HOSTILE[0], HOSTILE[1], HOSTILE[3], HOSTILE[4]] {
+        assert!(seen.contains(s), "`{s}` is not shown as text");
+    }
+    screenshot(&tab, "hostile-replay");
+    no_network(&tab);
+    assert_eq!(
+        eval(&tab, "return window.pwned === undefined;"),
+        Value::Bool(true),
+        "script ran"
+    );
+}

@@ -63,3 +63,19 @@ fn a_text_file_is_rejected_in_one_line_with_status_2() {
     assert!(out.is_empty(), "{out}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_second_check_of_the_same_file_loads_it_from_the_compile_cache() {
+    let cache = temp("check-cache");
+    let bot = bot_arg("en-garde/aggressive");
+    let dir = cache.display().to_string();
+    let (code, first) = check(&[&bot, "--game", "en-garde", "--cache-dir", &dir]);
+    assert_eq!(code, 0, "{first}");
+    assert!(!first.contains("compile cache"), "the first check compiles:\n{first}");
+    let (code, second) = check(&[&bot, "--game", "en-garde", "--cache-dir", &dir]);
+    assert_eq!(code, 0, "{second}");
+    assert!(
+        second.contains("(compiled before: loaded from the compile cache)"),
+        "the second check reuses the first's compile:\n{second}"
+    );
+}

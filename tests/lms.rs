@@ -441,3 +441,43 @@ fn names_a_spreadsheet_would_run_and_files_that_never_end_are_one_line_each() {
         );
     }
 }
+
+#[test]
+fn a_link_out_of_the_class_folder_is_refused_and_no_report_folder_starts_with_a_dash() {
+    let root = temp("links-out");
+    let class = root.join("class");
+    copy("en-garde/aggressive", &class.join("alice/bot.wasm"));
+    // The teacher's own solution, beside the class folder.
+    copy("en-garde/cowardly", &root.join("solution.wasm"));
+    std::fs::create_dir_all(class.join("mallory")).unwrap();
+    std::os::unix::fs::symlink(root.join("solution.wasm"), class.join("mallory/bot.wasm")).unwrap();
+    std::os::unix::fs::symlink("/etc/passwd", class.join("eve.wasm")).unwrap();
+    // A link inside the class folder is a file of the class: graded.
+    std::fs::create_dir_all(class.join("bob")).unwrap();
+    std::os::unix::fs::symlink(class.join("alice/bot.wasm"), class.join("bob/bot.wasm")).unwrap();
+    copy("en-garde/random", &class.join("--<script>/bot.wasm"));
+    let (_, stderr, out_dir) = grade_class(&class, &[]);
+    let rows = gradebook(&out_dir);
+    for who in ["mallory", "eve"] {
+        let status = &row(&rows, who)["status"];
+        assert!(
+            status.contains("is a link to") && status.contains("outside the class folder"),
+            "{who}: {status}"
+        );
+        assert!(stderr.contains(&format!("{who}: no usable bot in ")), "{stderr}");
+    }
+    assert!(row(&rows, "mallory")["status"].contains("solution.wasm"));
+    assert!(
+        row(&rows, "bob")["status"].starts_with("graded"),
+        "{:?}",
+        row(&rows, "bob")
+    );
+    assert!(row(&rows, "--<script>")["status"].starts_with("graded"));
+    for entry in std::fs::read_dir(&out_dir).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        assert!(
+            !name.starts_with('-'),
+            "a report folder named {name} reads as an option to grep"
+        );
+    }
+}

@@ -568,3 +568,159 @@ fn view_and_verify_name_the_line_of_a_bad_replay() {
         "self-contained"
     );
 }
+
+/// The exit status and the one stderr line of a command that must refuse.
+fn refused(args: &[&str], expect: &str) {
+    assert_one_line_error(args, expect);
+    let out = arena(args);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: exit 2 for a file it cannot use");
+}
+
+#[test]
+fn verify_checks_every_header_value_with_the_command_lines_limits() {
+    let dir = temp("crafted-headers");
+    let replay = record(
+        &dir,
+        "eg",
+        &["--game", "en-garde", "house:aggressive", "house:random", "--games", "2"],
+    );
+    let text = std::fs::read_to_string(&replay).expect("replay");
+    let (head, rest) = text.split_once('\n').expect("a header line");
+    let header: Value = serde_json::from_str(head).expect("header");
+    let with = |name: &str, edit: &dyn Fn(&mut Value)| {
+        let mut h = header.clone();
+        edit(&mut h);
+        let p = dir.join(name);
+        std::fs::write(&p, format!("{h}\n{rest}")).expect("write");
+        p.display().to_string()
+    };
+    let cases: Vec<(String, &str)> = vec![
+        (
+            with("no-bots.jsonl", &|h| h["bots"] = json!([])),
+            "en-garde takes 2 bots, got 0",
+        ),
+        (
+            with("bots-text.jsonl", &|h| h["bots"] = json!("alice")),
+            "\"bots\" must be a list",
+        ),
+        (
+            with("games-2-62.jsonl", &|h| h["games"] = json!(4611686018427387904u64)),
+            "a match plays 1 to 10000000 games",
+        ),
+        (
+            with("games-max.jsonl", &|h| h["games"] = json!(u64::MAX)),
+            "a match plays 1 to 10000000 games",
+        ),
+        (
+            with("games-float.jsonl", &|h| h["games"] = json!(1e9)),
+            "\"games\" must be a whole number",
+        ),
+        (
+            with("timeout.jsonl", &|h| h["limits"]["timeout"] = json!(1e300)),
+            "at most 3600 s",
+        ),
+        (
+            with("memory.jsonl", &|h| h["limits"]["memory_bytes"] = json!(1u64 << 60)),
+            "at most 4G",
+        ),
+        (
+            with("sha.jsonl", &|h| h["bots"][0]["sha256"] = json!("aéééééééééééééé")),
+            "\"sha256\" must be 64 hex digits",
+        ),
+        (
+            with("game.jsonl", &|h| h["game"] = json!("chess")),
+            "unknown game `chess`",
+        ),
+    ];
+    for (path, expect) in &cases {
+        refused(&["replay", "verify", path.as_str()], expect);
+    }
+    // A key given twice: JSON readers keep the last, which is checked too.
+    let twice = dir.join("twice.jsonl");
+    let doubled = head.replacen("\"games\":2", "\"games\":2,\"games\":99999999999", 1);
+    assert_ne!(doubled, head, "the header has \"games\":2");
+    std::fs::write(&twice, format!("{doubled}\n{rest}")).expect("write");
+    refused(
+        &["replay", "verify", &twice.display().to_string()],
+        "a match plays 1 to 10000000 games",
+    );
+    // A header claiming more games than the file holds is told at once.
+    let more = with("more.jsonl", &|h| h["games"] = json!(10_000_000));
+    let out = arena(&["replay", "verify", &more]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stdout(&out).contains("the replay ends after 2 games; the header says 10000000"),
+        "{}",
+        stdout(&out)
+    );
+}
+
+/// The peak resident memory of a command, in MiB, read from /proc while it runs.
+fn peak_mib(args: &[&str]) -> (std::process::Output, u64) {
+    let child = std::process::Command::new(arena_tests::arena_bin())
+        .args(args)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start arena");
+    let status = format!("/proc/{}/status", child.id());
+    let mut peak = 0;
+    let handle = std::thread::spawn(move || child.wait_with_output().expect("arena ran"));
+    while !handle.is_finished() {
+        if let Ok(s) = std::fs::read_to_string(&status)
+            && let Some(kb) = s
+                .lines()
+                .find_map(|l| l.strip_prefix("VmHWM:"))
+                .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+        {
+            peak = peak.max(kb >> 10);
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+    }
+    (handle.join().expect("arena ran"), peak)
+}
+
+#[test]
+fn a_replay_is_read_in_the_memory_of_one_game_whatever_it_holds() {
+    let dir = temp("big-games");
+    let replay = record(
+        &dir,
+        "eg",
+        &["--game", "en-garde", "house:aggressive", "house:random", "--games", "2"],
+    );
+    let text = std::fs::read_to_string(&replay).expect("replay");
+    let header = text.lines().next().expect("header");
+    // Game 0 made of two 25 MiB log lines of short strings, which parsed
+    // whole as JSON would take many times their size.
+    let lines: Vec<&str> = std::iter::repeat_n("ab", 20 << 18).collect();
+    let log = json!({"type": "log", "game": 0, "seat": 0, "lines": lines, "truncated": false}).to_string();
+    let game =
+        json!({"type": "game", "game": 0, "seed": 1, "seats": [0, 1], "names": ["house:aggressive", "house:random"]});
+    let result = json!({"type": "result", "game": 0, "scores": [5, 0], "winner": 0, "forfeit": null});
+    let big = dir.join("big.jsonl");
+    std::fs::write(&big, format!("{header}\n{game}\n{log}\n{log}\n{result}\n")).expect("write");
+    let (out, peak) = peak_mib(&["replay", "verify", &big.display().to_string()]);
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout(&out).contains("DIFFERENT"), "{}", stdout(&out));
+    // 50 MiB of game: a parsed copy would be over 600 MiB.
+    assert!(peak < 400, "verify of a 50 MiB game peaked at {peak} MiB");
+    let (out, peak) = peak_mib(&["view", &big.display().to_string()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(peak < 400, "view of a 50 MiB game peaked at {peak} MiB");
+    // Past a real game's size, one line says so.
+    let huge = dir.join("huge.jsonl");
+    std::fs::write(&huge, format!("{header}\n{game}\n{log}\n{log}\n{log}\n{result}\n")).expect("write");
+    for cmd in ["view", "verify"] {
+        let args: Vec<&str> = if cmd == "view" {
+            vec!["view"]
+        } else {
+            vec!["replay", "verify"]
+        };
+        let path = huge.display().to_string();
+        let (out, peak) = peak_mib(&[&args[..], &[path.as_str()]].concat());
+        assert_eq!(out.status.code(), Some(2));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("line 5: game 0 is over 64 MiB"), "{cmd}: {err}");
+        assert!(peak < 400, "{cmd} of a 75 MiB game peaked at {peak} MiB");
+    }
+}

@@ -42,11 +42,14 @@ fn main() -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    // Exit status: 0 done; 1 a verdict of "no" that the command itself
+    // gives (a replay that differs, a bot not ready); 2 the command could
+    // not do its work (a bad file or flag, or the machine failed), in one line.
     match arena::cli::run(cli) {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: {e:#}");
-            ExitCode::FAILURE
+            ExitCode::from(2)
         }
     }
 }

@@ -15,9 +15,15 @@ pub const WASMTIME_VERSION: &str = "48";
 /// illegal En Garde answer. Readers take every format up to this one.
 pub const FORMAT: u64 = 2;
 
-/// The longest line a reader accepts: far above any real event (a whole
-/// game's log is capped by `--log-bytes`, 64 KiB by default).
-pub const MAX_LINE_BYTES: usize = 64 << 20;
+/// The most bytes one game of a replay may take, and so the longest line:
+/// above any real game (a bot's whole log is at most
+/// [`crate::sandbox::MAX_LOG_BYTES`], 1 MiB, per game, at most six bytes of
+/// JSON per byte, six seats), so a reader holds at most this much of a file
+/// whatever it claims.
+pub const MAX_GAME_BYTES: usize = 64 << 20;
+
+/// The longest line a reader accepts.
+pub const MAX_LINE_BYTES: usize = MAX_GAME_BYTES;
 
 /// The header line of a match.
 pub fn header(outcome: &MatchOutcome, entrants: &[Entrant]) -> Value {
@@ -99,13 +105,92 @@ pub struct ReplayError {
     pub what: String,
 }
 
-/// One game of a replay, as read: its lines with their line numbers.
+/// One game of a replay, as read: its lines with their line numbers, as
+/// the file's text (checked JSON), so a game costs its bytes in memory and
+/// no more; [`GameRecord::value`] parses one line when it is needed.
 #[derive(Debug, Clone)]
 pub struct GameRecord {
     /// The game's index in the match.
     pub index: u64,
     /// Every line of the game, `game` first and `result` last, with its line number.
-    pub lines: Vec<(u64, Value)>,
+    pub lines: Vec<(u64, String)>,
+}
+
+impl GameRecord {
+    /// Line `k` of the game (0 is its `game` line) as JSON. Every line was
+    /// checked to be a JSON object when it was read.
+    pub fn value(&self, k: usize) -> Value {
+        self.lines
+            .get(k)
+            .and_then(|(_, text)| serde_json::from_str(text).ok())
+            .unwrap_or(Value::Null)
+    }
+
+    /// The game's `game` line and its `result` line, as JSON.
+    pub fn ends(&self) -> (Value, Value) {
+        (self.value(0), self.value(self.lines.len().saturating_sub(1)))
+    }
+}
+
+/// What a reader needs of every line: its type and its game; the rest of
+/// the line is checked to be JSON without being built in memory.
+#[derive(serde::Deserialize)]
+struct LineHead {
+    #[serde(rename = "type", default)]
+    kind: Scalar,
+    #[serde(default)]
+    game: Scalar,
+}
+
+/// A field's value when it is a string or a whole number; anything else
+/// is read past without being kept (a crafted line may hold a huge value
+/// where a type belongs).
+#[derive(Debug, Default)]
+enum Scalar {
+    Text(String),
+    Whole(u64),
+    #[default]
+    Other,
+}
+
+impl<'de> serde::Deserialize<'de> for Scalar {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = Scalar;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Scalar, E> {
+                Ok(Scalar::Text(v.to_owned()))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Scalar, E> {
+                Ok(Scalar::Whole(v))
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Scalar, E> {
+                Ok(Scalar::Other)
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Scalar, E> {
+                Ok(Scalar::Other)
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Scalar, E> {
+                Ok(Scalar::Other)
+            }
+            fn visit_unit<E>(self) -> Result<Scalar, E> {
+                Ok(Scalar::Other)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut a: A) -> Result<Scalar, A::Error> {
+                while a.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Scalar::Other)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<Scalar, A::Error> {
+                while a.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Scalar::Other)
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 /// Reads a replay game by game, checking each line's shape, so a file of
@@ -117,7 +202,14 @@ pub struct ReplayReader {
     /// The header (`match`) line.
     pub header: Value,
     games_read: u64,
-    pending: Option<(u64, Value)>,
+    pending: Option<(u64, String, Head)>,
+}
+
+/// A line's type and game number.
+#[derive(Debug, Clone)]
+struct Head {
+    kind: String,
+    game: Option<u64>,
 }
 
 impl ReplayReader {
@@ -157,7 +249,7 @@ impl ReplayReader {
             games_read: 0,
             pending: None,
         };
-        let Some((n, header)) = r.next_line()? else {
+        let Some((n, header)) = r.next_value()? else {
             return Err(err(
                 None,
                 "the file is empty; write a replay with arena match --replay FILE".into(),
@@ -212,7 +304,17 @@ impl ReplayReader {
         }
     }
 
-    fn next_line(&mut self) -> Result<Option<(u64, Value)>, ReplayError> {
+    /// The next line, parsed whole (the header).
+    fn next_value(&mut self) -> Result<Option<(u64, Value)>, ReplayError> {
+        let Some((n, text, _)) = self.next_line()? else {
+            return Ok(None);
+        };
+        let value = serde_json::from_str(&text).map_err(|e| self.err(n, format!("not valid JSON: {e}")))?;
+        Ok(Some((n, value)))
+    }
+
+    /// The next line that is not blank, as text, with its type and game.
+    fn next_line(&mut self) -> Result<Option<(u64, String, Head)>, ReplayError> {
         loop {
             // Read at most one byte past the cap, so a file of one endless
             // line costs the cap, not the file.
@@ -235,7 +337,7 @@ impl ReplayReader {
                     ),
                 ));
             }
-            let Ok(text) = std::str::from_utf8(&bytes) else {
+            let Ok(text) = String::from_utf8(bytes) else {
                 return Err(self.err(
                     n,
                     "this line is not text (UTF-8); the file is damaged or not a replay".into(),
@@ -244,7 +346,7 @@ impl ReplayReader {
             if text.trim().is_empty() {
                 continue;
             }
-            let value: Value = serde_json::from_str(text).map_err(|e| {
+            let head: LineHead = serde_json::from_str(&text).map_err(|e| {
                 let cut = if e.is_eof() {
                     " (the line is cut short: was the file truncated?)"
                 } else {
@@ -252,72 +354,84 @@ impl ReplayReader {
                 };
                 self.err(n, format!("not valid JSON at column {}: {e}{cut}", e.column()))
             })?;
-            if value.get("type").and_then(Value::as_str).is_none() {
+            let Scalar::Text(kind) = head.kind else {
                 return Err(self.err(
                     n,
                     "the line has no \"type\"; every replay line is an object with a type".into(),
                 ));
-            }
-            return Ok(Some((n, value)));
+            };
+            let game = match head.game {
+                Scalar::Whole(g) => Some(g),
+                _ => None,
+            };
+            let text = text.trim_end().to_string();
+            return Ok(Some((n, text, Head { kind, game })));
         }
     }
 
     /// The next game, checked: it starts with `game`, every line belongs to
-    /// it, and it ends with `result`.
+    /// it, it ends with `result`, and it is at most [`MAX_GAME_BYTES`].
     pub fn next_game(&mut self) -> Result<Option<GameRecord>, ReplayError> {
         let first = match self.pending.take() {
             Some(l) => Some(l),
             None => self.next_line()?,
         };
-        let Some((n, first)) = first else {
+        let Some((n, first, head)) = first else {
             return Ok(None);
         };
         let expected = self.games_read;
-        if first.get("type").and_then(Value::as_str) != Some("game") {
+        if head.kind != "game" {
             return Err(self.err(
                 n,
                 format!(
                     "expected the start of game {expected} (a \"game\" line), found a \"{}\" line",
-                    kind(&first)
+                    clip(&head.kind)
                 ),
             ));
         }
-        let index = first.get("game").and_then(Value::as_u64);
-        if index != Some(expected) {
+        if head.game != Some(expected) {
             return Err(self.err(
                 n,
                 format!(
                     "expected game {expected} here, found {}; games must be in order, none missing",
-                    show(index)
+                    show(head.game)
                 ),
             ));
         }
+        let mut bytes = first.len();
         let mut lines = vec![(n, first)];
         loop {
-            let Some((m, value)) = self.next_line()? else {
+            let Some((m, text, head)) = self.next_line()? else {
                 return Err(self.err(
                     self.line_no,
                     format!("the replay ends inside game {expected} (it has no result line): the file was cut short; write it again"),
                 ));
             };
-            match value.get("game").and_then(Value::as_u64) {
-                Some(g) if g == expected => {}
-                other => {
-                    return Err(self.err(
-                        m,
-                        format!(
-                            "a \"{}\" line of game {} inside game {expected}, which has no result line yet",
-                            kind(&value),
-                            show(other)
-                        ),
-                    ));
-                }
+            if head.game != Some(expected) {
+                return Err(self.err(
+                    m,
+                    format!(
+                        "a \"{}\" line of game {} inside game {expected}, which has no result line yet",
+                        clip(&head.kind),
+                        show(head.game)
+                    ),
+                ));
             }
-            let done = kind(&value) == "result";
-            if kind(&value) == "game" {
+            if head.kind == "game" {
                 return Err(self.err(m, format!("game {expected} starts again before its result line")));
             }
-            lines.push((m, value));
+            bytes += text.len();
+            if bytes > MAX_GAME_BYTES {
+                return Err(self.err(
+                    m,
+                    format!(
+                        "game {expected} is over {} MiB, more than any real game (logs are capped per bot); the file was made or edited by hand",
+                        MAX_GAME_BYTES >> 20
+                    ),
+                ));
+            }
+            let done = head.kind == "result";
+            lines.push((m, text));
             if done {
                 break;
             }
@@ -342,8 +456,14 @@ impl ReplayReader {
     }
 }
 
-fn kind(v: &Value) -> &str {
-    v.get("type").and_then(Value::as_str).unwrap_or("?")
+/// A type as read from a file, cut short for a message.
+fn clip(kind: &str) -> String {
+    let cut = &kind[..kind.floor_char_boundary(40)];
+    if cut.len() < kind.len() {
+        format!("{cut}...")
+    } else {
+        cut.to_string()
+    }
 }
 
 fn show(index: Option<u64>) -> String {
@@ -356,5 +476,188 @@ pub fn io_words(e: &std::io::Error) -> String {
         std::io::ErrorKind::NotFound => "there is no such file; check the path".into(),
         std::io::ErrorKind::PermissionDenied => "permission denied; check who may read it".into(),
         _ => e.to_string(),
+    }
+}
+
+/// A bot as a replay's header records it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RecordedBot {
+    /// The name the match gave it (`house:random`, a file stem).
+    pub name: String,
+    /// SHA-256 of a wasm bot's file, 64 lowercase hex digits; `None` for a house bot.
+    pub sha256: Option<String>,
+}
+
+/// A replay's header, every value checked with the limits of the command
+/// line's flags, so a reader plays again only what `arena match` could
+/// have played.
+#[derive(Clone)]
+pub struct CheckedHeader {
+    /// The game.
+    pub game: &'static dyn crate::runner::GameDef,
+    /// Its variant, as recorded.
+    pub variant: Option<String>,
+    /// What an illegal move cost.
+    pub illegal: Option<crate::games::IllegalMoves>,
+    /// The match seed.
+    pub seed: u64,
+    /// Games the match played, at most [`crate::runner::MAX_GAMES`].
+    pub games: usize,
+    /// The limits bots ran under: the game's defaults with the recorded values.
+    pub limits: crate::sandbox::Limits,
+    /// The bots, as many as the game seats.
+    pub bots: Vec<RecordedBot>,
+    /// The arena that wrote the file.
+    pub arena_version: String,
+    /// The wasmtime that ran the bots.
+    pub wasmtime_version: String,
+}
+
+impl CheckedHeader {
+    /// Check a header line; the error is the cause and the fix, for a
+    /// message that names the file and line 1.
+    pub fn parse(header: &Value) -> Result<CheckedHeader, String> {
+        let text = |key: &str| -> Result<Option<String>, String> {
+            match header.get(key) {
+                None | Some(Value::Null) => Ok(None),
+                Some(Value::String(s)) if s.len() <= 200 => Ok(Some(s.clone())),
+                Some(_) => Err(format!("\"{key}\" must be a short text; the header was edited")),
+            }
+        };
+        let name = text("game")?.unwrap_or_default();
+        let game = crate::adapters::game(&name).ok_or_else(|| {
+            let known: Vec<&str> = crate::adapters::GAMES.iter().map(|g| g.name()).collect();
+            format!("unknown game `{}`; games are: {}", clip(&name), known.join(", "))
+        })?;
+        let illegal = match text("illegal")? {
+            Some(s) => Some(match s.as_str() {
+                "course" => crate::games::IllegalMoves::Course,
+                "forfeit" => crate::games::IllegalMoves::Forfeit,
+                _ => {
+                    return Err(format!(
+                        "\"illegal\" is `{}`; it must be `course` or `forfeit`",
+                        clip(&s)
+                    ));
+                }
+            }),
+            None => None,
+        };
+        let games = whole(header.get("games"), "games")?.unwrap_or(0);
+        let max = crate::runner::MAX_GAMES;
+        if games == 0 || games > max as u64 {
+            return Err(format!(
+                "\"games\" is {games}; a match plays 1 to {max} games, as `arena match --games` allows"
+            ));
+        }
+        let limits = Self::limits(game, header.get("limits"))?;
+        let Some(list) = header.get("bots").and_then(Value::as_array) else {
+            return Err("\"bots\" must be a list of the match's bots; the header was edited".into());
+        };
+        let mut bots = Vec::with_capacity(list.len().min(8));
+        crate::runner::check_seats(game, list.len()).map_err(|e| format!("\"bots\": {e}"))?;
+        for b in list {
+            let name = match b.get("name") {
+                Some(Value::String(s)) if !s.is_empty() && s.len() <= 200 => s.clone(),
+                _ => return Err("every bot in \"bots\" needs a \"name\" (a short text); the header was edited".into()),
+            };
+            let sha256 = match b.get("sha256") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(s)) if s.len() == 64 && s.bytes().all(|c| c.is_ascii_hexdigit()) => {
+                    Some(s.to_ascii_lowercase())
+                }
+                Some(v) => {
+                    return Err(format!(
+                        "bot `{}`: \"sha256\" must be 64 hex digits, not {}; the header was edited",
+                        clip(&name),
+                        short(v)
+                    ));
+                }
+            };
+            bots.push(RecordedBot { name, sha256 });
+        }
+        Ok(CheckedHeader {
+            game,
+            variant: text("variant")?,
+            illegal,
+            seed: whole(header.get("seed"), "seed")?.unwrap_or(0),
+            games: games as usize,
+            limits,
+            bots,
+            arena_version: text("arena-version")?.unwrap_or_default(),
+            wasmtime_version: text("wasmtime-version")?.unwrap_or_default(),
+        })
+    }
+
+    /// The game's default limits with the recorded ones, checked as the
+    /// command line's flags are.
+    fn limits(game: &dyn crate::runner::GameDef, recorded: Option<&Value>) -> Result<crate::sandbox::Limits, String> {
+        let mut limits = game.default_limits();
+        let Some(recorded) = recorded.filter(|v| !v.is_null()) else {
+            return Ok(limits);
+        };
+        if !recorded.is_object() {
+            return Err("\"limits\" must be an object of limits; the header was edited".into());
+        }
+        let size = |v: u64| usize::try_from(v).unwrap_or(usize::MAX);
+        if let Some(v) = whole(recorded.get("fuel"), "limits.fuel")? {
+            limits.fuel = v;
+        }
+        if let Some(v) = whole(recorded.get("bank"), "limits.bank")? {
+            limits.bank = v;
+        }
+        if let Some(v) = whole(recorded.get("start_fuel"), "limits.start_fuel")? {
+            limits.start_fuel = v;
+        }
+        if let Some(v) = whole(recorded.get("memory_bytes"), "limits.memory_bytes")? {
+            limits.memory_bytes = size(v);
+        }
+        if let Some(v) = whole(recorded.get("log_bytes"), "limits.log_bytes")? {
+            limits.log_bytes = size(v);
+        }
+        if let Some(v) = whole(recorded.get("max_file_bytes"), "limits.max_file_bytes")? {
+            limits.max_file_bytes = v;
+        }
+        match recorded.get("timeout") {
+            None | Some(Value::Null) => {}
+            Some(v) => {
+                let secs = v.as_f64().filter(|t| t.is_finite() && *t > 0.0).ok_or_else(|| {
+                    format!(
+                        "\"limits.timeout\" must be a number of seconds above 0, not {}",
+                        short(v)
+                    )
+                })?;
+                if secs > crate::sandbox::MAX_TIMEOUT.as_secs_f64() {
+                    return Err(format!(
+                        "\"limits.timeout\" is {secs} s; at most {} s, as `arena match --timeout` allows",
+                        crate::sandbox::MAX_TIMEOUT.as_secs()
+                    ));
+                }
+                limits.timeout = std::time::Duration::from_secs_f64(secs);
+            }
+        }
+        limits.check().map_err(|e| format!("\"limits\": {e}"))?;
+        Ok(limits)
+    }
+}
+
+/// A header's whole number, if given.
+fn whole(v: Option<&Value>, key: &str) -> Result<Option<u64>, String> {
+    match v {
+        None | Some(Value::Null) => Ok(None),
+        Some(v) => v
+            .as_u64()
+            .map(Some)
+            .ok_or_else(|| format!("\"{key}\" must be a whole number, not {}", short(v))),
+    }
+}
+
+/// A JSON value cut short for a message.
+fn short(v: &Value) -> String {
+    let text = v.to_string();
+    let cut = &text[..text.floor_char_boundary(40)];
+    if cut.len() < text.len() {
+        format!("{cut}...")
+    } else {
+        text
     }
 }

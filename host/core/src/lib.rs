@@ -28,6 +28,11 @@ pub enum ForfeitReason {
     /// The bot made a move the rules do not allow, under the setting where
     /// any illegal move forfeits (`--illegal forfeit`).
     IllegalMove,
+    /// Not the bot: the machine failed it (the system could not give memory
+    /// within the bot's cap). Never charged to a bot: the runner stops the
+    /// run with the machine's error instead of scoring the game, so it is
+    /// not among [`ForfeitReason::ALL`].
+    Host,
 }
 
 impl ForfeitReason {
@@ -50,6 +55,7 @@ impl ForfeitReason {
             ForfeitReason::Memory => "memory",
             ForfeitReason::InvalidAnswer => "invalid-answer",
             ForfeitReason::IllegalMove => "illegal-move",
+            ForfeitReason::Host => "host",
         }
     }
 }

@@ -72,13 +72,18 @@ pub enum Budget {
 }
 
 /// What a call into a bot is, for its budget.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Call {
     /// Instantiation or a call before the first move (`start-game`, a placement).
     Start,
     /// A move, or any call after the first move.
     Move,
+    /// A call between moves that is not a move (En Garde's start of a
+    /// round): budgeted like a move, but not counted as one in fuel
+    /// statistics. Replays (format 2) record it as `move`, as they always did.
+    #[serde(rename = "move")]
+    Round,
 }
 
 /// The fuel one bot used in one game.
@@ -167,7 +172,7 @@ impl Meter {
                 allowance: self.start_left,
                 bank: self.bank,
             },
-            (Budget::Banked, Call::Move) => Grant {
+            (Budget::Banked, Call::Move | Call::Round) => Grant {
                 allowance: self.per_move,
                 bank: self.bank,
             },
@@ -209,6 +214,7 @@ impl Meter {
             None => "instantiating the bot",
             Some(Call::Start) => "a start-up call",
             Some(Call::Move) => "one move",
+            Some(Call::Round) => "the start of a round",
         };
         match self.budget {
             Budget::PerCall => format!(

@@ -76,6 +76,17 @@ fn secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_f64(d.as_secs_f64())
 }
 
+/// The longest wall-clock backstop per call.
+pub const MAX_TIMEOUT: Duration = Duration::from_secs(3600);
+/// The most memory a bot can use: a wasm32 memory addresses at most 4 GiB.
+pub const MAX_MEMORY_BYTES: u64 = 4 << 30;
+/// The largest wasm stack.
+pub const MAX_STACK_BYTES: usize = 64 << 20;
+/// The most log bytes kept per bot per game.
+pub const MAX_LOG_BYTES: usize = 1 << 20;
+/// The largest bot file any limit may allow.
+pub const MAX_FILE_BYTES: u64 = 1 << 30;
+
 impl Limits {
     /// The limits when a game declares none and the command line sets none.
     pub const DEFAULT: Limits = Limits {
@@ -97,10 +108,44 @@ impl Default for Limits {
 }
 
 impl Limits {
-    /// Refuse limits that make no sense, in one line naming the flags.
+    /// Refuse limits that make no sense, in one line naming the flags. The
+    /// command line and every file that carries limits (a replay's header)
+    /// pass through here, so they accept the same values.
     pub fn check(&self) -> Result<(), String> {
         if self.fuel == 0 {
             return Err("--fuel must be at least 1".into());
+        }
+        if self.timeout.is_zero() || self.timeout > MAX_TIMEOUT {
+            return Err(format!(
+                "--timeout {} s: give more than 0 and at most {} seconds",
+                self.timeout.as_secs_f64(),
+                MAX_TIMEOUT.as_secs()
+            ));
+        }
+        if self.memory_bytes == 0 || self.memory_bytes as u64 > MAX_MEMORY_BYTES {
+            return Err(format!(
+                "--memory {} bytes: give more than 0 and at most 4G (a wasm32 bot addresses at most 4 GiB)",
+                self.memory_bytes
+            ));
+        }
+        if self.stack_bytes == 0 || self.stack_bytes > MAX_STACK_BYTES {
+            return Err(format!(
+                "a wasm stack of {} bytes: give more than 0 and at most {} MiB",
+                self.stack_bytes,
+                MAX_STACK_BYTES >> 20
+            ));
+        }
+        if self.log_bytes > MAX_LOG_BYTES {
+            return Err(format!(
+                "--log-bytes {}: at most {} (1M) per bot per game; a longer log is for a debugger, not a game",
+                self.log_bytes, MAX_LOG_BYTES
+            ));
+        }
+        if self.max_file_bytes == 0 || self.max_file_bytes > MAX_FILE_BYTES {
+            return Err(format!(
+                "--max-file-bytes {}: give more than 0 and at most 1G",
+                self.max_file_bytes
+            ));
         }
         if self.start_fuel < self.fuel {
             return Err(format!(
@@ -161,6 +206,9 @@ pub enum FaultKind {
     /// The bot answered a value the host cannot read as the world's type
     /// (for example an enum discriminant that does not exist).
     InvalidAnswer,
+    /// Not the bot: the machine failed it (the system could not give memory
+    /// within the cap). Callers stop the run instead of charging the bot.
+    Host,
 }
 
 /// A failed call: its kind and what happened, in words for people.
@@ -405,6 +453,8 @@ pub struct BotProgram {
     pub sha256: String,
     /// The world (and so the version) the file targets.
     pub world: &'static WorldSpec,
+    /// Whether loading compiled it (`false`: a compile cache had it).
+    pub compiled: bool,
     pre: InstancePre<BotState>,
 }
 
@@ -669,7 +719,7 @@ impl Sandbox {
             });
         }
         let hash: [u8; 32] = Sha256::digest(&bytes).into();
-        let component = self.compile(&shown, &hash, &bytes)?;
+        let (component, compiled) = self.compile(&shown, &hash, &bytes)?;
         let world = self.pick_world(&shown, &component, worlds)?;
         self.check_world(&shown, &component, world)?;
         let mut linker = self.linker.lock().unwrap_or_else(|e| e.into_inner());
@@ -688,26 +738,28 @@ impl Sandbox {
             path: path.to_path_buf(),
             sha256,
             world,
+            compiled,
             pre,
         })
     }
 
     /// Compile once per file per run: in this process, or in a child
     /// process under limits (see `compile.rs`).
-    fn compile(&self, shown: &str, hash: &[u8; 32], bytes: &[u8]) -> Result<Component, LoadError> {
+    /// Whether it was compiled now (`false`: it came from a cache).
+    fn compile(&self, shown: &str, hash: &[u8; 32], bytes: &[u8]) -> Result<(Component, bool), LoadError> {
         if let Some(c) = self.cache.lock().unwrap_or_else(|e| e.into_inner()).get(hash) {
-            return Ok(c.clone());
+            return Ok((c.clone(), false));
         }
-        let component = self.compile_uncached(shown, hash, bytes)?;
+        let (component, compiled) = self.compile_uncached(shown, hash, bytes)?;
         self.cache
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .insert(*hash, component.clone());
-        Ok(component)
+        Ok((component, compiled))
     }
 
     /// Compile from the disk cache, or compile and keep the result there.
-    fn compile_uncached(&self, shown: &str, hash: &[u8; 32], bytes: &[u8]) -> Result<Component, LoadError> {
+    fn compile_uncached(&self, shown: &str, hash: &[u8; 32], bytes: &[u8]) -> Result<(Component, bool), LoadError> {
         if let Some(disk) = &self.disk
             && let Some(artifact) = disk.load(hash)
         {
@@ -716,7 +768,7 @@ impl Sandbox {
             // these are the bytes a compile of this program serialized, in a
             // folder only this user may write (cache.rs).
             match unsafe { compile::map_artifact(&self.engine, shown, &artifact) } {
-                Ok(c) => return Ok(c),
+                Ok(c) => return Ok((c, false)),
                 // Never trusted further: forget it and compile again.
                 Err(_) => disk.remove(hash),
             }
@@ -733,7 +785,7 @@ impl Sandbox {
                 {
                     disk.store(hash, &artifact);
                 }
-                Ok(component)
+                Ok((component, true))
             }
             Compiler::Child(child) => {
                 let artifact = child.artifact(&self.limits, shown, bytes)?;
@@ -746,7 +798,7 @@ impl Sandbox {
                     if let Some(path) = disk.load(hash)
                         && let Ok(c) = unsafe { compile::map_artifact(&self.engine, shown, &path) }
                     {
-                        return Ok(c);
+                        return Ok((c, true));
                     }
                     disk.remove(hash);
                 }
@@ -754,7 +806,7 @@ impl Sandbox {
                 // compiled them with `Component::serialize` for an engine of the
                 // same configuration, and they went straight from its stdout into
                 // memory here, never through a file anyone else can write.
-                unsafe { compile::load_artifact(&self.engine, shown, &artifact) }
+                unsafe { compile::load_artifact(&self.engine, shown, &artifact) }.map(|c| (c, true))
             }
         }
     }
@@ -1101,6 +1153,15 @@ fn classify(
 ) -> Fault {
     let state = store.data();
     let trap = error.downcast_ref::<Trap>();
+    if let Some(why) = state.limiter.system_failed() {
+        return Fault::new(
+            FaultKind::Host,
+            format!(
+                "the machine could not give the bot memory within its cap of {} ({why}); this is not the bot's fault",
+                compile::mib(state.limiter.cap() as u64)
+            ),
+        );
+    }
     match trap {
         Some(Trap::OutOfFuel) => {
             let mut detail = out_of_fuel();
@@ -1506,6 +1567,22 @@ mod tests {
             String::new,
         );
         assert_eq!(fault.kind, FaultKind::Trap);
+    }
+
+    #[test]
+    fn a_growth_the_system_failed_is_the_machines_failure_not_a_memory_forfeit() {
+        use wasmtime::ResourceLimiter;
+        let mut store = bot_store(1_000_000);
+        // Within the cap, so the limiter allows it; then the system fails it.
+        assert!(store.data_mut().limiter.memory_growing(0, 1 << 16, None).unwrap());
+        store
+            .data_mut()
+            .limiter
+            .memory_grow_failed(wasmtime::Error::msg("Cannot allocate memory (os error 12)"))
+            .unwrap();
+        let fault = kind(Trap::UnreachableCodeReached.into(), &store);
+        assert_eq!(fault.kind, FaultKind::Host, "{}", fault.detail);
+        assert!(fault.detail.contains("not the bot's fault"), "{}", fault.detail);
     }
 
     #[test]

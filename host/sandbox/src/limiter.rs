@@ -19,6 +19,8 @@ pub struct Limiter {
     elements: usize,
     /// A growth was refused and the sandbox has not looked yet.
     refused: bool,
+    /// The system failed a growth within the cap: the machine's failure, not the bot's.
+    system_failed: Option<String>,
     work: HostWork,
 }
 
@@ -38,8 +40,14 @@ impl Limiter {
             used: 0,
             elements: 0,
             refused: false,
+            system_failed: None,
             work,
         }
+    }
+
+    /// What the system said when it could not give memory within the cap.
+    pub fn system_failed(&self) -> Option<&str> {
+        self.system_failed.as_deref()
     }
 
     /// Whether a growth was refused and not yet taken.
@@ -101,9 +109,10 @@ impl ResourceLimiter for Limiter {
         Ok(true)
     }
 
-    fn memory_grow_failed(&mut self, _error: wasmtime::Error) -> wasmtime::Result<()> {
-        // The system could not give memory within the cap: wasm sees -1, as for a refusal.
-        self.refused = true;
+    fn memory_grow_failed(&mut self, error: wasmtime::Error) -> wasmtime::Result<()> {
+        // The system could not give memory within the cap: wasm sees -1, and
+        // whatever follows is the machine's failure, never the bot's memory forfeit.
+        self.system_failed.get_or_insert_with(|| error.to_string());
         Ok(())
     }
 

@@ -119,3 +119,32 @@ pub static GAMES: &[&dyn GameDef] = &[
 pub fn game(name: &str) -> Option<&'static dyn GameDef> {
     GAMES.iter().copied().find(|g| g.name() == name)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_world_a_game_loads_is_a_released_version_with_its_wit_folder() {
+        let wit = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../wit");
+        for version in WORLD_VERSIONS {
+            assert!(wit.join(version).is_dir(), "wit/{version}/ holds the released package");
+        }
+        for game in GAMES {
+            for world in game.worlds() {
+                assert!(
+                    WORLD_VERSIONS.contains(&world.version),
+                    "{}: world {} is not a released version",
+                    game.name(),
+                    world.name
+                );
+            }
+            assert_eq!(
+                game.world().version,
+                *WORLD_VERSIONS.last().expect("a version"),
+                "{} is played in the newest world",
+                game.name()
+            );
+        }
+    }
+}

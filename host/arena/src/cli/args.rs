@@ -32,8 +32,8 @@ pub fn parse_illegal(s: &str) -> Result<crate::games::IllegalMoves, String> {
     }
 }
 
-/// Most games one command may ask for: enough for any class, small enough to plan in memory.
-pub const MAX_GAMES: u64 = 10_000_000;
+/// Most games one command may ask for: the runner's own bound.
+pub const MAX_GAMES: u64 = crate::runner::MAX_GAMES as u64;
 
 /// A number of games: positive, at most [`MAX_GAMES`].
 pub fn parse_games(s: &str) -> Result<u64, String> {
@@ -68,7 +68,7 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
 }
 
 /// The most memory a bot can use: a wasm32 memory addresses at most 4 GiB.
-pub const MAX_MEMORY: u64 = 4 << 30;
+pub const MAX_MEMORY: u64 = crate::sandbox::MAX_MEMORY_BYTES;
 
 /// A memory cap: a size (see [`parse_bytes`]) of at most [`MAX_MEMORY`].
 pub fn parse_memory(s: &str) -> Result<u64, String> {

@@ -2,7 +2,8 @@
 //! the toolchain that built it, the world it targets, its size, compile time
 //! and initial memory, then short games against every house bot with the
 //! fuel it used, its log size and any forfeit. Exit status 0: ready to
-//! submit; 1: it loads but forfeited somewhere; 2: rejected (one line).
+//! submit; 1: it loads but forfeited somewhere; 2: rejected, or the arena
+//! could not finish the check (one line).
 
 use super::common::{RunArgs, entrant, find_game, setup};
 use super::matches::{forfeit_list, fuel_amount};
@@ -51,9 +52,11 @@ pub fn run(args: CheckArgs) -> ExitCode {
             print!("{text}");
             if ready { ExitCode::SUCCESS } else { ExitCode::from(1) }
         }
+        // The arena could not finish the check (the machine failed, not the
+        // bot): not a verdict on the bot, so not the exit status of one.
         Err(e) => {
             eprintln!("error: {e:#}");
-            ExitCode::FAILURE
+            ExitCode::from(2)
         }
     }
 }
@@ -94,7 +97,9 @@ fn load(args: &CheckArgs) -> anyhow::Result<Loaded> {
     };
     let mut first_error: Option<LoadError> = None;
     for game in candidates {
-        let sandbox = args.run.sandbox_uncached(game)?;
+        // The compile cache too: a second check of the same file (a student
+        // fixing a warning) takes a fraction of a second, not another compile.
+        let sandbox = args.run.sandbox(game)?;
         let start = Instant::now();
         match sandbox.load(&args.bot, game.worlds()) {
             Ok(program) => {
@@ -214,7 +219,15 @@ fn smoke(args: &CheckArgs, loaded: Loaded) -> anyhow::Result<(String, bool)> {
         size(bytes.len() as u64),
         size(limits.max_file_bytes)
     );
-    let _ = writeln!(s, "  compile    {:.2} s", compile.as_secs_f64());
+    if program.compiled {
+        let _ = writeln!(s, "  compile    {:.2} s", compile.as_secs_f64());
+    } else {
+        let _ = writeln!(
+            s,
+            "  compile    {:.2} s (compiled before: loaded from the compile cache)",
+            compile.as_secs_f64()
+        );
+    }
     if let Some(m) = info.initial_memory {
         let _ = writeln!(
             s,

@@ -3,7 +3,7 @@
 use super::common::{RunArgs, entrants, find_game, setup};
 use crate::games::Kind;
 use crate::runner::{GameDef, MatchReport, MatchSpec, run_match};
-use anyhow::{Context, bail};
+use anyhow::Context;
 use clap::Args;
 use std::path::PathBuf;
 
@@ -38,19 +38,7 @@ pub struct MatchArgs {
 /// Run `arena match`.
 pub fn run(args: MatchArgs) -> anyhow::Result<()> {
     let game = find_game(&args.game)?;
-    let seats = game.seats();
-    if !seats.contains(&args.bots.len()) {
-        bail!(
-            "{} takes {} bots, got {}",
-            game.name(),
-            if seats.start() == seats.end() {
-                seats.start().to_string()
-            } else {
-                format!("{} to {}", seats.start(), seats.end())
-            },
-            args.bots.len()
-        );
-    }
+    crate::runner::check_seats(game, args.bots.len())?;
     let sandbox = args.run.sandbox(game)?;
     let setup = setup(game, &sandbox, args.variant.clone(), args.run.illegal)?;
     let entrants = entrants(game, &sandbox, &args.bots)?;

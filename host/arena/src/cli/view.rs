@@ -1,9 +1,9 @@
 //! `arena view` (a replay as one HTML page) and `arena replay verify` (a
 //! replay played again, event for event).
 
-use super::common::{CacheArgs, RunArgs, entrant, find_game};
-use crate::replay::{FORMAT, GameRecord, ReplayReader, game_lines};
-use crate::runner::{Entrant, MatchSpec, play_unit, units};
+use super::common::{CacheArgs, RunArgs, entrant};
+use crate::replay::{CheckedHeader, FORMAT, GameRecord, ReplayReader, game_lines};
+use crate::runner::{Entrant, MatchSpec, play_unit, unit, unit_count};
 use anyhow::{Context, bail};
 use clap::{Args, Subcommand};
 use serde_json::Value;
@@ -76,10 +76,6 @@ pub fn run_replay(command: ReplayCommand) -> anyhow::Result<ExitCode> {
     }
 }
 
-fn header_u64(header: &Value, key: &str) -> Option<u64> {
-    header.get(key).and_then(Value::as_u64)
-}
-
 fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
     let mut reader = ReplayReader::open(&args.replay, None)?;
     let shown = args.replay.display().to_string();
@@ -89,30 +85,20 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
             reader.format()
         );
     }
-    let header = reader.header.clone();
-    let text = |key: &str| header.get(key).and_then(Value::as_str).map(str::to_owned);
-    let game = find_game(&text("game").unwrap_or_default()).with_context(|| format!("{shown} line 1"))?;
-    let limits = header.get("limits").cloned().unwrap_or(Value::Null);
-    let limit = |key: &str| limits.get(key).and_then(Value::as_u64);
-    let illegal = match text("illegal") {
-        Some(s) => Some(super::parse_illegal(&s).map_err(|e| anyhow::anyhow!("{shown} line 1: {e}"))?),
-        None => None,
-    };
+    let header = CheckedHeader::parse(&reader.header).map_err(|e| anyhow::anyhow!("{shown} line 1: {e}"))?;
+    let game = header.game;
+    let limits = &header.limits;
     let run = RunArgs {
-        fuel: limit("fuel"),
-        bank: limit("bank"),
-        start_fuel: limit("start_fuel"),
-        memory: limit("memory_bytes"),
-        timeout: limits
-            .get("timeout")
-            .and_then(Value::as_f64)
-            .filter(|t| t.is_finite() && *t > 0.0)
-            .map(std::time::Duration::from_secs_f64),
-        log_bytes: limit("log_bytes"),
-        max_file_bytes: limit("max_file_bytes"),
+        fuel: Some(limits.fuel),
+        bank: Some(limits.bank),
+        start_fuel: Some(limits.start_fuel),
+        memory: Some(limits.memory_bytes as u64),
+        timeout: Some(limits.timeout),
+        log_bytes: Some(limits.log_bytes as u64),
+        max_file_bytes: Some(limits.max_file_bytes),
         compile_seconds: None,
         compile_memory: None,
-        illegal,
+        illegal: header.illegal,
         jobs: args.jobs,
         cache: CacheArgs {
             cache_dir: args.cache.cache_dir.clone(),
@@ -121,7 +107,7 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
         },
     };
     let sandbox = run.sandbox(game)?;
-    let setup = super::common::setup(game, &sandbox, text("variant"), illegal)?;
+    let setup = super::common::setup(game, &sandbox, header.variant.clone(), header.illegal)?;
     let mut given: BTreeMap<String, PathBuf> = BTreeMap::new();
     for b in &args.bots {
         let Some((name, path)) = b.split_once('=') else {
@@ -131,39 +117,35 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
     }
     let mut entrants = Vec::new();
     let mut warnings = Vec::new();
-    let bots = header
-        .get("bots")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    for bot in &bots {
-        let name = bot.get("name").and_then(Value::as_str).unwrap_or_default().to_string();
-        let recorded = bot.get("sha256").and_then(Value::as_str);
+    for bot in &header.bots {
+        let name = &bot.name;
         let e: Entrant = if let Some(house) = name.strip_prefix("house:") {
             let base = house.split('#').next().unwrap_or(house);
             let mut e = entrant(game, &sandbox, &format!("house:{base}"))?;
             e.name = name.clone();
             e
         } else {
-            let Some(path) = given.remove(&name) else {
+            let Some(path) = given.remove(name) else {
                 bail!(
                     "{shown}: the replay's bot `{name}` is a wasm file; give it with --bot {name}=PATH (bots: {})",
-                    bots.iter()
-                        .filter_map(|b| b.get("name")?.as_str())
+                    header
+                        .bots
+                        .iter()
+                        .map(|b| b.name.as_str())
                         .collect::<Vec<_>>()
                         .join(", ")
                 );
             };
             let mut e = entrant(game, &sandbox, &path.to_string_lossy())?;
             e.name = name.clone();
-            if let (crate::runner::BotRef::Wasm(p), Some(sha)) = (&e.bot, recorded)
-                && p.sha256 != sha
+            if let (crate::runner::BotRef::Wasm(p), Some(sha)) = (&e.bot, &bot.sha256)
+                && &p.sha256 != sha
             {
                 warnings.push(format!(
                     "{}: not the file the replay was made with (sha256 {} here, {} in the replay), so the games may differ",
                     path.display(),
                     &p.sha256[..12],
-                    &sha[..sha.len().min(12)]
+                    &sha[..12]
                 ));
             }
             e
@@ -173,11 +155,11 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
     if let Some(name) = given.keys().next() {
         bail!("--bot {name}=...: the replay has no wasm bot named `{name}`");
     }
-    let written_by = text("arena-version").unwrap_or_default();
-    if written_by != crate::VERSION || text("wasmtime-version").as_deref() != Some(crate::replay::WASMTIME_VERSION) {
+    if header.arena_version != crate::VERSION || header.wasmtime_version != crate::replay::WASMTIME_VERSION {
         warnings.push(format!(
-            "written by arena {written_by} on wasmtime {}, played again by arena {} on wasmtime {}: fuel counts may differ",
-            text("wasmtime-version").unwrap_or_default(),
+            "written by arena {} on wasmtime {}, played again by arena {} on wasmtime {}: fuel counts may differ",
+            header.arena_version,
+            header.wasmtime_version,
             crate::VERSION,
             crate::replay::WASMTIME_VERSION
         ));
@@ -185,22 +167,42 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
     for w in &warnings {
         eprintln!("warning: {w}");
     }
-    let games = header_u64(&header, "games").unwrap_or(0) as usize;
     let spec = MatchSpec {
         game,
         setup,
         entrants,
-        games,
-        seed: header_u64(&header, "seed").unwrap_or(0),
+        games: header.games,
+        seed: header.seed,
         record: true,
     };
-    let all_units = units(&spec);
+    spec.check()?;
+    // Count the file's games first (one game in memory at a time): a header
+    // that claims more games than the file holds is told at once, not after
+    // playing them.
+    let plays = crate::runner::whole_rotations(header.games, spec.entrants.len());
+    let mut counter = ReplayReader::open(&args.replay, None)?;
+    let mut in_file = 0usize;
+    while counter.next_game()?.is_some() {
+        in_file += 1;
+        if in_file > plays {
+            break;
+        }
+    }
+    if in_file < plays {
+        println!(
+            "{shown}: DIFFERENT: the replay ends after {in_file} games; the header says {} (the match plays {plays})",
+            header.games
+        );
+        return Ok(ExitCode::FAILURE);
+    }
     let pool = run.pool()?;
     let chunk = pool.current_num_threads().max(1) * 4;
+    let count = unit_count(&spec);
     let mut ready: BTreeMap<usize, Vec<Value>> = BTreeMap::new();
     let mut next_game = 0usize;
     let mut events = 0u64;
-    for batch in all_units.chunks(chunk) {
+    for first in (0..count).step_by(chunk) {
+        let batch: Vec<Vec<usize>> = (first..count.min(first + chunk)).map(|k| unit(&spec, k)).collect();
         let played = pool.install(|| {
             use rayon::prelude::*;
             batch
@@ -214,8 +216,8 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
         while let Some(lines) = ready.remove(&next_game) {
             let Some(record) = reader.next_game()? else {
                 println!(
-                    "{shown}: DIFFERENT: the replay ends after {next_game} games; the header says {games} (the match plays {})",
-                    crate::runner::whole_rotations(games, spec.entrants.len())
+                    "{shown}: DIFFERENT: the replay ends after {next_game} games; the header says {} (the match plays {plays})",
+                    header.games
                 );
                 return Ok(ExitCode::FAILURE);
             };
@@ -238,15 +240,17 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
     println!(
         "{shown}: IDENTICAL: {next_game} games, {events} lines, every event the same when played again ({}, variant {}, seed {})",
         game.name(),
-        text("variant").unwrap_or_default(),
-        header_u64(&header, "seed").unwrap_or(0)
+        header.variant.as_deref().unwrap_or_default(),
+        header.seed
     );
     Ok(ExitCode::SUCCESS)
 }
 
 /// Where a game's recorded lines and its re-played lines first part, in words.
 fn first_difference(record: &GameRecord, replayed: &[Value]) -> Option<String> {
-    for (k, (line, recorded)) in record.lines.iter().enumerate() {
+    for (k, (line, _)) in record.lines.iter().enumerate() {
+        // One recorded line parsed at a time: the game stays its bytes in memory.
+        let recorded = &record.value(k);
         let Some(now) = replayed.get(k) else {
             return Some(format!(
                 "line {line} (game {}): the replay has this \"{}\" line; played again, the game has ended",

@@ -468,9 +468,12 @@ pub fn parse(text: &str, file: &str, game: &dyn GameDef) -> Result<Rubric, Strin
     }
     settings.leaderboard = gradescope::leaderboard(raw.gradescope, &items, settings.visibility, &err)?;
     if let Some(g) = raw.games
-        && !(1..=10_000_000).contains(&g)
+        && !(1..=crate::runner::MAX_GAMES).contains(&g)
     {
-        return Err(format!("{file}: `games = {g}` must be between 1 and 10000000"));
+        return Err(format!(
+            "{file}: `games = {g}` must be between 1 and {}",
+            crate::runner::MAX_GAMES
+        ));
     }
     Ok(Rubric {
         game: game.name().to_string(),

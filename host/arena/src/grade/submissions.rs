@@ -116,9 +116,38 @@ pub fn find(dir: &Path) -> std::io::Result<Class> {
 
 /// The one `.wasm` in a student's folder (the rule of `pick`), for `arena grade FOLDER`.
 pub fn choose(folder: &Path) -> Result<Chosen, String> {
-    let mut found = Found::default();
+    choose_within(folder, folder)
+}
+
+/// [`choose`], refusing a link to a bot outside `root` (the class folder).
+fn choose_within(folder: &Path, root: &Path) -> Result<Chosen, String> {
+    let mut found = Found::within(root);
     found.walk(folder, Path::new(""), 0);
     pick(found)
+}
+
+/// Where a link at `path` leads, when it leads out of `root`: a student's
+/// `bot.wasm` may not be a link to the teacher's solution or to `/etc/passwd`.
+fn leaves(path: &Path, root: &Path) -> Option<PathBuf> {
+    let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    if !is_link {
+        return None;
+    }
+    let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    match std::fs::canonicalize(path) {
+        Ok(target) if target.starts_with(&root) => None,
+        Ok(target) => Some(target),
+        // A broken link reads as one later, in the student's words.
+        Err(_) => None,
+    }
+}
+
+/// The one line for a bot that is a link out of the class folder.
+fn outside_line(shown: &str, target: &Path) -> String {
+    format!(
+        "{shown} is a link to {}, outside the class folder; a link is not a submission: put the file itself in the folder",
+        target.display()
+    )
 }
 
 /// An export unzipped often makes one folder holding everything: look into it.
@@ -197,14 +226,27 @@ struct Found {
     unreadable: Vec<String>,
     /// Entries looked at.
     seen: usize,
+    /// The class folder: a `.wasm` link may not lead out of it.
+    root: PathBuf,
+    /// `.wasm` links that lead out of the class folder, in one line each.
+    outside: Vec<String>,
 }
 
 impl Found {
+    fn within(root: &Path) -> Self {
+        Found {
+            root: root.to_path_buf(),
+            ..Found::default()
+        }
+    }
+
     fn add_file(&mut self, shown: String, path: PathBuf, depth: usize) {
         let is_wasm = Path::new(&shown)
             .extension()
             .is_some_and(|x| x.eq_ignore_ascii_case("wasm"));
-        if is_wasm {
+        if is_wasm && let Some(target) = leaves(&path, &self.root) {
+            self.outside.push(outside_line(&shown, &target));
+        } else if is_wasm {
             self.wasm.push((shown, path, depth));
         } else {
             self.other.push(shown);
@@ -271,7 +313,12 @@ fn pick(found: Found) -> Result<Chosen, String> {
         other,
         unreadable,
         seen,
+        outside,
+        ..
     } = found;
+    if let Some(line) = outside.into_iter().next() {
+        return Err(line);
+    }
     let list = |names: &[&str]| {
         let mut s = names.iter().take(4).copied().collect::<Vec<_>>().join(", ");
         if names.len() > 4 {
@@ -367,7 +414,8 @@ fn folder_name(student: &str) -> String {
             squeezed.push(c);
         }
     }
-    let s = squeezed.trim_matches(|c| c == '.' || c == '_').to_string();
+    // Nor with `-`: `grep x grades/*/results.json` would read `--_script` as an option.
+    let s = squeezed.trim_matches(|c| c == '.' || c == '_' || c == '-').to_string();
     if s.is_empty() { "student".into() } else { s }
 }
 
@@ -443,22 +491,21 @@ fn folders(root: &Path, names: &[(String, PathBuf)]) -> Class {
         let is_link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
         match std::fs::metadata(path) {
             Ok(m) if m.is_dir() && !is_link => {
-                subs.push(submission(name.clone(), None, path.clone(), choose(path)));
+                subs.push(submission(name.clone(), None, path.clone(), choose_within(path, root)));
             }
             Ok(m) if m.is_dir() => skipped.push(format!("{name}: a link to a folder (not followed)")),
             Ok(_) => {
                 let p = Path::new(name);
                 if p.extension().is_some_and(|x| x.eq_ignore_ascii_case("wasm")) {
                     let stem = p.file_stem().map_or(name.clone(), |s| s.to_string_lossy().into_owned());
-                    subs.push(submission(
-                        stem,
-                        None,
-                        path.clone(),
-                        Ok(Chosen {
+                    let bot = match leaves(path, root) {
+                        Some(target) => Err(outside_line(name, &target)),
+                        None => Ok(Chosen {
                             path: path.clone(),
                             why: None,
                         }),
-                    ));
+                    };
+                    subs.push(submission(stem, None, path.clone(), bot));
                 } else {
                     skipped.push(format!("{name}: not a .wasm file"));
                 }
@@ -512,7 +559,7 @@ fn moodle(root: &Path, names: &[(String, PathBuf)]) -> Class {
         };
         let entry = by_id
             .entry(id.clone())
-            .or_insert_with(|| (full.clone(), Found::default(), path.clone()));
+            .or_insert_with(|| (full.clone(), Found::within(root), path.clone()));
         if plugin != "file" {
             other.insert(id);
             continue;
@@ -569,7 +616,7 @@ fn canvas_class(root: &Path, names: &[(String, PathBuf)]) -> Class {
         };
         let entry = by_id
             .entry(id.clone())
-            .or_insert_with(|| (who.clone(), Found::default(), path.clone()));
+            .or_insert_with(|| (who.clone(), Found::within(root), path.clone()));
         if path.is_dir() {
             entry.1.walk(path, Path::new(&file), 1);
         } else {
@@ -664,7 +711,7 @@ fn gradescope(root: &Path, names: &[(String, PathBuf)]) -> Class {
         };
         let student = join(|m| Some(&m.name)).unwrap_or_else(|| name.clone());
         let id = join(|m| m.id.as_deref()).or_else(|| Some(name.trim_start_matches("submission_").to_string()));
-        let mut s = submission(student, id, path.clone(), choose(path));
+        let mut s = submission(student, id, path.clone(), choose_within(path, root));
         s.email = join(|m| m.email.as_deref());
         if people.len() > 1 {
             s.members = people;
@@ -707,6 +754,8 @@ mod tests {
         assert_eq!(folder_name("../etc/passwd"), "etc_passwd");
         assert_eq!(folder_name("李雷"), "李雷");
         assert_eq!(folder_name("..."), "student");
+        assert_eq!(folder_name("--<script>"), "script");
+        assert_eq!(folder_name("-"), "student");
     }
 
     #[test]

@@ -127,6 +127,60 @@ pub struct MatchSpec<'a> {
     pub record: bool,
 }
 
+/// Most games one match may play: enough for any class, few enough to plan in memory.
+pub const MAX_GAMES: usize = 10_000_000;
+
+/// Whether `game` seats `n` bots, or the run's mistake in one line.
+pub fn check_seats(game: &dyn GameDef, n: usize) -> Result<(), SetupError> {
+    let seats = game.seats();
+    if seats.contains(&n) {
+        return Ok(());
+    }
+    let takes = if seats.start() == seats.end() {
+        seats.start().to_string()
+    } else {
+        format!("{} to {}", seats.start(), seats.end())
+    };
+    Err(SetupError::Seats(format!(
+        "{} takes {takes} bots, got {n}",
+        game.name()
+    )))
+}
+
+impl MatchSpec<'_> {
+    /// Whether the match can be played as asked: settings the game accepts,
+    /// as many bots as it seats, at most [`MAX_GAMES`] games, and every wasm
+    /// bot built for one of the game's worlds. Every way of playing games
+    /// (a match, a tournament, a grade, a replay) checks this first, so a
+    /// library caller gets the same refusal as the command line.
+    pub fn check(&self) -> Result<(), SetupError> {
+        self.game.check_setup(&self.setup)?;
+        check_seats(self.game, self.entrants.len())?;
+        if self.games > MAX_GAMES {
+            return Err(SetupError::Games(format!(
+                "{} games asked; a match plays at most {MAX_GAMES}",
+                self.games
+            )));
+        }
+        for e in &self.entrants {
+            if let BotRef::Wasm(program) = &e.bot
+                && !self.game.worlds().iter().any(|w| std::ptr::eq(*w, program.world))
+            {
+                return Err(SetupError::WrongWorld(
+                    crate::sandbox::LoadError::WrongWorld {
+                        path: program.path.display().to_string(),
+                        world: self.game.world().name,
+                        expected: self.game.world().exports.join(", "),
+                        found: format!("a bot built for {}", program.world.name),
+                    }
+                    .to_string(),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
 /// Everything a match produced: the report and, if recorded, each game's events.
 pub struct MatchOutcome {
     /// The report.
@@ -222,13 +276,28 @@ pub fn whole_rotations(games: usize, n: usize) -> usize {
 /// series, in deal order. Every command plays these same units, so a game
 /// means the same thing in a match, a grade and a tournament.
 pub fn units(spec: &MatchSpec<'_>) -> Vec<Vec<usize>> {
+    (0..unit_count(spec)).map(|k| unit(spec, k)).collect()
+}
+
+/// How many units [`units`] has, without making them.
+pub fn unit_count(spec: &MatchSpec<'_>) -> usize {
     let n = spec.entrants.len().max(1);
-    let m = seat_orders(n);
     let games = whole_rotations(spec.games, n);
     if spec.game.chained() {
-        (0..m.min(games)).map(|r| (r..games).step_by(m).collect()).collect()
+        seat_orders(n).min(games)
     } else {
-        (0..games).map(|i| vec![i]).collect()
+        games
+    }
+}
+
+/// Unit `k` of [`units`], made on its own: a reader of a long match holds a
+/// few units at a time, not the plan of every game.
+pub fn unit(spec: &MatchSpec<'_>, k: usize) -> Vec<usize> {
+    let n = spec.entrants.len().max(1);
+    if spec.game.chained() {
+        (k..whole_rotations(spec.games, n)).step_by(seat_orders(n)).collect()
+    } else {
+        vec![k]
     }
 }
 
@@ -288,7 +357,7 @@ mod seat_tests {
 pub fn play_unit(spec: &MatchSpec<'_>, unit: &[usize]) -> Result<Vec<Played>, SetupError> {
     // Whoever calls (a match, a tournament, a replay): settings the game
     // cannot use, such as an unknown variant, are an error, never a default.
-    spec.game.check_setup(&spec.setup)?;
+    spec.check()?;
     let n = spec.entrants.len();
     let Some(&first) = unit.first() else {
         return Ok(Vec::new());
@@ -298,6 +367,16 @@ pub fn play_unit(spec: &MatchSpec<'_>, unit: &[usize]) -> Result<Vec<Played>, Se
     let seeds: Vec<u64> = unit.iter().map(|&i| seating(spec.seed, i, n).0).collect();
     let players: Vec<&BotRef> = seats.iter().map(|&b| &spec.entrants[b].bot).collect();
     let played = spec.game.play_series(&spec.setup, &seeds, &players, spec.record)?;
+    // The machine failing a bot is no result: stop the run, charge nobody.
+    for (&index, (game, _)) in unit.iter().zip(&played) {
+        let forfeits = game.outcome.forfeit.iter().chain(&game.outcome.other_forfeits);
+        if let Some(f) = forfeits.into_iter().find(|f| f.reason == ForfeitReason::Host) {
+            return Err(SetupError::Host(format!(
+                "game {index}, {} in seat {}: {}; the game is not scored and the run stops: free memory or run fewer --jobs, then run again",
+                spec.entrants[seats[f.seat]].name, f.seat, f.detail
+            )));
+        }
+    }
     Ok(unit
         .iter()
         .zip(seeds)
@@ -310,6 +389,7 @@ pub fn play_unit(spec: &MatchSpec<'_>, unit: &[usize]) -> Result<Vec<Played>, Se
 /// same, bit for bit, whatever the number of threads. An error is the
 /// run's mistake (an unknown house bot), found before any result is kept.
 pub fn run_match(spec: &MatchSpec<'_>) -> Result<MatchOutcome, SetupError> {
+    spec.check()?;
     let n = spec.entrants.len();
     let games = whole_rotations(spec.games, n);
     let units = units(spec);

@@ -78,6 +78,16 @@ pub enum SetupError {
     /// The wrong number of players reached a game.
     #[error("{0}")]
     Seats(String),
+    /// More games than a match may play.
+    #[error("{0}")]
+    Games(String),
+    /// The machine failed a bot (not the bot's fault): the run stops, nobody is charged.
+    #[error("the machine failed, not a bot: {0}")]
+    Host(String),
+    /// A wasm bot built for a world that is not this game's: refused before
+    /// any game, never charged to the bot as a forfeit in every game.
+    #[error("{0}")]
+    WrongWorld(String),
 }
 
 /// One game played: its outcome, and per seat the wasm bot's log and fuel.

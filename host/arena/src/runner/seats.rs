@@ -20,6 +20,7 @@ pub fn failure(fault: Fault) -> Failure {
         FaultKind::Timeout => ForfeitReason::Timeout,
         FaultKind::Memory => ForfeitReason::Memory,
         FaultKind::InvalidAnswer => ForfeitReason::InvalidAnswer,
+        FaultKind::Host => ForfeitReason::Host,
     };
     Failure::new(reason, fault.detail)
 }

@@ -6,7 +6,7 @@
 //! `model.js` turns events into states (tested under Node against the
 //! rules), `viewer.js` draws them.
 
-use crate::replay::{ReplayError, ReplayReader};
+use crate::replay::{GameRecord, ReplayError, ReplayReader};
 use base64::Engine;
 use flate2::Compression;
 use flate2::write::GzEncoder;
@@ -40,8 +40,7 @@ pub fn page_for_file(path: &Path, note: Option<&str>) -> Result<(String, PageSta
     let mut reader = ReplayReader::open(path, Some(MAX_REPLAY_BYTES))?;
     let mut page = Page::new(&reader.header);
     while let Some(game) = reader.next_game()? {
-        let lines: Vec<Value> = game.lines.into_iter().map(|(_, v)| v).collect();
-        page.add_game(&lines);
+        page.add_record(&game);
     }
     if page.index.is_empty() {
         return Err(ReplayError {
@@ -99,7 +98,10 @@ impl Page {
     }
 
     fn push(&mut self, line: &Value) {
-        let text = line.to_string();
+        self.push_text(&line.to_string());
+    }
+
+    fn push_text(&mut self, text: &str) {
         self.replay_bytes += text.len() + 1;
         // Writing into a Vec cannot fail.
         let _ = self.gz.write_all(text.as_bytes());
@@ -110,20 +112,46 @@ impl Page {
     /// Add one game's lines, `game` to `result`.
     pub fn add_game(&mut self, lines: &[Value]) {
         let first = self.line;
-        let mut entry = json!({"first": first, "last": first + lines.len().saturating_sub(1)});
         for l in lines {
             self.push(l);
+        }
+        self.index_game(first, lines.len(), lines.iter());
+    }
+
+    /// Add one game as read from a file: its lines go in as written, so the
+    /// page costs the game's bytes, not a parsed copy of them.
+    pub fn add_record(&mut self, record: &GameRecord) {
+        let first = self.line;
+        for (_, text) in &record.lines {
+            self.push_text(text);
+        }
+        let (start, end) = record.ends();
+        self.index_game(first, record.lines.len(), [start, end].iter());
+    }
+
+    /// The page's index entry of a game of `count` lines from line `first`,
+    /// from its `game` and `result` lines (among `lines`).
+    fn index_game<'v>(&mut self, first: usize, count: usize, lines: impl Iterator<Item = &'v Value>) {
+        let mut entry = json!({"first": first, "last": first + count.saturating_sub(1)});
+        // An entry is a few numbers and names; a crafted file may put
+        // megabytes where they belong, and the index would copy them per game.
+        let small = |v: Option<&Value>| match v {
+            Some(v) if v.to_string().len() <= 4096 => v.clone(),
+            _ => Value::Null,
+        };
+        for l in lines {
             let Some(obj) = entry.as_object_mut() else { continue };
             match l.get("type").and_then(Value::as_str) {
                 Some("game") => {
-                    obj.insert("index".into(), l.get("game").cloned().unwrap_or(Value::Null));
-                    obj.insert("names".into(), l.get("names").cloned().unwrap_or(json!([])));
+                    obj.insert("index".into(), small(l.get("game")));
+                    let names = small(l.get("names"));
+                    obj.insert("names".into(), if names.is_array() { names } else { json!([]) });
                     // As text: JavaScript numbers cannot hold every u64 seed.
                     obj.insert("seed".into(), json!(l.get("seed").map(Value::to_string)));
                 }
                 Some("result") => {
                     for key in ["scores", "winner", "forfeit", "positions"] {
-                        obj.insert(key.into(), l.get(key).cloned().unwrap_or(Value::Null));
+                        obj.insert(key.into(), small(l.get(key)));
                     }
                 }
                 _ => {}
@@ -158,8 +186,8 @@ impl Page {
             )
         });
         let index = json!({"games": self.index, "note": note, "seed": header.get("seed").map(Value::to_string)});
-        // The index sits in a <script> element: `</` must not end it early.
-        let index = index.to_string().replace("</", "<\\/");
+        let index = script_json(&index);
+        let policy = content_security_policy();
         let html = fill(
             TEMPLATE,
             &[
@@ -169,6 +197,7 @@ impl Page {
                 ("TITLE", &html_escape(&title)),
                 ("BACK", &back),
                 ("VERSION", crate::VERSION),
+                ("CSP", &policy),
                 ("INDEX", &index),
                 ("DATA", &data),
             ],
@@ -206,6 +235,39 @@ fn fill(template: &str, values: &[(&str, &str)]) -> String {
     }
     out.push_str(rest);
     out
+}
+
+/// JSON to sit inside a `<script>` element: `<`, `>` and `&` written as
+/// `\u003c`-style escapes (still the same JSON), so no text a bot or a
+/// student controls (`</script>`, `<!--<script>`) can end the element or put
+/// the HTML tokenizer in another state and blank the page.
+pub fn script_json(value: &Value) -> String {
+    let text = value.to_string();
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '<' => out.push_str("\\u003c"),
+            '>' => out.push_str("\\u003e"),
+            '&' => out.push_str("\\u0026"),
+            '\u{2028}' => out.push_str("\\u2028"),
+            '\u{2029}' => out.push_str("\\u2029"),
+            _ => out.push(c),
+        }
+    }
+    out
+}
+
+/// The page's Content-Security-Policy: nothing from the network, and only
+/// the page's own two scripts run, named by their SHA-256, so markup that a
+/// crafted replay smuggled in (an `onerror` handler, a `<script>`) never does.
+pub fn content_security_policy() -> String {
+    use sha2::{Digest, Sha256};
+    let hash = |script: &str| base64::engine::general_purpose::STANDARD.encode(Sha256::digest(script.as_bytes()));
+    format!(
+        "default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-{}' 'sha256-{}'; img-src data:",
+        hash(MODEL),
+        hash(VIEWER)
+    )
 }
 
 fn html_escape(s: &str) -> String {

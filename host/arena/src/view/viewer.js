@@ -4,7 +4,16 @@
 
 (() => {
   const $ = (id) => document.getElementById(id);
+  // The one path from replay data to HTML: `h` is a template tag that
+  // escapes every value put into it, unless the value is itself markup made
+  // by `h` (a Raw). A replay is a file anyone can hand a teacher, so no field
+  // of it (a card, a name, a score) is trusted to be what the format says.
+  class Raw { constructor(html) { this.html = html; } }
   const esc = (s) => String(s).replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]);
+  const frag = (v) => (v instanceof Raw ? v.html : Array.isArray(v) ? v.map(frag).join("") : v === null || v === undefined ? "" : esc(v));
+  const h = (strings, ...values) => new Raw(strings.reduce((out, s, i) => out + frag(values[i - 1]) + s));
+  const joined = (items, sep) => new Raw(items.map(frag).join(esc(sep)));
+  const setHtml = (el, raw) => { el.innerHTML = raw instanceof Raw ? raw.html : esc(raw); };
   const num = (n) => (typeof n === "number" ? n.toLocaleString("en-US") : "-");
   const SPEEDS = [0.25, 0.5, 1, 2, 4, 8, 16, 64];
   const BASE_STEPS_PER_SECOND = 2;
@@ -100,7 +109,7 @@
     $("note").textContent = note || "";
     $("note").hidden = !note;
     const picker = $("game");
-    picker.innerHTML = "";
+    picker.replaceChildren();
     view.games.forEach((g, i) => {
       const o = document.createElement("option");
       o.value = i;
@@ -214,7 +223,7 @@
 
   function drawMarkers() {
     const box = $("markers");
-    box.innerHTML = "";
+    box.replaceChildren();
     const n = Math.max(1, view.events.length - 1);
     view.events.forEach((e, i) => {
       const kind = marker(view.header.game, e, view.states[i - 1], view.states[i]);
@@ -240,8 +249,9 @@
     const e = view.events[view.at];
     const s = view.states[view.at];
     $("position").textContent = `event ${view.at + 1} of ${view.events.length}`;
-    $("board").innerHTML = e ? BOARDS[view.header.game](s, e) : "<p>This game has no events.</p>";
-    $("event").innerHTML = e ? `<b>${esc(e.type)}</b>: ${esc(describe(e, s))}` : "";
+    const board = BOARDS[view.header.game];
+    setHtml($("board"), e && board ? board(s, e) : h`<p>${e ? `No drawing for the game ${view.header.game}.` : "This game has no events."}</p>`);
+    setHtml($("event"), e ? h`<b>${e.type}</b>: ${describe(e, s)}` : "");
     drawCalls();
     drawResult(s);
   }
@@ -249,19 +259,17 @@
   function drawCalls() {
     const calls = view.calls[view.at] || [];
     const budget = view.header.limits ? view.header.limits.fuel : null;
-    let html = "";
-    if (view.header.format < 2 && view.fuel) html += "<p class=dim>This replay (format 1) does not say which call made which event; make it again with a newer arena to see each move's fuel and log lines.</p>";
-    if (!calls.length) html += "<p class=dim>No bot call behind this event (a house bot or the rules acted).</p>";
+    const parts = [];
+    if (view.header.format < 2 && view.fuel) parts.push(h`<p class=dim>This replay (format 1) does not say which call made which event; make it again with a newer arena to see each move's fuel and log lines.</p>`);
+    if (!calls.length) parts.push(h`<p class=dim>No bot call behind this event (a house bot or the rules acted).</p>`);
     for (const c of calls) {
       const share = budget && c.fuel !== null && c.kind === "move" ? ` (${((100 * c.fuel) / budget).toPrecision(2)}% of the per-move budget)` : "";
-      html += `<div class="call seat${c.seat}"><div><b>${esc(name(c.seat))}</b> · ${esc(c.kind === "after" ? "log lines after its last call" : c.kind + " call")}${c.fuel !== null ? ` · fuel ${num(c.fuel)}${share}` : ""}</div>`;
-      if (c.lines && c.lines.length) html += `<pre class=log>${esc(c.lines.join("\n"))}</pre>`;
-      else if (c.kind !== "after") html += "<div class=dim>(logged nothing)</div>";
-      html += "</div>";
+      const log = c.lines && c.lines.length ? h`<pre class=log>${c.lines.join("\n")}</pre>` : c.kind !== "after" ? h`<div class=dim>(logged nothing)</div>` : "";
+      parts.push(h`<div class="call seat${c.seat}"><div><b>${name(c.seat)}</b> · ${c.kind === "after" ? "log lines after its last call" : c.kind + " call"}${c.fuel !== null ? ` · fuel ${num(c.fuel)}${share}` : ""}</div>${log}</div>`);
     }
     const truncated = view.logs.filter((l) => l && l.truncated).map((l) => name(l.seat));
-    if (truncated.length) html += `<p class=dim>Log cut at the --log-bytes cap for: ${esc(truncated.join(", "))}.</p>`;
-    $("calls").innerHTML = html;
+    if (truncated.length) parts.push(h`<p class=dim>Log cut at the --log-bytes cap for: ${truncated.join(", ")}.</p>`);
+    setHtml($("calls"), h`${parts}`);
   }
 
   function drawResult(s) {
@@ -280,7 +288,7 @@
   }
 
   function forfeitBox(f) {
-    return f ? `<div class="forfeit-box"><b>${esc(name(f.seat))} forfeited: ${esc(f.reason)}</b><div>${esc(f.detail)}</div></div>` : "";
+    return f ? h`<div class="forfeit-box"><b>${name(f.seat)} forfeited: ${f.reason}</b><div>${f.detail}</div></div>` : "";
   }
 
   function describe(e, s) {
@@ -324,33 +332,37 @@
     return { 11: "J", 12: "Q", 13: "K", 14: "A" }[r] || String(r);
   }
   function card(c, text, cls) {
-    if (c.kind === "joker") return text ? "Joker" : `<span class="card joker ${cls || ""}" title="joker">★</span>`;
+    if (!c || typeof c !== "object") return text ? String(c) : h`<span class="card">${c}</span>`;
+    if (c.kind === "joker") return text ? "Joker" : h`<span class="card joker ${cls || ""}" title="joker">★</span>`;
     const [sym, , red] = SUITS[c.suit] || ["?", "?", false];
     const r = rankText(c.rank, view.header && view.header.game === "connect-fwar");
-    return text ? `${r}${sym}` : `<span class="card ${red ? "red" : ""} ${cls || ""}" title="${r} of ${c.suit}">${r}<small>${sym}</small></span>`;
+    return text ? `${r}${sym}` : h`<span class="card ${red ? "red" : ""} ${cls || ""}" title="${r} of ${c.suit}">${r}<small>${sym}</small></span>`;
   }
-  const back = (n) => `<span class="card back" title="${n} hidden">${n}</span>`;
+  const back = (n) => h`<span class="card back" title="${n} hidden">${n}</span>`;
+  // Lists from the replay: an edited file may hold anything where a list belongs.
+  const list = (v) => (Array.isArray(v) ? v : []);
 
   // ---- boards ----
+  // Every board is made with `h`: each value from the replay is escaped.
   const BOARDS = {
     "en-garde": (s, e) => {
-      let strip = "";
+      const strip = [];
       for (let i = 0; i < 23; i++) {
         const who = s.positions[0] === i ? 0 : s.positions[1] === i ? 1 : -1;
-        strip += `<div class="space${who >= 0 ? " fencer seat" + who : ""}" title="space ${i}">${who >= 0 ? (who === 0 ? "▶" : "◀") : ""}<i>${i}</i></div>`;
+        strip.push(h`<div class="space${who >= 0 ? " fencer seat" + who : ""}" title="space ${i}">${who >= 0 ? (who === 0 ? "▶" : "◀") : ""}<i>${i}</i></div>`);
       }
       const hand = (seat) => {
-        const h = s.hands[seat] || [];
-        const shown = view.showHidden ? h.map((c) => `<span class="card">${c}</span>`).join("") : back(h.length);
-        const played = s.last && s.last.seat === seat && (e.type === "move") ? `<span class="played">played <span class="card hot">${s.last.card}</span> ${s.last.direction}${s.last.parried ? " - parried" : ""}</span>` : "";
-        return `<div class="hand seat${seat}"><b>${esc(name(seat))}</b> <span class=score>${s.scores[seat]}</span> ${shown} ${played}</div>`;
+        const cards = list(s.hands[seat]);
+        const shown = view.showHidden ? cards.map((c) => h`<span class="card">${c}</span>`) : back(cards.length);
+        const played = s.last && s.last.seat === seat && (e.type === "move") ? h`<span class="played">played <span class="card hot">${s.last.card}</span> ${s.last.direction}${s.last.parried ? " - parried" : ""}</span>` : "";
+        return h`<div class="hand seat${seat}"><b>${name(seat)}</b> <span class=score>${list(s.scores)[seat]}</span> ${shown} ${played}</div>`;
       };
-      let extra = "";
-      if (e.type === "last-chance" && s.lastChance) extra += `<div class=banner>Last chance: ${esc(name(s.lastChance.seat))} attacks with ${s.lastChance.card}${s.lastChance.parried ? " - parried" : ""}</div>`;
-      if (s.end) extra += `<div class=banner>${esc(describe(e, s))}</div>`;
-      const deck = view.showHidden && s.deck && s.deckRemaining > 0 ? `deck order: ${s.deck.slice(s.deck.length - s.deckRemaining).join(" ")}` : "";
-      return `<div class=eg>${hand(0)}<div class=strip>${strip}</div>${hand(1)}
-        <div class=facts>round ${s.round} · first to 5 points · ${s.deckRemaining} cards in the deck · discarded: ${s.discard.join(" ") || "none"} ${deck ? "· " + deck : ""}</div>
+      const extra = [];
+      if (e.type === "last-chance" && s.lastChance) extra.push(h`<div class=banner>Last chance: ${name(s.lastChance.seat)} attacks with ${s.lastChance.card}${s.lastChance.parried ? " - parried" : ""}</div>`);
+      if (s.end) extra.push(h`<div class=banner>${describe(e, s)}</div>`);
+      const deck = view.showHidden && s.deck && s.deckRemaining > 0 ? `deck order: ${list(s.deck).slice(s.deck.length - s.deckRemaining).join(" ")}` : "";
+      return h`<div class=eg>${hand(0)}<div class=strip>${strip}</div>${hand(1)}
+        <div class=facts>round ${s.round} · first to 5 points · ${s.deckRemaining} cards in the deck · discarded: ${list(s.discard).join(" ") || "none"} ${deck ? "· " + deck : ""}</div>
         ${extra}${forfeitBox(s.forfeit)}</div>`;
     },
     "connect-fwar": (s, e) => {
@@ -361,63 +373,69 @@
           line.add(`${c},${r}`);
         }
       }
-      let grid = "";
+      const grid = [];
       for (let r = 3; r >= 0; r--) {
         for (let c = 0; c < 4; c++) {
-          const cd = s.columns[c][r];
-          const hot = s.last && s.last.placed === c && s.columns[c].length - 1 === r && e.type === "draw";
-          grid += `<div class="cell${line.has(`${c},${r}`) ? " connected" : ""}">${cd ? card(cd, false, hot ? "hot" : "") : ""}</div>`;
+          const column = list(s.columns[c]);
+          const cd = column[r];
+          const hot = s.last && s.last.placed === c && column.length - 1 === r && e.type === "draw";
+          grid.push(h`<div class="cell${line.has(`${c},${r}`) ? " connected" : ""}">${cd ? card(cd, false, hot ? "hot" : "") : ""}</div>`);
         }
       }
-      for (let c = 0; c < 4; c++) grid += `<div class=colno>${c}</div>`;
-      const drawn = s.last && e.type === "draw" ? `<div>drawn: ${card(s.last.card)} named column ${s.last.answer}: ${s.last.placed === null ? "<b>discarded</b>" : "placed"}</div>` : "";
-      const next = view.showHidden && s.deck && s.deckRemaining > 0 ? `<div class=dim>next in the deck: ${s.deck.slice(s.deck.length - s.deckRemaining, s.deck.length - s.deckRemaining + 5).map((c) => card(c, true)).join(" ")}</div>` : "";
-      return `<div class=cf><div class=grid4>${grid}</div><div class=side>${drawn}
-        <div>${s.deckRemaining} cards in the deck${s.score !== null ? ` · <b>score ${s.score}</b>` : ""}</div>
-        <div>discarded (${s.discard.length}): ${s.discard.slice(-12).map((c) => card(c, false)).join("")}</div>${next}</div>${forfeitBox(s.forfeit)}</div>`;
+      for (let c = 0; c < 4; c++) grid.push(h`<div class=colno>${c}</div>`);
+      const drawn = s.last && e.type === "draw" ? h`<div>drawn: ${card(s.last.card)} named column ${s.last.answer}: ${s.last.placed === null ? h`<b>discarded</b>` : "placed"}</div>` : "";
+      const upcoming = list(s.deck).slice(s.deck ? s.deck.length - s.deckRemaining : 0).slice(0, 5);
+      const next = view.showHidden && s.deck && s.deckRemaining > 0 ? h`<div class=dim>next in the deck: ${upcoming.map((c) => card(c, true)).join(" ")}</div>` : "";
+      const discard = list(s.discard);
+      return h`<div class=cf><div class=grid4>${grid}</div><div class=side>${drawn}
+        <div>${s.deckRemaining} cards in the deck${s.score !== null ? h` · <b>score ${s.score}</b>` : ""}</div>
+        <div>discarded (${discard.length}): ${discard.slice(-12).map((c) => card(c, false))}</div>${next}</div>${forfeitBox(s.forfeit)}</div>`;
     },
     sugar: (s, e) => {
       const at = new Map();
-      for (const a of s.agents) at.set(`${a.x},${a.y}`, a);
+      for (const a of list(s.agents)) at.set(`${a.x},${a.y}`, a);
       const prev = view.states[view.at - 1];
       const gone = new Map();
-      if (prev && s.killed.length) for (const a of prev.agents) if (s.killed.includes(a.id)) gone.set(`${a.x},${a.y}`, a);
-      let grid = "";
-      const sugarRows = s.sugar || [];
+      const killed = list(s.killed);
+      if (prev && killed.length) for (const a of list(prev.agents)) if (killed.includes(a.id)) gone.set(`${a.x},${a.y}`, a);
+      const grid = [];
+      const sugarRows = list(s.sugar);
       for (let y = 0; y < 5; y++) {
         for (let x = 0; x < 5; x++) {
-          const level = sugarRows[y] ? sugarRows[y][x] : 0;
+          const level = Number(sugarRows[y] ? sugarRows[y][x] : 0) || 0;
           const a = at.get(`${x},${y}`);
           const k = gone.get(`${x},${y}`);
           const moved = s.last && s.last.action && s.last.action.kind === "move" && a && a.id === s.last.action.agent && e.type === "step";
-          grid += `<div class="sq" style="--sugar:${level / 4}" title="(${x}, ${y}): sugar ${level}">
-            <span class=level>${level}</span>${a ? `<span class="agent seat${a.owner}${moved ? " hot" : ""}">${a.id}</span>` : ""}${k && !a ? `<span class="agent dead">✕</span>` : ""}</div>`;
+          grid.push(h`<div class="sq" style="--sugar:${level / 4}" title="(${x}, ${y}): sugar ${level}">
+            <span class=level>${level}</span>${a ? h`<span class="agent seat${a.owner}${moved ? " hot" : ""}">${a.id}</span>` : ""}${k && !a ? h`<span class="agent dead">✕</span>` : ""}</div>`);
         }
       }
-      const side = (seat) => `<div class="hand seat${seat}"><b>${esc(name(seat))}</b> <span class=score>${s.scores[seat]}</span> points · collected ${s.collected[seat]} · kills ${s.kills[seat]} · agents ${s.agents.filter((a) => a.owner === seat).length}</div>`;
-      const illegal = s.illegal ? `<div class=banner>${esc(name(s.illegal.seat))} made an illegal step (${esc(s.illegal.why)}) and loses</div>` : "";
-      return `<div class=su>${side(0)}${side(1)}<div class=grid5>${grid}</div>
-        <div class=facts>step ${s.step} of ${s.maxSteps}${s.last && e.type === "step" ? " · " + esc(describe(e, s)) : ""}</div>${illegal}${forfeitBox(s.forfeit)}</div>`;
+      const side = (seat) => h`<div class="hand seat${seat}"><b>${name(seat)}</b> <span class=score>${list(s.scores)[seat]}</span> points · collected ${list(s.collected)[seat]} · kills ${list(s.kills)[seat]} · agents ${list(s.agents).filter((a) => a.owner === seat).length}</div>`;
+      const illegal = s.illegal ? h`<div class=banner>${name(s.illegal.seat)} made an illegal step (${s.illegal.why}) and loses</div>` : "";
+      return h`<div class=su>${side(0)}${side(1)}<div class=grid5>${grid}</div>
+        <div class=facts>step ${s.step} of ${s.maxSteps}${s.last && e.type === "step" ? " · " + describe(e, s) : ""}</div>${illegal}${forfeitBox(s.forfeit)}</div>`;
     },
     president: (s, e) => {
       const rows = [];
-      for (let seat = 0; seat < s.counts.length; seat++) {
-        const out = s.positions[seat];
+      const counts = list(s.counts);
+      for (let seat = 0; seat < counts.length; seat++) {
+        const out = list(s.positions)[seat];
         const title = s.titles ? s.titles[seat] : null;
         const turn = e.type === "turn" && e.seat === seat;
-        const hand = view.showHidden ? (s.hands[seat] || []).map((c) => card(c)).join("") : back(s.counts[seat]);
-        const ex = s.exchange && s.exchange[seat] && (s.exchange[seat][0].length || s.exchange[seat][1].length) && e.type === "game-start"
-          ? `<div class=dim>gave ${s.exchange[seat][0].map((c) => card(c, true)).join(" ") || "nothing"}, received ${s.exchange[seat][1].map((c) => card(c, true)).join(" ") || "nothing"}</div>` : "";
-        rows.push(`<div class="seatrow${turn ? " turn" : ""}${out ? " out" : ""}"><div class=who><b>${esc(name(seat))}</b>${s.leader === seat && e.type === "game-start" ? " (leads)" : ""}
-          ${out ? `<span class=pos>${ordinal(out)}${title ? " · " + title : ""}</span>` : ""}${s.passed[seat] && !out ? " <span class=pass>passed</span>" : ""}</div>
-          <div class=hand>${hand} <span class=dim>${s.counts[seat]} cards</span></div>${ex}</div>`);
+        const hand = view.showHidden ? list(s.hands[seat]).map((c) => card(c)) : back(counts[seat]);
+        const swap = s.exchange && s.exchange[seat];
+        const ex = swap && (list(swap[0]).length || list(swap[1]).length) && e.type === "game-start"
+          ? h`<div class=dim>gave ${list(swap[0]).map((c) => card(c, true)).join(" ") || "nothing"}, received ${list(swap[1]).map((c) => card(c, true)).join(" ") || "nothing"}</div>` : "";
+        rows.push(h`<div class="seatrow${turn ? " turn" : ""}${out ? " out" : ""}"><div class=who><b>${name(seat)}</b>${s.leader === seat && e.type === "game-start" ? " (leads)" : ""}
+          ${out ? h`<span class=pos>${ordinal(out)}${title ? " · " + title : ""}</span>` : ""}${list(s.passed)[seat] && !out ? h` <span class=pass>passed</span>` : ""}</div>
+          <div class=hand>${hand} <span class=dim>${counts[seat]} cards</span></div>${ex}</div>`);
       }
-      const beat = s.toBeat ? s.toBeat.map((c) => card(c)).join("") : "<span class=dim>nothing: the next player leads</span>";
-      const burn = s.burned ? "<div class=banner>Burn! The pile is cleared and the same player leads again.</div>" : "";
-      const illegal = s.illegal && e.type === "illegal" ? `<div class=banner>${esc(describe(e, s))}: put out as last</div>` : "";
-      const trick = s.trick.slice(-8).map((t) => `<span class="tr">${esc(name(t.seat))}: ${t.cards ? t.cards.map((c) => card(c, true)).join(" ") : "pass"}</span>`).join(" ");
-      return `<div class=pr><div class=pile><div>to beat${s.toBeatSeat !== null && s.toBeat ? ` (${esc(name(s.toBeatSeat))})` : ""}:</div>${beat}</div>${burn}${illegal}
-        <div class=table>${rows.join("")}</div><div class="facts">this round: ${trick || "-"} · burns so far: ${s.burns}</div>${forfeitBox(s.forfeit)}</div>`;
+      const beat = s.toBeat ? list(s.toBeat).map((c) => card(c)) : h`<span class=dim>nothing: the next player leads</span>`;
+      const burn = s.burned ? h`<div class=banner>Burn! The pile is cleared and the same player leads again.</div>` : "";
+      const illegal = s.illegal && e.type === "illegal" ? h`<div class=banner>${describe(e, s)}: put out as last</div>` : "";
+      const trick = joined(list(s.trick).slice(-8).map((t) => h`<span class="tr">${name(t.seat)}: ${t.cards ? list(t.cards).map((c) => card(c, true)).join(" ") : "pass"}</span>`), " ");
+      return h`<div class=pr><div class=pile><div>to beat${s.toBeatSeat !== null && s.toBeat ? ` (${name(s.toBeatSeat)})` : ""}:</div>${beat}</div>${burn}${illegal}
+        <div class=table>${rows}</div><div class="facts">this round: ${trick.html ? trick : "-"} · burns so far: ${s.burns}</div>${forfeitBox(s.forfeit)}</div>`;
     },
   };
 

@@ -76,7 +76,7 @@ impl Fencer for WasmBot<Bindings> {
             first_to_move: small(info.first_to_move),
             scores: info.scores.to_vec(),
         };
-        self.call(Call::Move, |b, store| b.call_start_round(store, &info))
+        self.call(Call::Round, |b, store| b.call_start_round(store, &info))
     }
 
     fn choose_move(&mut self, view: &View) -> Result<Move, Failure> {

@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# README.md's test command: install what the tests need (scripts/setup.sh,
+# which skips what is present), then run every test of the workspace.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/setup.sh
+cargo test --workspace "$@"
