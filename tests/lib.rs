@@ -1,6 +1,8 @@
 //! Helpers for the integration tests: build the example bots and the
 //! `arena` binary once, and run matches through the library.
 
+pub mod loops;
+
 use arena::adapters;
 use arena::games::IllegalMoves;
 use arena::runner::{BotRef, Entrant, GameSetup, MatchOutcome, MatchSpec, run_match};
