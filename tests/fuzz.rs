@@ -224,6 +224,7 @@ fn error_kind(e: &arena::sandbox::LoadError) -> &'static str {
         UnknownVersion { .. } => "unknown-version",
         MixedVersions { .. } => "mixed-versions",
         CompileLimit { .. } => "compile-limit",
+        TooComplex { .. } => "too-complex",
         Compiler { .. } => "compiler",
         ForbiddenImport { .. } => "forbidden-import",
     }

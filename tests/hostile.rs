@@ -3,7 +3,7 @@
 
 use arena::games::ForfeitReason;
 use arena::sandbox::Limits;
-use arena_tests::en_garde_match;
+use arena_tests::{Load, en_garde_match};
 use std::time::Duration;
 
 /// Fuel enough for any honest En Garde move, small enough that the loops end fast.
@@ -153,42 +153,6 @@ fn sleeping_advances_a_virtual_clock_instead_of_blocking() {
     // Virtual time is deterministic: the same match logs the same times.
     let again = en_garde_match(test_limits(), "simple", ["hostile/sleeper", "house:random"], 2, 3, true);
     assert_eq!(out.events, again.events);
-}
-
-/// Threads that keep every core busy while they live, so that a result
-/// that depends on the wall clock would come out differently.
-struct Load {
-    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
-    threads: Vec<std::thread::JoinHandle<()>>,
-}
-
-impl Load {
-    fn on_all_cores() -> Load {
-        use std::sync::atomic::Ordering;
-        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
-        let threads = (0..cores)
-            .map(|_| {
-                let stop = stop.clone();
-                std::thread::spawn(move || {
-                    let mut x = 1u64;
-                    while !stop.load(Ordering::Relaxed) {
-                        x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
-                    }
-                })
-            })
-            .collect();
-        Load { stop, threads }
-    }
-}
-
-impl Drop for Load {
-    fn drop(&mut self) {
-        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
-        for t in self.threads.drain(..) {
-            let _ = t.join();
-        }
-    }
 }
 
 /// Host work is paid in fuel: the same bot on the same seed forfeits for
@@ -343,4 +307,80 @@ fn an_answer_with_a_discriminant_the_enum_lacks_is_an_invalid_answer_not_a_trap(
         "answered a value the host cannot read as the world's type: unexpected discriminant: 7; \
          was the bot built with the arena's WIT files and an up-to-date SDK?"
     );
+}
+
+/// The loops of `tests/loops.rs` that take longest per unit of fuel, of
+/// every kind: float, integer division, indirect and tail calls, zero-length
+/// bulk operations, host calls, vector conversions, loads in a chain, and a
+/// loop in `cabi_realloc` and in a start function (instantiation).
+const SLOWEST_LOOPS: &[&str] = &[
+    "f64.sqrt",
+    "f64.min",
+    "f64.sqrt, in a start function",
+    "typical, in a start function",
+    "typical, in cabi_realloc",
+    "i64.div_u",
+    "call_indirect",
+    "return_call (endless tail calls)",
+    "memory.fill 0 bytes",
+    "memory.fill of 0 byte, opaque length",
+    "table.init 0",
+    "memory.grow 0",
+    "log of 1 byte",
+    "budget()",
+    "f64.div subnormal chain",
+    "f64.sqrt chain",
+    "i64.div_u chain",
+    "i32.load chain (one address)",
+    "i32x4.trunc_sat_f32x4_u chain",
+    "i64x2.all_true + splat chain",
+    "f64.add, one per pass",
+];
+
+/// Fuel decides on every machine (issue 33): under the game's own limits,
+/// each of the slowest loops forfeits for `fuel` in every game, with one
+/// thread, with two, and with two while every core is kept busy, and the
+/// three runs give the same results and the same fuel, call by call.
+#[test]
+fn the_slowest_loops_run_out_of_fuel_with_any_threads_and_under_load() {
+    use arena_tests::loops::{catalogue, en_garde_file};
+    let dir = arena_tests::temp("slowest-loops");
+    let catalogue = catalogue();
+    let limits = arena::adapters::game("en-garde").expect("En Garde").default_limits();
+    let run = |jobs: usize, file: &std::path::Path| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(jobs)
+            .build()
+            .expect("a pool");
+        let bot = file.to_str().expect("a UTF-8 path");
+        pool.install(|| en_garde_match(limits.clone(), "standard", [bot, "house:random"], 2, 11, true))
+    };
+    for name in SLOWEST_LOOPS {
+        let attack = catalogue
+            .iter()
+            .find(|a| a.name == *name)
+            .unwrap_or_else(|| panic!("no loop named {name}"));
+        let file = en_garde_file(&dir, attack);
+        let one = run(1, &file);
+        let two = run(2, &file);
+        let loaded = {
+            let _load = Load::on_all_cores();
+            run(2, &file)
+        };
+        for r in &one.report.results {
+            let f = r
+                .forfeit
+                .as_ref()
+                .unwrap_or_else(|| panic!("{name}: game {} did not forfeit", r.index));
+            let seat = r.seats.iter().position(|&b| b == 0).expect("the loop is seated");
+            assert_eq!((f.seat, f.reason), (seat, ForfeitReason::Fuel), "{name}: {}", f.detail);
+        }
+        for (threads, other) in [("two threads", &two), ("two threads under load", &loaded)] {
+            assert_eq!(
+                one.report.results, other.report.results,
+                "{name}: results with {threads}"
+            );
+            assert_eq!(one.events, other.events, "{name}: events and fuel with {threads}");
+        }
+    }
 }

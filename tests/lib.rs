@@ -209,6 +209,7 @@ pub fn entrant_for(game: &str, sandbox: &Sandbox, spec: &str) -> Entrant {
     }
     let path = match spec.strip_prefix('v').and_then(|s| s.split_once('/')) {
         Some((version, name)) => fixture(version, name),
+        None if spec.ends_with(".wasm") => PathBuf::from(spec),
         None => bot(spec),
     };
     let program = sandbox.load(&path, game.worlds()).unwrap_or_else(|e| panic!("{e}"));
@@ -301,6 +302,43 @@ pub fn replay_index(page: &Path) -> serde_json::Value {
         + "id=\"replay-index\">".len();
     let end = start + html[start..].find("</script>").expect("the index ends");
     serde_json::from_str(&html[start..end]).expect("the index is JSON")
+}
+
+/// Threads that keep every core busy while they live, so that a result
+/// that depends on the wall clock would come out differently.
+pub struct Load {
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    threads: Vec<std::thread::JoinHandle<()>>,
+}
+
+impl Load {
+    /// A busy thread per core until dropped.
+    pub fn on_all_cores() -> Load {
+        use std::sync::atomic::Ordering;
+        let stop = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        let threads = (0..cores)
+            .map(|_| {
+                let stop = stop.clone();
+                std::thread::spawn(move || {
+                    let mut x = 1u64;
+                    while !stop.load(Ordering::Relaxed) {
+                        x = std::hint::black_box(x.wrapping_mul(6364136223846793005).wrapping_add(1));
+                    }
+                })
+            })
+            .collect();
+        Load { stop, threads }
+    }
+}
+
+impl Drop for Load {
+    fn drop(&mut self) {
+        self.stop.store(true, std::sync::atomic::Ordering::Relaxed);
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
 }
 
 #[cfg(test)]

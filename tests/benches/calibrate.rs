@@ -1,7 +1,7 @@
 //! What one unit of fuel costs in time, for every class of operation a bot
 //! can run (`tests/loops.rs`): each loop runs in a real En Garde game until
-//! its fuel runs out, and the time per unit of fuel is printed beside the
-//! typical arithmetic loop's. `docs/performance.md` ("Fuel and time") quotes
+//! its fuel runs out, and the time per unit of fuel (the difference between
+//! a budget and twice it) is printed beside the typical arithmetic loop's. `docs/performance.md` ("Fuel and time") quotes
 //! a run; the sandbox's prices (`host/sandbox/src/budget.rs`) are set from it.
 //!
 //!   cargo bench -p arena-tests --bench calibrate [-- NAME...]
@@ -64,23 +64,22 @@ fn main() {
         }
         let path = en_garde_file(&dir, &attack);
         let bot = path.as_path();
-        // Find a budget that takes about half a second, then measure it
-        // three times and keep the fastest (the least disturbed) run.
-        let mut fuel: u64 = 2_000_000;
-        let (mut took, _) = run(bot, fuel);
-        while took < Duration::from_millis(100) && fuel < 200_000_000_000 {
-            fuel *= 10;
-            took = run(bot, fuel).0;
+        // Find a budget F whose game takes at least 150 ms, then time F and
+        // 2F: the difference is F units of the loop alone, without
+        // instantiation, the set-up before the loop and the game around it.
+        let mut fuel: u64 = 1_000_000;
+        while run(bot, fuel).0 < Duration::from_millis(150) && fuel < 200_000_000_000 {
+            fuel *= 2;
         }
-        let target = (fuel as f64 * 0.5 / took.as_secs_f64().max(1e-6)) as u64;
-        let fuel = target.clamp(1_000_000, 400_000_000_000);
-        let mut best = Duration::MAX;
-        let mut ended = None;
-        for _ in 0..3 {
-            let (t, f) = run(bot, fuel);
-            best = best.min(t);
-            ended = f;
-        }
+        let best = |fuel: u64| {
+            let (first, ended) = run(bot, fuel);
+            let tries = if first > Duration::from_secs(2) { 0 } else { 2 };
+            let fastest = (0..tries).map(|_| run(bot, fuel).0).fold(first, Duration::min);
+            (fastest, ended)
+        };
+        let (once, _) = best(fuel);
+        let (twice, ended) = best(2 * fuel);
+        let best = twice.saturating_sub(once);
         let ns = best.as_nanos() as f64 / fuel as f64;
         if attack.name.starts_with("typical i32.add") {
             typical = Some(ns);

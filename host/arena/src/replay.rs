@@ -47,6 +47,7 @@ pub fn match_header(
         "format": FORMAT,
         "arena-version": crate::VERSION,
         "wasmtime-version": WASMTIME_VERSION,
+        "fuel-prices": crate::sandbox::PRICES_VERSION,
         "game": game,
         "variant": variant, "illegal": illegal,
         "seed": seed,
@@ -511,6 +512,9 @@ pub struct CheckedHeader {
     pub arena_version: String,
     /// The wasmtime that ran the bots.
     pub wasmtime_version: String,
+    /// The version of the fuel prices the bots ran under; 1 for files
+    /// written before prices had versions.
+    pub fuel_prices: u64,
 }
 
 impl CheckedHeader {
@@ -585,6 +589,7 @@ impl CheckedHeader {
             bots,
             arena_version: text("arena-version")?.unwrap_or_default(),
             wasmtime_version: text("wasmtime-version")?.unwrap_or_default(),
+            fuel_prices: whole(header.get("fuel-prices"), "fuel-prices")?.unwrap_or(1),
         })
     }
 

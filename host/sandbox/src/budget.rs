@@ -9,11 +9,39 @@ use crate::Limits;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+/// The version of the fuel prices of this module: replays record it and
+/// compiled artifacts are keyed by it, since the same bot uses different
+/// fuel under other prices. 1: wasmtime's defaults (every operator 1, a
+/// host call 100). 2: operators priced by their measured time (issue 33,
+/// `tests/benches/calibrate.rs`).
+pub const PRICES_VERSION: u32 = 2;
+
+/// The most time one unit of fuel took in any loop of the calibration
+/// benchmark under these prices, on the reference machine (2 cores of an
+/// AMD EPYC, docs/performance.md "Fuel and time"), in nanoseconds: a
+/// `memory.fill` of zero bytes, priced at the most wasmtime allows. Time
+/// limits are derived from it ([`backstop_for`]).
+pub const WORST_NS_PER_FUEL: f64 = 0.6;
+
+/// How many times what a call's fuel takes at [`WORST_NS_PER_FUEL`] its
+/// time limit must be at least, so that fuel decides first on a machine at
+/// least a quarter as fast as the reference.
+pub const BACKSTOP_MARGIN: f64 = 4.0;
+
+/// The smallest time limit per call that lets fuel decide first for a call
+/// that may use `fuel`: [`BACKSTOP_MARGIN`] times its time at the worst
+/// measured rate, rounded up to whole seconds.
+pub fn backstop_for(fuel: u64) -> std::time::Duration {
+    let secs = fuel as f64 * WORST_NS_PER_FUEL * BACKSTOP_MARGIN / 1e9;
+    std::time::Duration::from_secs(secs.ceil().max(1.0) as u64)
+}
+
 /// Fuel for each call from the bot into the host (an import such as `log`
 /// or a WASI function, or a runtime call such as `memory.grow`): entering
-/// and leaving the host, looking up handles and copying arguments costs
-/// some tens of nanoseconds, about what 100 wasm instructions cost.
-pub const HOST_CALL_FUEL: u64 = 100;
+/// and leaving the host, looking up handles and copying arguments took
+/// 60-80 ns per call in the calibration benchmark, what about 400 units of
+/// typical code take.
+pub const HOST_CALL_FUEL: u64 = 400;
 /// Fuel per byte a bot passes to `log` or writes to stdout or stderr: the
 /// host copies (and for `log`, checks as UTF-8) each byte at least once.
 pub const LOG_BYTE_FUEL: u64 = 1;
@@ -24,14 +52,171 @@ pub const RANDOM_BYTE_FUEL: u64 = 2;
 /// Fuel per table element the host adds when a table grows.
 pub const TABLE_ELEMENT_FUEL: u64 = 1;
 
-/// The fuel cost of each wasm operator: wasmtime's defaults (one per
-/// instruction, one per byte or element copied or filled), except that
-/// `table.grow` is not charged per element *requested*: a refused
-/// `table.grow(2^30)` would cost a billion fuel for no work. The limiter
-/// charges the elements actually added instead ([`TABLE_ELEMENT_FUEL`]).
+/// The price of operator `op` (wasmparser's name, e.g. `F64Sqrt`) where it
+/// is not wasmtime's default of 1 (0 for `nop`, `drop`, blocks and the
+/// like). Each price is the time the operator took in a dependent chain of
+/// itself (its latency, the worst case: independent operators overlap),
+/// over 0.23 ns, two and a half times a unit of typical code (0.092 ns),
+/// less the fuel of the operands the chain needs; operators not measured
+/// take the price of the measured one they are compiled like.
+/// docs/performance.md "Fuel and time" has the measurements.
+fn price(op: &str) -> Option<u8> {
+    let measured = latency_price(op);
+    if makes_float_or_vector(op) {
+        // A float or vector value carried around a loop lives in a stack
+        // slot, not a register (every call on the loop's cold paths, to
+        // refuel or to check the epoch, clobbers the vector registers), so
+        // each pass stores and reloads it: about 2 ns whatever the
+        // operation. The cheapest loop that carries one (the operation and
+        // the `br`) must pay for that.
+        return Some(measured.unwrap_or(1).max(FLOAT_VALUE_FLOOR));
+    }
+    measured
+}
+
+/// The least price of an operation that makes a float or vector value
+/// (see [`price`]): 2.5 ns of a pass over 11 units is 0.23 ns a unit.
+const FLOAT_VALUE_FLOOR: u8 = 10;
+
+/// Whether `op` computes a new float or vector value from other values:
+/// not a constant, a load or a store, and not an integer result (a lane
+/// extracted, a comparison of floats, a bit mask).
+fn makes_float_or_vector(op: &str) -> bool {
+    let vector = ["I8x16", "I16x8", "I32x4", "I64x2", "F32x4", "F64x2", "V128"]
+        .iter()
+        .any(|p| op.starts_with(p));
+    let float = op.starts_with("F32") || op.starts_with("F64");
+    if !(vector || float) || op.contains("Const") || op.contains("Load") || op.contains("Store") {
+        return false;
+    }
+    if vector {
+        return !(op.contains("ExtractLane")
+            || op.contains("Bitmask")
+            || op.contains("AllTrue")
+            || op.contains("AnyTrue"));
+    }
+    !["Eq", "Ne", "Lt", "Gt", "Le", "Ge"].iter().any(|c| op.ends_with(c))
+}
+
+/// The price of `op` from its own measured time, where that is above 1.
+fn latency_price(op: &str) -> Option<u8> {
+    let vector =
+        op.contains("x16") || op.contains("x8") || op.contains("x4") || op.contains("x2") || op.starts_with("V128");
+    let float = op.starts_with('F') && !op.starts_with("F32x4Extract") && !op.starts_with("F64x2Extract");
+    let has = |s: &str| op.contains(s);
+    let price = match op {
+        // `memory.fill` calls the C library's memset, which took about 150 ns
+        // for zero bytes on the reference machine (AVX-512 masked stores);
+        // 255 is the most a price can be.
+        "MemoryFill" => 255,
+        "MemoryCopy" | "MemoryInit" => 12,
+        "TableInit" => 24,
+        "TableCopy" => 4,
+        "TableFill" | "TableSize" | "MemorySize" | "TableGet" | "TableSet" => 2,
+        "CallIndirect" | "ReturnCallIndirect" | "CallRef" | "ReturnCallRef" => 8,
+        "Call" | "ReturnCall" => 5,
+        "I32x4DotI16x8S" => 3,
+        // Carries a float or vector value as cheaply as an operation on it.
+        "Select" | "TypedSelect" | "TypedSelectMulti" => 8,
+        _ if has("Atomic") || has("Wait") || has("Notify") => 30,
+        _ if op.starts_with("V128Load") && has("Splat") => 10,
+        _ if op.starts_with("V128Load") => 8,
+        _ if has("Load") => 4,
+        _ if has("Sqrt") => 34,
+        _ if float && has("Div") => 27,
+        _ if has("DivS") || has("DivU") || has("RemS") || has("RemU") => 18,
+        _ if float && (has("Ceil") || has("Floor") || has("Nearest") || op.ends_with("Trunc")) => 15,
+        _ if vector && (has("Trunc") || has("Convert") || has("Demote") || has("Promote")) => 16,
+        _ if has("Trunc") || has("Convert") || has("Demote") || has("Promote") => 9,
+        _ if has("Reinterpret") => 4,
+        _ if has("RelaxedDot") => 16,
+        _ if has("AllTrue") => 14,
+        _ if has("Bitmask") => 7,
+        _ if has("Bitselect") || has("Laneselect") || has("Shuffle") => 3,
+        _ if has("PMin") || has("PMax") => 2,
+        _ if vector && float && (has("Min") || has("Max")) => 18,
+        _ if float && (has("Min") || has("Max")) => 14,
+        _ if has("Madd") || has("Nmadd") => 8,
+        _ if float && (has("Add") || has("Sub") || has("Mul")) => 9,
+        _ if float && (has("Abs") || has("Neg") || has("Copysign")) => 4,
+        _ if float
+            && (op.ends_with("Eq")
+                || op.ends_with("Ne")
+                || op.ends_with("Lt")
+                || op.ends_with("Gt")
+                || op.ends_with("Le")
+                || op.ends_with("Ge")) =>
+        {
+            4
+        }
+        _ if has("Q15") || has("ExtMul") => 8,
+        _ if vector && (op.starts_with("I8x16Shl") || op.starts_with("I8x16Shr")) => 7,
+        _ if vector && op.starts_with("I8x16") && (has("Lt") || has("Gt") || has("Le") || has("Ge")) => 6,
+        _ if vector
+            && (has("Lt") || has("Gt") || has("Le") || has("Ge") || op.ends_with("Eq") || op.ends_with("Ne")) =>
+        {
+            6
+        }
+        _ if has("ExtAddPairwise") => 4,
+        _ if has("Mul") || has("Popcnt") || (vector && (has("Abs") || has("Extend"))) => 3,
+        _ if vector
+            && (has("Shl")
+                || has("Shr")
+                || has("Narrow")
+                || has("Swizzle")
+                || has("Avgr")
+                || has("Sat")
+                || has("Lane")
+                || has("Splat")) =>
+        {
+            2
+        }
+        _ if has("Clz") || has("Ctz") => 2,
+        _ if !vector
+            && (op.ends_with("Eq")
+                || op.ends_with("Ne")
+                || has("LtS")
+                || has("LtU")
+                || has("GtS")
+                || has("GtU")
+                || has("LeS")
+                || has("LeU")
+                || has("GeS")
+                || has("GeU")) =>
+        {
+            2
+        }
+        _ => return None,
+    };
+    Some(price)
+}
+
+/// The fuel cost of each wasm operator: [`price`] for operators whose time
+/// is above a typical instruction's, wasmtime's default (1, or 0 for what
+/// generates no code) for the rest; per byte or element of bulk operations
+/// as measured, except that `table.grow` is not charged per element
+/// *requested*: a refused `table.grow(2^30)` would cost a billion fuel for
+/// no work. The limiter charges the elements actually added instead
+/// ([`TABLE_ELEMENT_FUEL`]).
 pub(crate) fn operator_cost() -> wasmtime::OperatorCost {
-    let mut cost = wasmtime::OperatorCost::new();
+    let mut table = match serde_json::to_value(wasmtime::OperatorCost::new()) {
+        Ok(serde_json::Value::Object(map)) => map,
+        // A wasmtime whose table is not a map of prices: keep its defaults.
+        _ => return wasmtime::OperatorCost::new(),
+    };
+    for (op, cost) in table.iter_mut() {
+        if let Some(p) = price(op)
+            && cost.as_u64().is_some_and(|c| c > 0)
+        {
+            *cost = p.into();
+        }
+    }
+    let mut cost: wasmtime::OperatorCost =
+        serde_json::from_value(serde_json::Value::Object(table)).unwrap_or_else(|_| wasmtime::OperatorCost::new());
     cost.variable.table_grow_per_element = 0;
+    cost.variable.table_copy_per_element = 4;
+    cost.variable.table_init_per_element = 4;
+    cost.variable.table_fill_per_element = 2;
     cost
 }
 
@@ -278,5 +463,48 @@ mod tests {
         m.charge(Some(Call::Start), g, 5100);
         assert_eq!(m.grant(Call::Move).fuel(), 5100);
         assert_eq!(m.usage.bank_used, 0);
+    }
+}
+
+#[cfg(test)]
+mod price_tests {
+    use super::*;
+
+    /// The prices reach wasmtime's table by name: a renamed operator would
+    /// silently keep its default.
+    #[test]
+    fn prices_reach_wasmtimes_table() {
+        let cost = operator_cost();
+        assert_eq!(cost.F64Sqrt, 34);
+        assert_eq!(cost.F32x4Div, 27);
+        assert_eq!(cost.I64DivU, 18);
+        assert_eq!(cost.MemoryFill, 255);
+        assert_eq!(cost.I32Load8U, 4);
+        assert_eq!(cost.F64Trunc, 15);
+        assert_eq!(cost.I32TruncF64S, 9);
+        assert_eq!(cost.I32x4TruncSatF32x4U, 16);
+        assert_eq!(cost.I32Add, 1);
+        assert_eq!(cost.I32Eqz, 1);
+        assert_eq!(cost.I32LtU, 2);
+        assert_eq!(cost.Nop, 0);
+        assert_eq!(cost.Block, 0);
+        assert_eq!(cost.variable.table_grow_per_element, 0);
+        let table = serde_json::to_value(&cost).expect("a table");
+        let priced = table
+            .as_object()
+            .expect("a map")
+            .iter()
+            .filter(|(op, c)| price(op).is_some() && c.as_u64() != Some(1))
+            .count();
+        assert!(priced > 200, "only {priced} operators priced");
+    }
+
+    /// The backstop of a call of `fuel` covers its time at the worst rate
+    /// four times over.
+    #[test]
+    fn backstops_cover_four_times_the_worst_rate() {
+        assert_eq!(backstop_for(700_000_000), std::time::Duration::from_secs(2));
+        assert!(backstop_for(88_000_000_000).as_secs_f64() >= 88e9 * WORST_NS_PER_FUEL * 4.0 / 1e9);
+        assert_eq!(backstop_for(1), std::time::Duration::from_secs(1));
     }
 }

@@ -86,6 +86,10 @@ impl DiskCache {
         let mut h = ShaHasher(Sha256::new());
         engine.precompile_compatibility_hash().hash(&mut h);
         env!("CARGO_PKG_VERSION").hash(&mut h);
+        // Fuel is counted by the compiled code: an artifact compiled under
+        // other prices must never load, whatever wasmtime's own hash covers.
+        crate::budget::PRICES_VERSION.hash(&mut h);
+        crate::budget::operator_cost().hash(&mut h);
         std::env::consts::ARCH.hash(&mut h);
         std::env::consts::OS.hash(&mut h);
         DiskCache {

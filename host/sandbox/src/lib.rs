@@ -13,10 +13,13 @@ pub mod cache;
 pub mod compile;
 mod limiter;
 pub mod log;
+pub mod shape;
 pub mod wasi;
 
-pub use budget::{Budget, Call, CallRecord, Usage};
-use budget::{Grant, HOST_CALL_FUEL, HostWork, LOG_BYTE_FUEL, Meter};
+pub use budget::{
+    BACKSTOP_MARGIN, Budget, Call, CallRecord, HOST_CALL_FUEL, PRICES_VERSION, Usage, WORST_NS_PER_FUEL, backstop_for,
+};
+use budget::{Grant, HostWork, LOG_BYTE_FUEL, Meter};
 pub use cache::DiskCache;
 pub use compile::{ChildCompiler, CompileLimits, Compiler};
 use limiter::Limiter;
@@ -26,14 +29,14 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 use wasi::{VirtualClock, VirtualClockView};
 use wasmtime::component::__internal::{CanonicalAbiInfo, InstanceType, InterfaceType, LiftContext};
 use wasmtime::component::types::ComponentItem;
 use wasmtime::component::{Component, InstancePre, Linker, ResourceTable, ResourceTableError, WasmStr};
 use wasmtime::component::{ComponentType, Lift};
 use wasmtime::{AsContext, Engine, InstanceAllocationStrategy, PoolingAllocationConfig, Store, Trap};
-use wasmtime::{CallHook, StoreContextMut};
+use wasmtime::{CallHook, StoreContextMut, UpdateDeadline};
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
 /// Bot instances alive at once, at most: a game holds one per seat (six at
@@ -59,7 +62,10 @@ pub struct Limits {
     /// Start allowance: fuel for instantiation and the calls before the
     /// first move, shared by all of them (worlds with a banked budget).
     pub start_fuel: u64,
-    /// Wall-clock backstop per call, for what fuel cannot catch.
+    /// Time backstop per call, for what fuel cannot price: a call is
+    /// stopped when, past this much wall-clock time, it has also used this
+    /// much CPU time (the bot's forfeit, `timeout`), or when it has lasted
+    /// [`STARVED_FACTOR`] times as long without (the machine's failure).
     #[serde(serialize_with = "secs")]
     pub timeout: Duration,
     /// Largest linear memory a bot may grow to, in bytes.
@@ -108,6 +114,18 @@ impl Default for Limits {
 }
 
 impl Limits {
+    /// The most fuel one call may use: a move's allowance and the whole
+    /// bank, or the start allowance, whichever is more.
+    pub fn largest_call(&self) -> u64 {
+        self.fuel.saturating_add(self.bank).max(self.start_fuel)
+    }
+
+    /// The shortest time limit per call under which fuel still decides
+    /// first ([`backstop_for`] the largest call), at most [`MAX_TIMEOUT`].
+    pub fn backstop_floor(&self) -> Duration {
+        backstop_for(self.largest_call()).min(MAX_TIMEOUT)
+    }
+
     /// Refuse limits that make no sense, in one line naming the flags. The
     /// command line and every file that carries limits (a replay's header)
     /// pass through here, so they accept the same values.
@@ -423,6 +441,17 @@ pub enum LoadError {
         /// The command-line flag that sets the limit.
         flag: &'static str,
     },
+    /// The code's shape is over a limit measured before compiling
+    /// ([`shape`]): the same verdict on every machine.
+    #[error(
+        "{path}: {reason}; code of this shape takes the compiler minutes on any machine: make the bot smaller or its code less deeply nested"
+    )]
+    TooComplex {
+        /// The file.
+        path: String,
+        /// What is over which limit.
+        reason: String,
+    },
     /// The compiler process failed for a reason of its own (not the file's).
     #[error("{path}: the arena could not compile it: {reason}")]
     Compiler {
@@ -486,6 +515,72 @@ pub struct BotState {
     refusal: Option<u64>,
     /// What the host call that ran out of fuel would have cost.
     host_charge: Option<u64>,
+    /// When the current call first passed its deadline, in wall-clock time
+    /// and in this thread's CPU time: the backstop counts CPU time from there.
+    backstop_mark: Option<(Instant, Duration)>,
+    /// The CPU time a call may use before the backstop stops it.
+    cpu_limit: Duration,
+    /// Why the backstop stopped the current call, if it did.
+    stopped: Option<Stopped>,
+}
+
+/// Why the time backstop stopped a call: the CPU time it used and the
+/// wall-clock time it took.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stopped {
+    /// The bot had the CPU for the whole limit without running out of fuel.
+    Cpu { cpu: Duration, wall: Duration },
+    /// The machine gave the bot too little of a CPU to reach its limit.
+    Starved { cpu: Duration, wall: Duration },
+}
+
+/// How many times its CPU-time limit a call may last on the wall clock
+/// before the machine, not the bot, is said to have failed it: the bot's
+/// thread then had less than a tenth of a core.
+pub const STARVED_FACTOR: u32 = 10;
+
+/// The CPU time this thread has used. Other programs and other threads do
+/// not add to it, so a loaded machine does not stop a bot sooner.
+fn thread_cpu() -> Duration {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `ts` is a valid timespec for clock_gettime to write.
+    if unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) } != 0 {
+        // Never on Linux; the wall-clock limit still ends the call.
+        return Duration::ZERO;
+    }
+    Duration::new(ts.tv_sec.max(0) as u64, ts.tv_nsec.clamp(0, 999_999_999) as u32)
+}
+
+/// Epoch ticks in `d`, at least one.
+fn ticks_in(d: Duration) -> u64 {
+    (d.as_nanos().div_ceil(EPOCH_TICK.as_nanos()) as u64).max(1)
+}
+
+/// Called on the bot's thread when a call's deadline passes. The first
+/// deadline comes after the limit in wall-clock time; from then on the call
+/// is stopped once it has also used the limit in CPU time (the bot's doing),
+/// or when the machine has starved it of the CPU for [`STARVED_FACTOR`]
+/// times the limit (the machine's). Reading the CPU time costs a system
+/// call (about 0.4 us), so it is read here, never on every call: a bot
+/// gets at least the limit in CPU time, and on an idle machine is stopped
+/// after twice the limit.
+fn backstop(mut store: StoreContextMut<'_, BotState>) -> wasmtime::Result<UpdateDeadline> {
+    let state = store.data_mut();
+    let Some((since, cpu_at_mark)) = state.backstop_mark else {
+        state.backstop_mark = Some((Instant::now(), thread_cpu()));
+        return Ok(UpdateDeadline::Continue(ticks_in(state.cpu_limit)));
+    };
+    let cpu = thread_cpu().saturating_sub(cpu_at_mark);
+    let wall = since.elapsed() + state.cpu_limit;
+    if cpu >= state.cpu_limit {
+        state.stopped = Some(Stopped::Cpu { cpu, wall });
+        return Err(Trap::Interrupt.into());
+    }
+    if wall >= state.cpu_limit.saturating_mul(STARVED_FACTOR) {
+        state.stopped = Some(Stopped::Starved { cpu, wall });
+        return Err(Trap::Interrupt.into());
+    }
+    Ok(UpdateDeadline::Continue(ticks_in(state.cpu_limit - cpu)))
 }
 
 impl WasiView for BotState {
@@ -777,6 +872,12 @@ impl Sandbox {
             path: shown.to_string(),
             reason: first_line(&e),
         };
+        if let Some(reason) = shape::measure(bytes).and_then(|s| s.over_limit()) {
+            return Err(LoadError::TooComplex {
+                path: shown.to_string(),
+                reason,
+            });
+        }
         match &self.compiler {
             Compiler::InProcess => {
                 let component = Component::new(&self.engine, bytes).map_err(invalid)?;
@@ -962,11 +1063,15 @@ impl Sandbox {
             work,
             refusal: None,
             host_charge: None,
+            backstop_mark: None,
+            cpu_limit: self.limits.timeout,
+            stopped: None,
         };
         let mut store = Store::new(&self.engine, state);
         store.limiter(|s| &mut s.limiter);
         store.call_hook(host_call_hook);
-        let ticks = self.limits.timeout.as_nanos().div_ceil(EPOCH_TICK.as_nanos()) as u64 + 1;
+        store.epoch_deadline_callback(backstop);
+        let ticks = ticks_in(self.limits.timeout);
         let mut meter = Meter::new(program.world.budget, &self.limits);
         let grant = meter.grant(Call::Start);
         let result = arm(&mut store, grant, ticks)
@@ -1071,6 +1176,8 @@ fn arm(store: &mut Store<BotState>, grant: Grant, ticks: u64) -> wasmtime::Resul
     let state = store.data_mut();
     state.refusal = None;
     state.host_charge = None;
+    state.stopped = None;
+    state.backstop_mark = None;
     state.limiter.take_refused();
     state.work.take();
     store.data_mut().bank_at_call = grant.bank;
@@ -1176,7 +1283,29 @@ fn classify(
             return Fault::new(FaultKind::Fuel, detail);
         }
         Some(Trap::Interrupt) => {
-            return Fault::new(FaultKind::Timeout, "ran past the wall-clock limit per call");
+            return match state.stopped {
+                Some(Stopped::Starved { cpu, wall }) => Fault::new(
+                    FaultKind::Host,
+                    format!(
+                        "the machine is too loaded: in {:.1} s of one call it gave the bot only {:.2} s of a CPU, \
+                         less than a tenth (other programs, or more --jobs than cores); this is not the bot's \
+                         fault: run again on a less loaded machine",
+                        wall.as_secs_f64(),
+                        cpu.as_secs_f64()
+                    ),
+                ),
+                Some(Stopped::Cpu { cpu, .. }) => Fault::new(
+                    FaultKind::Timeout,
+                    format!(
+                        "used {:.1} s of CPU time in one call without running out of fuel (the limit is {:.1} s): \
+                         only code whose time fuel cannot price does this, such as memory reads that miss the \
+                         cache one after another",
+                        cpu.as_secs_f64(),
+                        state.cpu_limit.as_secs_f64()
+                    ),
+                ),
+                None => Fault::new(FaultKind::Timeout, "ran past the time limit per call"),
+            };
         }
         Some(Trap::StackOverflow) => {
             return Fault::new(FaultKind::Trap, "stack overflow (unbounded recursion?)");
@@ -1539,6 +1668,9 @@ mod tests {
             work,
             refusal: None,
             host_charge: None,
+            backstop_mark: None,
+            cpu_limit: Duration::from_secs(1),
+            stopped: None,
         };
         let mut store = Store::new(&engine, state);
         store.set_fuel(fuel).unwrap();
@@ -1640,10 +1772,9 @@ mod tests {
     fn table_grow_is_not_charged_per_element_requested() {
         let cost = budget::operator_cost();
         assert_eq!(cost.variable.table_grow_per_element, 0);
-        // Every other cost stays wasmtime's default.
-        let mut default = wasmtime::OperatorCost::new();
-        default.variable.table_grow_per_element = 0;
-        assert_eq!(cost, default);
+        // Bytes of bulk memory operations stay one unit each.
+        assert_eq!(cost.variable.memory_fill_per_byte, 1);
+        assert_eq!(cost.variable.memory_copy_per_byte, 1);
     }
 
     #[test]

@@ -95,10 +95,12 @@ pub const TURN_LIMITS: Limits = Limits {
 
 /// President's default limits: a table's turns cost interpreted bots more
 /// (componentize-js twins used up to 10.6M in a move), so 2G per move keeps
-/// the same 100-fold headroom (about 140 ms at most).
+/// the same 100-fold headroom (about 140 ms at most). A call of 2.2G takes
+/// at most 1.3 s at the worst measured rate: the backstop is 6 s.
 pub const PRESIDENT_LIMITS: Limits = Limits {
     fuel: 2_000_000_000,
     start_fuel: 2_000_000_000,
+    timeout: std::time::Duration::from_secs(6),
     ..TURN_LIMITS
 };
 
@@ -144,6 +146,23 @@ mod tests {
                 *WORLD_VERSIONS.last().expect("a version"),
                 "{} is played in the newest world",
                 game.name()
+            );
+        }
+    }
+
+    /// Fuel decides first: every game's time limit per call is at least
+    /// four times what its largest call takes at the worst measured rate.
+    #[test]
+    fn every_games_backstop_lets_fuel_decide_first() {
+        for game in GAMES {
+            let limits = game.default_limits();
+            assert!(
+                limits.timeout >= limits.backstop_floor(),
+                "{}: {} s is under the {} s floor for {} fuel in one call",
+                game.name(),
+                limits.timeout.as_secs(),
+                limits.backstop_floor().as_secs(),
+                limits.largest_call()
             );
         }
     }

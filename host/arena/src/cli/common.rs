@@ -28,7 +28,8 @@ pub struct RunArgs {
     /// Memory cap per bot, e.g. 64M, at most 4G [default: 64M].
     #[arg(long, allow_hyphen_values = true, value_parser = super::parse_memory)]
     pub memory: Option<u64>,
-    /// Wall-clock backstop per bot call, in seconds; fuel decides first [default: the game's, 3 s; 60 s for Sugargame].
+    /// Time backstop per bot call, in seconds of CPU time (counted once that much wall-clock time has passed);
+    /// fuel decides first [default: the game's (`arena games`), raised with --fuel and --bank].
     #[arg(long, allow_hyphen_values = true, value_parser = super::parse_seconds)]
     pub timeout: Option<Duration>,
     /// Log bytes kept per bot per game [default: 64K].
@@ -152,8 +153,21 @@ impl RunArgs {
         if let Some(m) = self.memory {
             limits.memory_bytes = usize::try_from(m).unwrap_or(usize::MAX);
         }
-        if let Some(t) = self.timeout {
-            limits.timeout = t;
+        let floor = limits.backstop_floor();
+        match self.timeout {
+            Some(t) => {
+                if t < floor {
+                    eprintln!(
+                        "warning: --timeout {} s is less than the {} s after which fuel decides first for these \
+                         budgets: a bot that runs its fuel out slowly may forfeit by time on a slower machine",
+                        t.as_secs_f64(),
+                        floor.as_secs()
+                    );
+                }
+                limits.timeout = t;
+            }
+            // A larger budget lifts the backstop with it.
+            None => limits.timeout = limits.timeout.max(floor),
         }
         if let Some(l) = self.log_bytes {
             limits.log_bytes = usize::try_from(l).unwrap_or(usize::MAX);

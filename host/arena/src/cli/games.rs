@@ -38,12 +38,19 @@ pub fn run() -> anyhow::Result<()> {
         println!("  variants: {}", game.variants().join(", "));
         let l = game.default_limits();
         println!(
-            "  limits: {} fuel per move, {} bank, {} to start, {} s backstop per call (see docs/rules/{}.md)",
+            "  limits: {} fuel per move, {} bank, {} to start (see docs/rules/{}.md)",
             super::matches::fuel_amount(l.fuel),
             super::matches::fuel_amount(l.bank),
             super::matches::fuel_amount(l.start_fuel),
-            l.timeout.as_secs(),
             game.name()
+        );
+        println!(
+            "  backstop: {} s of CPU per call; the largest call ({} fuel) takes at most {:.1} s at the worst \
+             measured {} ns per unit, so fuel decides first on a machine a quarter as fast",
+            l.timeout.as_secs(),
+            super::matches::fuel_amount(l.largest_call()),
+            l.largest_call() as f64 * crate::sandbox::WORST_NS_PER_FUEL / 1e9,
+            crate::sandbox::WORST_NS_PER_FUEL
         );
         for (name, about) in game.house_bots() {
             println!("  house:{name:<12} {about}");

@@ -139,12 +139,13 @@ pub fn text(report: &GradeReport) -> String {
     }
     let _ = writeln!(
         s,
-        "  seed {}, {} games per item, fuel {} per call, arena {}, wasmtime {}, sha256 {}",
+        "  seed {}, {} games per item, fuel {} per call, arena {}, wasmtime {}, fuel prices {}, sha256 {}",
         report.seed,
         report.games,
         report.limits.fuel,
         report.arena_version,
         report.wasmtime_version,
+        report.fuel_prices,
         report.sha256.as_deref().unwrap_or("-")
     );
     s

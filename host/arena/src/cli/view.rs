@@ -164,6 +164,14 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
             crate::replay::WASMTIME_VERSION
         ));
     }
+    if header.fuel_prices != u64::from(crate::sandbox::PRICES_VERSION) {
+        warnings.push(format!(
+            "written under fuel prices {}, played again under prices {}: fuel counts differ, and a bot near \
+             its budget may end differently",
+            header.fuel_prices,
+            crate::sandbox::PRICES_VERSION
+        ));
+    }
     for w in &warnings {
         eprintln!("warning: {w}");
     }

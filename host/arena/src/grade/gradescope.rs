@@ -551,6 +551,7 @@ mod tests {
             illegal: r.illegal,
             arena_version: crate::VERSION,
             wasmtime_version: "48",
+            fuel_prices: crate::sandbox::PRICES_VERSION,
             items: vec![item("Random", 10.0, "graded"), item("Rank", 0.0, "pending")],
             total: 10.0,
             max_total: 10.0,

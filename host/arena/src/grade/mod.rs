@@ -219,6 +219,8 @@ pub struct GradeReport {
     pub arena_version: &'static str,
     /// The wasmtime version (fuel costs may change between releases).
     pub wasmtime_version: &'static str,
+    /// The version of the sandbox's fuel prices the bots ran under.
+    pub fuel_prices: u32,
     /// Every item.
     pub items: Vec<ItemResult>,
     /// Points earned.
@@ -303,6 +305,7 @@ impl Grader<'_> {
             illegal: self.rubric.illegal,
             arena_version: crate::VERSION,
             wasmtime_version: crate::replay::WASMTIME_VERSION,
+            fuel_prices: crate::sandbox::PRICES_VERSION,
             items: Vec::new(),
             total: 0.0,
             max_total: 0.0,
