@@ -79,3 +79,48 @@ fn a_second_check_of_the_same_file_loads_it_from_the_compile_cache() {
         "the second check reuses the first's compile:\n{second}"
     );
 }
+
+/// A bot whose every move is illegal never forfeits (the course's rule
+/// costs it the round) and cannot win: it is not ready, and the report says
+/// how many illegal moves and how to see them.
+#[test]
+fn a_bot_that_only_plays_illegal_moves_is_not_ready() {
+    let bot = bot_arg("hostile/illegal");
+    let (code, out) = check(&[&bot, "--game", "en-garde"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(
+        out.contains("not ready: played ")
+            && out.contains(
+                " illegal moves in 30 of 30 games (each loses the round under the course's rule); won none of 30 games"
+            ),
+        "{out}"
+    );
+    assert!(
+        out.contains("illegal moves: first in vs house:aggressive, game 0; to see them: arena match --game en-garde"),
+        "{out}"
+    );
+    assert!(!out.contains("ready to submit"), "{out}");
+}
+
+/// `arena match` says what went wrong: illegal moves, and why a bot crashed
+/// in the language's own words, without `arena check`.
+#[test]
+fn a_match_says_illegal_moves_and_the_crash_in_the_bots_words() {
+    let illegal = bot_arg("hostile/illegal");
+    let out = arena(&["match", "--game", "en-garde", &illegal, "house:random", "--games", "4"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(
+        stdout.contains("illegal played ")
+            && stdout.contains("illegal moves in 4 of 4 games: each loses the round under the course's rule"),
+        "{stdout}"
+    );
+    let crash = bot_arg("en-garde/crashes-py");
+    let out = arena(&["match", "--game", "en-garde", &crash, "house:random", "--games", "2"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{stdout}");
+    assert!(
+        stdout.contains("crashes-py forfeited 2 games (trap); the first, game 0: uncaught exception: "),
+        "{stdout}"
+    );
+}

@@ -39,7 +39,7 @@ use ForfeitReason::*;
 
 const FUEL_IN_A_MOVE: &str = "ran out of fuel: one move used 20000000";
 const FUEL_AT_START: &str = "ran out of fuel: a start-up call used";
-const MEMORY: &str = "tried to grow memory beyond the cap of 16777216 bytes";
+const MEMORY: &str = "tried to grow memory beyond the cap of 16 MiB";
 const STACK: &str = "stack overflow (unbounded recursion?)";
 const UNREACHABLE: &str = "wasm trap: wasm `unreachable` instruction executed";
 const EXIT: &str = "the bot exited with status 1";

@@ -241,10 +241,7 @@ fn a_memory_bomb_still_forfeits_for_memory_with_the_cap_in_the_detail() {
     assert_eq!(f.reason, ForfeitReason::Memory);
     assert_eq!(
         f.detail,
-        format!(
-            "tried to grow memory beyond the cap of {} bytes (all memories and tables together)",
-            16 << 20
-        )
+        "tried to grow memory beyond the cap of 16 MiB (all memories and tables together)"
     );
 }
 

@@ -474,13 +474,24 @@ pub fn catalogue() -> Vec<Attack> {
         ("select of f64", "f64", "(local.get $y) (local.get $c) (select)"),
         ("v128.not", "v128", "(v128.not)"),
         ("i32x4.add", "v128", "(local.get $y) (i32x4.add)"),
+        (
+            "f32x4.relaxed_madd",
+            "v128",
+            "(local.get $y) (local.get $y) (f32x4.relaxed_madd)",
+        ),
+        ("f64.copysign", "f64", "(local.get $y) (f64.copysign)"),
+        ("f64.div", "f64", "(local.get $y) (f64.div)"),
     ] {
-        all.push(Attack::in_export(
-            format!("{name}, carried as the loop's parameter"),
-            MOVE,
-            format!("(local $x {ty}) (local $y {ty}) (local $c i32)"),
-            format!("(local.get $x) (loop $pass (param {ty}) {op} (br $pass))"),
-        ));
+        all.push(
+            Attack::in_export(
+                format!("{name}, carried as the loop's parameter"),
+                MOVE,
+                format!("(local $x {ty}) (local $y {ty}) (local $c i32)"),
+                format!("(local.get $x) (loop $pass (param {ty}) {op} (br $pass))"),
+            )
+            .with_prelude("(local.set $c (global.get $gc))")
+            .with_fields("(global $gc (mut i32) (i32.const 1))"),
+        );
     }
     all.push(Attack::in_export("call", MOVE, "", "(call $nothing)").with_fields("(func $nothing)"));
     all.push(

@@ -1321,14 +1321,26 @@ fn classify(
         return Fault::new(
             FaultKind::Memory,
             format!(
-                "tried to grow memory beyond the cap of {} bytes (all memories and tables together)",
-                state.limiter.cap()
+                "tried to grow memory beyond the cap of {} (all memories and tables together)",
+                compile::mib(state.limiter.cap() as u64)
             ),
         );
     }
     if trap.is_some()
         && let Some(exception) = state.log.last_exception()
     {
+        // The interpreter could not get memory within the cap: the reason
+        // is `memory`, in the language's own words.
+        if exception.starts_with("MemoryError") || exception.contains("out of memory") {
+            return Fault::new(
+                FaultKind::Memory,
+                format!(
+                    "out of memory: {exception}: the bot needed more than its cap of {} (use less: a list, \
+                     string or table far larger than it needs to be?), or raise --memory",
+                    compile::mib(state.limiter.cap() as u64)
+                ),
+            );
+        }
         // An interpreter's exception ends in a trap whose wasm words help
         // no student; the exception's own line does.
         return Fault::new(
@@ -1701,6 +1713,30 @@ mod tests {
         assert_eq!(fault.kind, FaultKind::Trap);
     }
 
+    /// An interpreter that runs out of memory within the cap says so in its
+    /// own words: the reason is `memory`, with the file and line.
+    #[test]
+    fn pythons_memory_error_is_a_memory_forfeit_in_pythons_words() {
+        let mut store = bot_store(1000);
+        store.data_mut().log = BotLog::new(4096);
+        for line in [
+            "Traceback (most recent call last):",
+            "  File \"/0/app.py\", line 10, in choose_move",
+            "object address  : 0x4817a8",
+            "object type name: MemoryError",
+            "object repr     : MemoryError()",
+        ] {
+            store.data().log.line(line);
+        }
+        let fault = kind(wasmtime::Error::new(Trap::UnreachableCodeReached), &store);
+        assert_eq!(fault.kind, FaultKind::Memory);
+        assert_eq!(
+            fault.detail,
+            "out of memory: MemoryError (app.py, line 10, in choose_move): the bot needed more than its cap of \
+             1 MiB (use less: a list, string or table far larger than it needs to be?), or raise --memory"
+        );
+    }
+
     #[test]
     fn a_growth_the_system_failed_is_the_machines_failure_not_a_memory_forfeit() {
         use wasmtime::ResourceLimiter;
@@ -1725,7 +1761,7 @@ mod tests {
         assert!(!store.data_mut().limiter.memory_growing(0, 2 << 20, None).unwrap());
         let fault = kind(Trap::UnreachableCodeReached.into(), &store);
         assert_eq!(fault.kind, FaultKind::Memory, "{}", fault.detail);
-        assert!(fault.detail.contains("1048576 bytes"), "{}", fault.detail);
+        assert!(fault.detail.contains("cap of 1 MiB"), "{}", fault.detail);
         // Refused and handled, then out of fuel: fuel.
         let fault = kind(Trap::OutOfFuel.into(), &store);
         assert_eq!(fault.kind, FaultKind::Fuel);

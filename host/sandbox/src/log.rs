@@ -172,9 +172,20 @@ fn last_exception(lines: &[&str]) -> Option<String> {
             let rest = &lines[at + 1..];
             let end = rest.iter().position(|l| !l.starts_with(' '))?;
             let frame = rest[..end].iter().rev().find_map(|l| python_frame(l));
+            // When CPython cannot print the exception (out of memory, say)
+            // it dumps the object instead: its type is the exception.
+            let exception = if rest[end].starts_with("object address") {
+                rest[end..]
+                    .iter()
+                    .take(8)
+                    .find_map(|l| l.strip_prefix("object type name:"))
+                    .map_or(rest[end].trim(), str::trim)
+            } else {
+                rest[end].trim()
+            };
             Some(match frame {
-                Some(frame) => format!("{} ({frame})", rest[end].trim()),
-                None => rest[end].trim().to_string(),
+                Some(frame) => format!("{exception} ({frame})"),
+                None => exception.to_string(),
             })
         }),
     );
@@ -323,6 +334,24 @@ mod tests {
         assert_eq!(
             last_exception(&python).as_deref(),
             Some("KeyError: 'missing key' (sdk.py, line 4, in choose_move)")
+        );
+        // CPython out of memory: it dumps the exception object instead of printing it.
+        let memory = [
+            "Traceback (most recent call last):",
+            "  File \"/0/arena_bot/en_garde.py\", line 64, in choose_move",
+            "  File \"/0/app.py\", line 10, in choose_move",
+            "object address  : 0x4817a8",
+            "object refcount : 2",
+            "object type     : 0x373230",
+            "object type name: MemoryError",
+            "object repr     : MemoryError()",
+            "lost sys.stderr",
+            "",
+            "thread '<unnamed>' (1) panicked at runtime/src/lib.rs:1280:25:",
+        ];
+        assert_eq!(
+            last_exception(&memory).as_deref(),
+            Some("MemoryError (app.py, line 10, in choose_move)")
         );
         let sdk = ["arena: uncaught TypeError: null has no properties (at chooseMove@bot.js:40:26)"];
         assert_eq!(

@@ -184,6 +184,14 @@ struct Totals {
     truncated_logs: usize,
     /// Per reason: forfeits, and the first one's opponents, game and detail.
     forfeits: BTreeMap<String, (u32, String)>,
+    /// Illegal moves the games played on (the course's rule), the games
+    /// with any, and the first such game's opponents and number.
+    illegal: u32,
+    illegal_games: u32,
+    first_illegal: Option<(String, u64)>,
+    /// Duel games played and won (a bot that never wins is not ready).
+    duels: u32,
+    wins: u32,
 }
 
 /// Play the smoke matches and write the report; whether the bot is ready.
@@ -266,7 +274,7 @@ fn smoke(args: &CheckArgs, loaded: Loaded) -> anyhow::Result<(String, bool)> {
             format!("vs {}", opponents.join(", "))
         };
         let _ = writeln!(s, "  {against:<24} {}", match_line(game, &outcome));
-        tally(&mut totals, &outcome, &against);
+        tally(&mut totals, &outcome, &against, game.kind() == Kind::Duel);
     }
     if totals.moves == 0 {
         let _ = writeln!(s, "fuel per move: no moves played");
@@ -302,19 +310,50 @@ fn smoke(args: &CheckArgs, loaded: Loaded) -> anyhow::Result<(String, bool)> {
             format!(", cut short in {} games", totals.truncated_logs)
         }
     );
-    let ready = totals.forfeits.is_empty();
+    let never_won = totals.duels > 0 && totals.wins == 0;
+    let ready = totals.forfeits.is_empty() && totals.illegal == 0 && !never_won;
     if ready {
         let _ = writeln!(
             s,
-            "ready to submit: it loads and forfeited none of {} games",
-            totals.games
+            "ready to submit: it loads, forfeited none of {} games, played no illegal move and won {} of {}",
+            totals.games, totals.wins, totals.duels
         );
-    } else {
-        let n: u32 = totals.forfeits.values().map(|(c, _)| c).sum();
-        let _ = writeln!(s, "not ready: forfeited {n} of {} games", totals.games);
-        for (reason, (count, first)) in &totals.forfeits {
-            let _ = writeln!(s, "  {reason} ({count}): {first}");
-        }
+        return Ok((s, ready));
+    }
+    let n: u32 = totals.forfeits.values().map(|(c, _)| c).sum();
+    let mut why = Vec::new();
+    if n > 0 {
+        why.push(format!("forfeited {n} of {} games", totals.games));
+    }
+    if totals.illegal > 0 {
+        why.push(format!(
+            "played {} illegal moves in {} of {} games (each loses the round under the course's rule)",
+            thousands(totals.illegal),
+            totals.illegal_games,
+            totals.games
+        ));
+    }
+    if never_won {
+        why.push(format!("won none of {} games", totals.duels));
+    }
+    let _ = writeln!(s, "not ready: {}", why.join("; "));
+    for (reason, (count, first)) in &totals.forfeits {
+        let _ = writeln!(s, "  {reason} ({count}): {first}");
+    }
+    if let Some((against, index)) = &totals.first_illegal {
+        let _ = writeln!(
+            s,
+            "  illegal moves: first in {against}, game {index}; to see them: arena match --game {} {} {} \
+             --seed {} --games {} --replay illegal.jsonl && arena view illegal.jsonl",
+            game.name(),
+            args.bot.display(),
+            against
+                .trim_start_matches("vs ")
+                .trim_start_matches("table with ")
+                .replace(", ", " "),
+            args.seed,
+            index + 1
+        );
     }
     Ok((s, ready))
 }
@@ -343,8 +382,9 @@ fn match_line(game: &dyn GameDef, outcome: &MatchOutcome) -> String {
     }
 }
 
-/// Add one match to the totals: fuel, log sizes and forfeits of bot 0.
-fn tally(t: &mut Totals, outcome: &MatchOutcome, against: &str) {
+/// Add one match to the totals: fuel, log sizes, forfeits, illegal moves
+/// and (in a duel) wins of bot 0.
+fn tally(t: &mut Totals, outcome: &MatchOutcome, against: &str, duel: bool) {
     let report = &outcome.report;
     t.games += report.games;
     if let Some(f) = report.bots.first().and_then(|b| b.fuel.as_ref()) {
@@ -354,7 +394,21 @@ fn tally(t: &mut Totals, outcome: &MatchOutcome, against: &str) {
         t.max_start = t.max_start.max(f.max_start);
         t.max_bank = t.max_bank.max(f.max_bank_used);
     }
+    if let Some(b) = report.bots.first() {
+        t.illegal += b.illegal_moves;
+        if duel {
+            t.duels += b.games;
+            t.wins += b.wins;
+        }
+    }
     for r in &report.results {
+        let mine = r.seats.iter().position(|&b| b == 0);
+        let illegal = mine.and_then(|seat| r.illegal.get(seat)).copied().unwrap_or(0);
+        if illegal > 0 {
+            t.illegal_games += 1;
+            t.first_illegal
+                .get_or_insert_with(|| (against.to_string(), r.index as u64));
+        }
         for f in &r.forfeits {
             if r.seats.get(f.seat) != Some(&0) {
                 continue;
@@ -375,6 +429,19 @@ fn tally(t: &mut Totals, outcome: &MatchOutcome, against: &str) {
             t.truncated_logs += usize::from(e["truncated"] == true);
         }
     }
+}
+
+/// `n` with a comma between thousands, as a reader counts.
+fn thousands(n: u32) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
 }
 
 fn stem(path: &Path) -> String {

@@ -71,6 +71,58 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
 pub fn table(game: &dyn GameDef, report: &MatchReport) -> String {
     let mut s = results(game, report);
     s.push_str(&fuel_table(report));
+    s.push_str(&what_went_wrong(report));
+    s
+}
+
+/// Per bot, in words: its illegal moves, and the first forfeit of each
+/// reason with the reason's detail (the exception, the panic, the fuel), so
+/// a student need not run `arena check` to learn why a bot crashed.
+fn what_went_wrong(report: &MatchReport) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    for (i, b) in report.bots.iter().enumerate() {
+        if b.illegal_moves > 0 {
+            let games = report
+                .results
+                .iter()
+                .filter(|r| {
+                    r.seats
+                        .iter()
+                        .position(|&x| x == i)
+                        .and_then(|seat| r.illegal.get(seat))
+                        .is_some_and(|&n| n > 0)
+                })
+                .count();
+            let _ = writeln!(
+                s,
+                "{} played {} illegal move{} in {games} of {} games: each loses the round under the course's rule \
+                 (--replay FILE, then arena view FILE, shows them)",
+                b.name,
+                b.illegal_moves,
+                if b.illegal_moves == 1 { "" } else { "s" },
+                b.games
+            );
+        }
+        let mut told = std::collections::BTreeSet::new();
+        for r in &report.results {
+            for f in &r.forfeits {
+                if r.seats.get(f.seat) != Some(&i) || !told.insert(f.reason.as_str()) {
+                    continue;
+                }
+                let count = b.forfeits.get(f.reason.as_str()).copied().unwrap_or(1);
+                let _ = writeln!(
+                    s,
+                    "{} forfeited {count} game{} ({}); the first, game {}: {}",
+                    b.name,
+                    if count == 1 { "" } else { "s" },
+                    f.reason.as_str(),
+                    r.index,
+                    f.detail
+                );
+            }
+        }
+    }
     s
 }
 
