@@ -22,7 +22,7 @@ ROWS = [("en-garde", "aggressive"), ("connect-fwar", "basic"), ("sugar", "greedy
 
 def fuel(game, path):
     """Mean and most fuel per move of the bot at `path`, or None."""
-    others = ["house:random"] * (3 if game == "president" else 1)
+    others = ["house:random"] * {"president": 3, "connect-fwar": 0}.get(game, 1)
     out = subprocess.run([str(ARENA), "match", "--game", game, str(path), *others, "--games", "40", "--json"],
                          capture_output=True, text=True)
     if out.returncode != 0:

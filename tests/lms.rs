@@ -484,3 +484,50 @@ fn a_link_out_of_the_class_folder_is_refused_and_no_report_folder_starts_with_a_
         );
     }
 }
+
+/// A tournament reads a class folder exactly as grading does: a Moodle
+/// export's students play under their names, and a student without a usable
+/// bot is disqualified with grading's reason.
+#[test]
+fn a_tournament_reads_an_lms_export_as_grading_does() {
+    let class = temp("moodle-tournament");
+    let f = |who: &str| class.join(format!("{who}_assignsubmission_file_"));
+    copy("en-garde/aggressive", &f("Ann Lee_101").join("bot.wasm"));
+    copy("en-garde/cowardly", &f("José Núñez_102").join("mybot.wasm"));
+    copy("en-garde/random", &f("Bo Chen_103").join("a.wasm"));
+    copy("en-garde/cowardly", &f("Bo Chen_103").join("b.wasm"));
+    std::fs::create_dir_all(f("Cy Dee_104")).unwrap();
+    let d = class.display().to_string();
+    let out = arena_tests::arena(&[
+        "tournament",
+        "--game",
+        "en-garde",
+        "--dir",
+        &d,
+        "--format",
+        "round-robin",
+        "--games",
+        "2",
+        "--json",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("4 students, read as a Moodle export"), "{stderr}");
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let mut names: Vec<&str> = v["standings"]
+        .as_array()
+        .expect("standings")
+        .iter()
+        .map(|s| s["name"].as_str().expect("a name"))
+        .collect();
+    names.sort();
+    assert_eq!(names, ["Ann Lee", "José Núñez"]);
+    let dq: Vec<&str> = v["disqualified"]
+        .as_array()
+        .expect("disqualified")
+        .iter()
+        .map(|d| d["name"].as_str().expect("a name"))
+        .collect();
+    assert_eq!(dq, ["Bo Chen", "Cy Dee"], "{stderr}");
+    assert!(stderr.contains("disqualified Bo Chen: "), "{stderr}");
+}

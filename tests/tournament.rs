@@ -376,7 +376,10 @@ fn tournament_bad_input_is_one_line() {
     let empty = temp("empty");
     let e = empty.display().to_string();
     for (args, expect) in [
-        (tournament("en-garde", "swiss", &["--dir", &e]), "no .wasm files"),
+        (
+            tournament("en-garde", "swiss", &["--dir", &e]),
+            "no submissions in this folder",
+        ),
         (
             tournament("en-garde", "swiss", &["house:random"]),
             "at least two bots, got 1",

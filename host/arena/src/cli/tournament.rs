@@ -22,7 +22,8 @@ pub struct TournamentArgs {
     /// The bots: .wasm files or house:NAME.
     #[arg(value_name = "BOT")]
     pub bots: Vec<String>,
-    /// A folder: every .wasm file in it is a bot, named by its file stem.
+    /// A class folder, read as grading reads it: a folder of .wasm files (named by their stems), a folder
+    /// per student, or a Gradescope, Canvas or Moodle export (named as the gradebook names them).
     #[arg(long, value_name = "DIR")]
     pub dir: Option<PathBuf>,
     /// The format.
@@ -60,29 +61,51 @@ pub struct TournamentArgs {
     pub run: RunArgs,
 }
 
-/// Every BOT argument plus every .wasm in --dir (sorted by name, so runs agree).
-fn bot_specs(args: &TournamentArgs) -> anyhow::Result<Vec<String>> {
-    let mut specs = args.bots.clone();
+/// The bots to load: each BOT argument, then each student of --dir read
+/// as grading reads a class folder (a folder of .wasm files, a folder per
+/// student, or a Gradescope, Canvas or Moodle export), named as the
+/// gradebook names them; and the students with no usable bot, with why.
+type Specs = (Vec<(String, Option<String>)>, Vec<(String, String)>);
+
+fn bot_specs(args: &TournamentArgs) -> anyhow::Result<Specs> {
+    let mut specs: Vec<(String, Option<String>)> = args.bots.iter().map(|b| (b.clone(), None)).collect();
+    let mut without = Vec::new();
     if let Some(dir) = &args.dir {
-        let entries = std::fs::read_dir(dir).with_context(|| format!("{}: cannot read the folder", dir.display()))?;
-        let mut found: Vec<PathBuf> = entries
-            .filter_map(Result::ok)
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|x| x == "wasm"))
-            .collect();
-        if found.is_empty() {
-            bail!("{}: no .wasm files in this folder", dir.display());
+        let class = crate::grade::submissions::find(dir).map_err(|e| {
+            anyhow::anyhow!(
+                "{}: cannot read the submissions folder ({e}); give the folder that holds the students' files",
+                dir.display()
+            )
+        })?;
+        if class.submissions.is_empty() {
+            bail!(
+                "{}: no submissions in this folder (no .wasm file, no student folder); see docs/grading.md for the layouts read",
+                dir.display()
+            );
         }
-        found.sort();
-        specs.extend(found.iter().map(|p| p.display().to_string()));
+        eprintln!(
+            "{}: {} students, read as {}",
+            class.root.display(),
+            class.submissions.len(),
+            class.layout.describe()
+        );
+        for s in &class.skipped {
+            eprintln!("skipped {s}");
+        }
+        for s in class.submissions {
+            match s.bot {
+                Ok(chosen) => specs.push((chosen.path.display().to_string(), Some(s.student))),
+                Err(why) => without.push((s.student, why)),
+            }
+        }
     }
-    Ok(specs)
+    Ok((specs, without))
 }
 
 /// Run `arena tournament`.
 pub fn run(args: TournamentArgs) -> anyhow::Result<()> {
     let game = find_game(&args.game)?;
-    let specs = bot_specs(&args)?;
+    let (specs, without) = bot_specs(&args)?;
     if specs.len() < 2 {
         bail!("a tournament needs at least two bots, got {}", specs.len());
     }
@@ -90,14 +113,25 @@ pub fn run(args: TournamentArgs) -> anyhow::Result<()> {
     let setup = setup(game, &sandbox, args.variant.clone(), args.run.illegal)?;
     let mut entrants: Vec<Entrant> = Vec::new();
     let mut disqualified = Vec::new();
+    for (name, why) in without {
+        eprintln!("disqualified {name}: {why}");
+        disqualified.push((name, why));
+    }
     let pool = args.run.pool()?;
     // Compiling is the slow part of loading: do it on every core, then take
     // the results in the order given so names and seeds do not depend on timing.
-    let loaded: Vec<anyhow::Result<Entrant>> =
-        pool.install(|| specs.par_iter().map(|spec| entrant(game, &sandbox, spec)).collect());
-    for (spec, result) in specs.iter().zip(loaded) {
+    let loaded: Vec<anyhow::Result<Entrant>> = pool.install(|| {
+        specs
+            .par_iter()
+            .map(|(spec, _)| entrant(game, &sandbox, spec))
+            .collect()
+    });
+    for ((spec, student), result) in specs.iter().zip(loaded) {
         match result {
             Ok(mut e) => {
+                if let Some(student) = student {
+                    e.name.clone_from(student);
+                }
                 let base = e.name.clone();
                 let mut k = 2;
                 while entrants.iter().any(|x| x.name == e.name) {
@@ -107,10 +141,12 @@ pub fn run(args: TournamentArgs) -> anyhow::Result<()> {
                 entrants.push(e);
             }
             Err(err) if !spec.starts_with("house:") => {
-                let name = PathBuf::from(spec)
-                    .file_stem()
-                    .map(|s| s.to_string_lossy().into_owned())
-                    .unwrap_or(spec.clone());
+                let name = student.clone().unwrap_or_else(|| {
+                    PathBuf::from(spec)
+                        .file_stem()
+                        .map(|s| s.to_string_lossy().into_owned())
+                        .unwrap_or(spec.clone())
+                });
                 eprintln!("disqualified {name}: {err:#}");
                 disqualified.push((name, format!("{err:#}")));
             }
