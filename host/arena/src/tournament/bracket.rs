@@ -264,7 +264,27 @@ impl Bracket {
     /// Where `bot` finished, in words.
     pub fn describe(&self, bot: usize) -> Option<String> {
         let place = self.placement.iter().position(|&b| b == bot)?;
-        Some(match place {
+        let text = self.place_text(bot, place);
+        // The match that decided this place was drawn: the seed chose.
+        let deciding = if place == 0 {
+            self.grand_final.last()
+        } else {
+            self.winners
+                .iter()
+                .chain(&self.losers)
+                .flatten()
+                .chain(&self.grand_final)
+                .filter(|m| m.bots.contains(&Some(bot)) && m.bots.iter().all(Option::is_some) && m.winner != Some(bot))
+                .last()
+        };
+        Some(match deciding {
+            Some(m) if m.points[0] == m.points[1] => format!("{text} (a drawn match: the better seed went through)"),
+            _ => text,
+        })
+    }
+
+    fn place_text(&self, bot: usize, place: usize) -> String {
+        match place {
             0 => "champion".to_string(),
             1 => "runner-up".to_string(),
             2 => "third".to_string(),
@@ -284,7 +304,7 @@ impl Bracket {
                     None => "out".to_string(),
                 }
             }
-        })
+        }
     }
 
     /// The bracket as text: each round's matches, then the podium.

@@ -177,11 +177,24 @@ pub fn standings(spec: &TournamentSpec<'_>, matches: &[MatchRecord], bracket: Op
     let mut order: Vec<usize> = (0..n).collect();
     match (spec.format, bracket) {
         (Format::DoubleElimination, Some(b)) => {
-            let place = |bot: usize| b.placement.iter().position(|&x| x == bot).unwrap_or(usize::MAX);
-            order.sort_by_key(|&bot| place(bot));
             for (bot, row) in rows.iter_mut().enumerate() {
                 row.placement = b.describe(bot);
             }
+            // The bracket orders the rounds in which bots went out; inside
+            // one round nothing was played between them, so the rating of
+            // all their games orders them, and they share the place.
+            let place = |bot: usize| b.placement.iter().position(|&x| x == bot).unwrap_or(usize::MAX);
+            let round = |bot: usize| {
+                b.placement
+                    .iter()
+                    .position(|&x| x == bot)
+                    .filter(|&p| p >= 3)
+                    .and(rows[bot].placement.as_deref().map(placement_round))
+            };
+            order.sort_by(|&x, &y| match (round(x), round(y)) {
+                (Some(rx), Some(ry)) if rx == ry => rating(&rows[y]).total_cmp(&rating(&rows[x])).then(x.cmp(&y)),
+                _ => place(x).cmp(&place(y)),
+            });
         }
         _ if kind == Kind::Solitaire => order.sort_by(|&a, &b| {
             let m = |r: &Standing| r.score.map_or(f64::NEG_INFINITY, |s| s.mean);
@@ -196,8 +209,15 @@ pub fn standings(spec: &TournamentSpec<'_>, matches: &[MatchRecord], bracket: Op
         row.rank = i + 1;
     }
     if spec.format == Format::DoubleElimination {
-        // The bracket decides the order; its places are not groups.
-        ranked.iter_mut().for_each(|r| r.tier = r.rank);
+        // The bracket decides the places; bots out in the same losers'
+        // round share one (champion, runner-up and third stand alone).
+        for i in 0..ranked.len() {
+            let same_round = i >= 4
+                && ranked[i].placement.is_some()
+                && ranked[i].placement.as_deref().map(placement_round)
+                    == ranked[i - 1].placement.as_deref().map(placement_round);
+            ranked[i].tier = if same_round { ranked[i - 1].tier } else { ranked[i].rank };
+        }
     } else {
         set_tiers(&mut ranked);
     }
@@ -243,6 +263,12 @@ pub fn rank_beyond_noise(rows: &[Standing], i: usize) -> usize {
         .iter()
         .filter(|r| interval(r).is_some_and(|(low, _)| low > high))
         .count()
+}
+
+/// A double-elimination placement without its note ("out in losers' round
+/// 2", whether or not a drawn match decided it).
+fn placement_round(placement: &str) -> &str {
+    placement.split(" (").next().unwrap_or(placement)
 }
 
 /// The rank as the reports print it: `3`, or `=3` when the bot shares its
