@@ -81,8 +81,8 @@ pub static HOST_API: HostApi = HostApi {
 /// The default limits of En Garde and ConnectFwar; the measurements behind
 /// them are in each game's rules document. Per move 500M fuel: at least 100
 /// times what every example twin used at most in a move, in every language
-/// (the most: a componentize-js ConnectFwar bot, 2.5M; Python 1.5M; Rust
-/// 10k), and about 35 ms of a fast machine's time. Start as much as a move
+/// (under fuel prices 2 the most: a componentize-js ConnectFwar bot, 3.84M),
+/// and about 35 ms of a fast machine's time. Start as much as a move
 /// (the start allowance may not be less): 230 times what the slowest twin
 /// needs to start (2.1M). Bank 200M: room to overdraw, for a bot that
 /// searches deeper at times.
@@ -94,8 +94,8 @@ pub const TURN_LIMITS: Limits = Limits {
 };
 
 /// President's default limits: a table's turns cost interpreted bots more
-/// (componentize-js twins used up to 10.6M in a move), so 2G per move keeps
-/// the same 100-fold headroom (about 140 ms at most). A call of 2.2G takes
+/// (componentize-js twins used up to 16.3M in a move under fuel prices 2),
+/// so 2G per move keeps a 100-fold headroom (about 140 ms at most). A call of 2.2G takes
 /// at most 1.3 s at the worst measured rate: the backstop is 6 s.
 pub const PRESIDENT_LIMITS: Limits = Limits {
     fuel: 2_000_000_000,

@@ -274,8 +274,7 @@ impl Bracket {
                 .chain(&self.losers)
                 .flatten()
                 .chain(&self.grand_final)
-                .filter(|m| m.bots.contains(&Some(bot)) && m.bots.iter().all(Option::is_some) && m.winner != Some(bot))
-                .last()
+                .rfind(|m| m.bots.contains(&Some(bot)) && m.bots.iter().all(Option::is_some) && m.winner != Some(bot))
         };
         Some(match deciding {
             Some(m) if m.points[0] == m.points[1] => format!("{text} (a drawn match: the better seed went through)"),
