@@ -752,3 +752,46 @@ fn grades_are_identical_across_runs_jobs_and_cpu_load() {
     }
     std::fs::remove_dir_all(dir).ok();
 }
+
+/// A submission that plays exactly like a house bot (an unchanged template,
+/// a twin in another language) is flagged as such, in the report, the text
+/// and the gradebook; one that plays otherwise is not.
+#[test]
+fn a_submission_that_plays_like_a_house_bot_is_flagged() {
+    let grade = |bot: &str| -> Value {
+        serde_json::from_slice(
+            &arena(&["grade", "--game", "en-garde", &bot_arg(bot), "--games", "20", "--json"]).stdout,
+        )
+        .unwrap()
+    };
+    assert_eq!(grade("en-garde/aggressive-py")["plays_like"], "house:aggressive");
+    assert_eq!(grade("en-garde/cowardly")["plays_like"], "house:cowardly");
+    assert!(grade("hostile/illegal").get("plays_like").is_none());
+    let class = arena_tests::temp("plays-like");
+    std::fs::copy(arena_tests::bot("en-garde/aggressive"), class.join("ann.wasm")).unwrap();
+    std::fs::copy(arena_tests::bot("hostile/illegal"), class.join("bo.wasm")).unwrap();
+    let out_dir = class.join("out");
+    let out = arena(&[
+        "grade-class",
+        "--game",
+        "en-garde",
+        &class.display().to_string(),
+        "--out",
+        &out_dir.display().to_string(),
+        "--games",
+        "10",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("note: ann plays like house:aggressive: every game of every item ended exactly as"),
+        "{stderr}"
+    );
+    let book = std::fs::read_to_string(out_dir.join("gradebook.csv")).unwrap();
+    let mut lines = book.lines();
+    assert!(lines.next().unwrap().ends_with(",plays_like"));
+    for row in lines {
+        let flagged = row.ends_with(",house:aggressive");
+        assert_eq!(flagged, row.starts_with("ann,"), "{row}");
+    }
+}

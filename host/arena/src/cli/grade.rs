@@ -134,6 +134,9 @@ pub fn text(report: &GradeReport) -> String {
     if let Some(conduct) = report.conduct.describe() {
         let _ = writeln!(s, "  conduct over {conduct}");
     }
+    if let Some(house) = &report.plays_like {
+        let _ = writeln!(s, "  {}", grade::plays_like_note(house));
+    }
     if let Some(why) = &report.chosen_because {
         let _ = writeln!(s, "  file: {why}");
     }
@@ -361,6 +364,15 @@ pub fn run_class(args: GradeClassArgs) -> anyhow::Result<()> {
             others.join(", ")
         );
     }
+    for (r, _) in &graded {
+        if let Some(house) = &r.plays_like {
+            eprintln!(
+                "note: {} {} (flagged in the gradebook's plays_like column)",
+                r.student,
+                grade::plays_like_note(house)
+            );
+        }
+    }
     let gradebook = gradebook(&rubric, &graded);
     let path = args.out.join(grade::GRADEBOOK_FILE);
     std::fs::write(&path, &gradebook).with_context(|| format!("{}: cannot write", path.display()))?;
@@ -443,7 +455,7 @@ fn gradebook(rubric: &Rubric, graded: &[(GradeReport, Option<Entrant>)]) -> Stri
     for reason in ForfeitReason::ALL {
         s.push_str(&format!(",forfeits_{}", reason.as_str().replace('-', "_")));
     }
-    s.push_str(",illegal_moves,calls,mean_fuel_per_call,max_fuel_per_call,worst_share_of_budget\n");
+    s.push_str(",illegal_moves,calls,mean_fuel_per_call,max_fuel_per_call,worst_share_of_budget,plays_like\n");
     for (r, _) in graded {
         s.push_str(&csv_field(&r.student));
         s.push(',');
@@ -482,12 +494,13 @@ fn gradebook(rubric: &Rubric, graded: &[(GradeReport, Option<Entrant>)]) -> Stri
             s.push_str(&format!(",{}", num(n.to_string())));
         }
         s.push_str(&format!(
-            ",{},{},{},{},{}\n",
+            ",{},{},{},{},{},{}\n",
             num(c.illegal_moves.to_string()),
             num(c.calls.to_string()),
             num(format!("{:.0}", c.mean_fuel_per_call)),
             num(c.max_fuel_per_call.to_string()),
-            num(c.worst_share_of_budget.to_string())
+            num(c.worst_share_of_budget.to_string()),
+            r.plays_like.as_deref().unwrap_or("")
         ));
     }
     s

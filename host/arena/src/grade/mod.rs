@@ -229,6 +229,11 @@ pub struct GradeReport {
     pub max_total: f64,
     /// How the submission behaved over every item's games.
     pub conduct: Conduct,
+    /// The house bot whose games it matched exactly, in every game of every
+    /// item (an unchanged `arena new --from` template, a copy of the
+    /// house bot in another language): `house:aggressive`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub plays_like: Option<String>,
     /// The submission's worst game, for a replay: (item, game index).
     #[serde(skip)]
     pub worst: Option<(usize, usize)>,
@@ -248,6 +253,27 @@ impl GradeReport {
         self.total = counted.clone().map(|i| i.points).sum();
         self.max_total = counted.map(|i| i.max_points).sum();
     }
+}
+
+/// What a report says of a submission that plays like `house` (its
+/// `plays_like`): in the teacher's words and the student's.
+pub fn plays_like_note(house: &str) -> String {
+    format!(
+        "plays like {house}: every game of every item ended exactly as {house}'s did in its seat \
+         (an unchanged `arena new` template, or a copy of the house bot)"
+    )
+}
+
+/// How one game ended, by seat: what two bots that play alike share.
+type GameOutcome = (Vec<i64>, Option<crate::games::Seat>, Option<Vec<u32>>);
+
+/// Every game's outcome, in order.
+fn outcomes(report: &crate::runner::MatchReport) -> Vec<GameOutcome> {
+    report
+        .results
+        .iter()
+        .map(|r| (r.scores.clone(), r.winner, r.positions.clone()))
+        .collect()
 }
 
 /// Grades submissions for one game with one rubric.
@@ -310,6 +336,7 @@ impl Grader<'_> {
             total: 0.0,
             max_total: 0.0,
             conduct: Conduct::default(),
+            plays_like: None,
             worst: None,
             smoke_forfeited: false,
             elapsed: std::time::Duration::ZERO,
@@ -423,8 +450,12 @@ impl Grader<'_> {
         }
         let mut report = report;
         let mut worst: Option<(f64, usize, usize)> = None;
+        let mut games: Vec<(usize, Vec<GameOutcome>)> = Vec::new();
         for (index, item) in self.rubric.items.iter().enumerate() {
-            let (result, bad) = self.grade_item(index, item, &me)?;
+            let (result, bad, outcomes) = self.grade_item(index, item, &me)?;
+            if let Some(o) = outcomes {
+                games.push((index, o));
+            }
             if let Some((badness, game)) = bad
                 && worst.is_none_or(|(b, _, _)| badness > b)
             {
@@ -436,8 +467,29 @@ impl Grader<'_> {
             report.items.push(result);
         }
         report.worst = worst.map(|(_, i, g)| (i, g));
+        report.plays_like = self.plays_like(&games)?;
         report.recount();
         Ok((report, Some(me)))
+    }
+
+    /// The house bot that, in the submission's seat, plays every game of
+    /// every item to the same result: the submission plays like it.
+    fn plays_like(&self, games: &[(usize, Vec<GameOutcome>)]) -> Result<Option<String>, SetupError> {
+        if games.is_empty() {
+            return Ok(None);
+        }
+        'house: for (name, _) in self.game.house_bots() {
+            let bot = house(&format!("house:{name}"));
+            for (index, mine) in games {
+                let item = &self.rubric.items[*index];
+                let theirs = run_match(&self.item_spec(*index, &bot, &item.against))?.report;
+                if outcomes(&theirs) != *mine {
+                    continue 'house;
+                }
+            }
+            return Ok(Some(format!("house:{name}")));
+        }
+        Ok(None)
     }
 
     fn grade_item(
@@ -445,7 +497,7 @@ impl Grader<'_> {
         index: usize,
         item: &Item,
         me: &Entrant,
-    ) -> Result<(ItemResult, Option<(f64, usize)>), SetupError> {
+    ) -> Result<(ItemResult, Option<(f64, usize)>, Option<Vec<GameOutcome>>), SetupError> {
         let mut result = ItemResult {
             name: item.name.clone(),
             measure: item.measure,
@@ -466,10 +518,11 @@ impl Grader<'_> {
         if item.measure == Measure::ClassPercentile {
             result.status = "pending";
             result.note = "graded by the class tournament (grade-class --tournament)".into();
-            return Ok((result, None));
+            return Ok((result, None, None));
         }
         let spec = self.item_spec(index, me, &item.against);
         let report = run_match(&spec)?.report;
+        let played = outcomes(&report);
         result.conduct = report.bots.first().map(Conduct::of);
         let mine = |r: &GameResult| r.seats.iter().position(|&b| b == 0).unwrap_or(0);
         let (samples, worst) = match item.measure {
@@ -519,7 +572,7 @@ impl Grader<'_> {
             .map(|r| r.index)
             .collect();
         result.sample_game = worst.map(|(_, g)| g);
-        Ok((result, worst))
+        Ok((result, worst, Some(played)))
     }
 
     /// The replay of game `game` of item `item` for `me`, as JSON lines.
