@@ -552,6 +552,7 @@ mod tests {
             arena_version: crate::VERSION,
             wasmtime_version: "48",
             fuel_prices: crate::sandbox::PRICES_VERSION,
+            plays_like: None,
             items: vec![item("Random", 10.0, "graded"), item("Rank", 0.0, "pending")],
             total: 10.0,
             max_total: 10.0,

@@ -267,6 +267,10 @@ pub fn plays_like_note(house: &str) -> String {
 /// How one game ended, by seat: what two bots that play alike share.
 type GameOutcome = (Vec<i64>, Option<crate::games::Seat>, Option<Vec<u32>>);
 
+/// An item graded: its result, its worst game (badness, index), and every
+/// game's outcome (none for an item the class tournament grades).
+type GradedItem = (ItemResult, Option<(f64, usize)>, Option<Vec<GameOutcome>>);
+
 /// Every game's outcome, in order.
 fn outcomes(report: &crate::runner::MatchReport) -> Vec<GameOutcome> {
     report
@@ -492,12 +496,7 @@ impl Grader<'_> {
         Ok(None)
     }
 
-    fn grade_item(
-        &self,
-        index: usize,
-        item: &Item,
-        me: &Entrant,
-    ) -> Result<(ItemResult, Option<(f64, usize)>, Option<Vec<GameOutcome>>), SetupError> {
+    fn grade_item(&self, index: usize, item: &Item, me: &Entrant) -> Result<GradedItem, SetupError> {
         let mut result = ItemResult {
             name: item.name.clone(),
             measure: item.measure,
