@@ -531,3 +531,31 @@ fn a_tournament_reads_an_lms_export_as_grading_does() {
     assert_eq!(dq, ["Bo Chen", "Cy Dee"], "{stderr}");
     assert!(stderr.contains("disqualified Bo Chen: "), "{stderr}");
 }
+
+/// The feedback an LMS shows a student says how the bot behaved, in plain
+/// words: its illegal moves (the gradebook's conduct), and a bot that plays
+/// like a house bot.
+#[test]
+fn lms_feedback_says_illegal_moves_and_a_house_bots_copy_in_words() {
+    let class = temp("moodle-feedback");
+    let f = |who: &str| class.join(format!("{who}_assignsubmission_file_"));
+    copy("en-garde/aggressive", &f("Ann Lee_101").join("bot.wasm"));
+    copy("hostile/illegal", &f("Bo Chen_103").join("bot.wasm"));
+    let (_, _, out) = grade_class(&class, &[]);
+    let sheet = std::fs::read_to_string(out.join("grades-moodle.csv")).unwrap();
+    let line = |who: &str| {
+        sheet
+            .lines()
+            .find(|l| l.contains(who))
+            .unwrap_or_else(|| panic!("no {who} in {sheet}"))
+            .to_string()
+    };
+    assert!(
+        line("Bo Chen").contains(" illegal moves in its games; each loses the round under the course's rule"),
+        "{sheet}"
+    );
+    assert!(
+        line("Ann Lee").contains("Plays like house:aggressive: every game ended exactly as house:aggressive's did"),
+        "{sheet}"
+    );
+}

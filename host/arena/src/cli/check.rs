@@ -328,7 +328,7 @@ fn smoke(args: &CheckArgs, loaded: Loaded) -> anyhow::Result<(String, bool)> {
     if totals.illegal > 0 {
         why.push(format!(
             "played {} illegal moves in {} of {} games (each loses the round under the course's rule)",
-            thousands(totals.illegal),
+            crate::grade::thousands(u64::from(totals.illegal)),
             totals.illegal_games,
             totals.games
         ));
@@ -429,19 +429,6 @@ fn tally(t: &mut Totals, outcome: &MatchOutcome, against: &str, duel: bool) {
             t.truncated_logs += usize::from(e["truncated"] == true);
         }
     }
-}
-
-/// `n` with a comma between thousands, as a reader counts.
-fn thousands(n: u32) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 fn stem(path: &Path) -> String {

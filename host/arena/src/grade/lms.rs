@@ -63,6 +63,32 @@ pub fn feedback(r: &GradeReport) -> String {
             parts.push(format!("{}: {} / {}", i.name, number(i.points), number(i.max_points)));
         }
     }
+    let c = &r.conduct;
+    if c.illegal_moves > 0 {
+        parts.push(format!(
+            "Played {} illegal move{} in its games; each loses the round under the course's rule",
+            super::thousands(u64::from(c.illegal_moves)),
+            if c.illegal_moves == 1 { "" } else { "s" }
+        ));
+    }
+    let forfeits = c.total_forfeits();
+    if forfeits > 0 && r.reason.is_none() {
+        let by: Vec<String> = c
+            .forfeits
+            .iter()
+            .filter(|(_, k)| **k > 0)
+            .map(|(reason, k)| format!("{k} {reason}"))
+            .collect();
+        parts.push(format!(
+            "Forfeited {} game{} ({})",
+            super::thousands(u64::from(forfeits)),
+            if forfeits == 1 { "" } else { "s" },
+            by.join(", ")
+        ));
+    }
+    if let Some(house) = &r.plays_like {
+        parts.push(format!("Plays like {house}: every game ended exactly as {house}'s did"));
+    }
     parts.push(format!("Total {} / {}", number(r.total), number(r.max_total)));
     parts.join("; ")
 }

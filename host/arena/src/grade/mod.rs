@@ -255,6 +255,19 @@ impl GradeReport {
     }
 }
 
+/// `n` with a comma between thousands, as a reader counts: 3,000.
+pub fn thousands(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// What a report says of a submission that plays like `house` (its
 /// `plays_like`): in the teacher's words and the student's.
 pub fn plays_like_note(house: &str) -> String {
