@@ -50,6 +50,11 @@ fn a_rust_panic_shows_its_message_and_its_location() {
             f.detail
         );
         assert!(!f.detail.contains("error while executing"), "{}", f.detail);
+        assert!(
+            f.detail.starts_with("panicked at hostile/panic/src/lib.rs:"),
+            "the bot's words, no wasm prefix: {}",
+            f.detail
+        );
     }
 }
 

@@ -1349,12 +1349,15 @@ fn classify(
         );
     }
     if let Some(trap) = trap {
+        // A Rust panic says where and why in the bot's own words: those,
+        // not the `unreachable` the panic ends in.
+        if let Some(panic) = state.log.last_panic() {
+            let at = panic.find("panicked at").unwrap_or(0);
+            return Fault::new(FaultKind::Trap, panic[at..].to_string());
+        }
         let mut detail = trap.to_string();
         if let Some(place) = where_trapped(&error) {
             detail = format!("{detail} {place}");
-        }
-        if let Some(panic) = state.log.last_panic() {
-            detail = format!("{detail}: {panic}");
         }
         return Fault::new(FaultKind::Trap, detail);
     }
