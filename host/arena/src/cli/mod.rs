@@ -55,7 +55,7 @@ pub enum Command {
     /// games against every house bot. Exit status 0: ready; 1: loads but forfeited; 2: rejected.
     #[command(allow_negative_numbers = true)]
     Check(check::CheckArgs),
-    /// Start a bot project in Rust, Python or JavaScript: one command builds it, the next plays it.
+    /// Start a bot project in Rust, Python, JavaScript or C: one command builds it, the next plays it.
     New(new::NewArgs),
     /// Make a bot component from a core module built for WASI preview 1 (C, C++).
     Componentize(componentize::ComponentizeArgs),

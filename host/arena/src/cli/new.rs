@@ -1,5 +1,5 @@
 //! `arena new`: a bot project a student can build with one command and
-//! play with the next, in Rust, Python or JavaScript.
+//! play with the next, in Rust, Python, JavaScript or C.
 //!
 //! Python and JavaScript projects are self-contained: the SDK and the WIT
 //! files are written into the project (embedded in this binary at build
@@ -225,7 +225,10 @@ pub fn run(args: NewArgs) -> anyhow::Result<()> {
         starter.game,
         opponents(starter.game)
     );
-    println!("Check it:   arena check {shown}/bot.wasm  (before you submit)");
+    println!(
+        "Check it:   arena check --game {} {shown}/bot.wasm  (before you submit)",
+        starter.game
+    );
     println!("Then read {shown}/README.md and make it better.");
     Ok(())
 }
@@ -278,18 +281,21 @@ fn twin_intro(starter: &Starter) -> String {
 
 fn readme(starter: &Starter, lang: &str, intro: &str, setup: &str) -> String {
     let game = starter.game;
+    let house = starter.house;
     let opponents = opponents(game);
     format!(
         "# A {lang} bot for {game}\n\n\
          {intro}\n\
-         Make it better, then check it and submit `bot.wasm`.\n\n\
+         Make it better, then check it and submit `bot.wasm`. Unchanged, it plays exactly like the\n\
+         house bot it copies: the grader sees that (\"plays like house:{house}\") and it earns nothing for\n\
+         beating that bot.\n\n\
          {setup}\
          ## Build, play, check\n\n\
          ```sh\n\
          ./build.sh                                    # writes bot.wasm\n\
          arena match --game {game} bot.wasm {opponents}\n\
          arena match --game {game} bot.wasm {opponents} --replay game.jsonl   # keep every move and your log\n\
-         arena check bot.wasm                          # what the teacher's grader will see\n\
+         arena check --game {game} bot.wasm            # what the teacher's grader will see\n\
          ```\n\n\
          Every game gets a fresh instance of your bot. The view of each call carries the legal\n\
          moves; the rules of {game} are in `docs/rules/{game}.md` of the arena's repository, and the\n\
