@@ -795,3 +795,23 @@ fn a_submission_that_plays_like_a_house_bot_is_flagged() {
         assert_eq!(flagged, row.starts_with("ann,"), "{row}");
     }
 }
+
+/// `--print-rubric` prints the game's default rubric, which grades exactly
+/// like no rubric at all when given back with `--rubric`.
+#[test]
+fn the_default_rubric_is_printed_and_grades_as_the_default() {
+    let out = arena(&["grade", "--game", "sugar", "--print-rubric"]);
+    assert!(out.status.success());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("game = \"sugar\"") && text.contains("[[item]]"), "{text}");
+    let file = arena_tests::temp("printed-rubric").join("rubric.toml");
+    std::fs::write(&file, &text).unwrap();
+    let grade = |extra: &[&str]| -> Value {
+        let bot = bot_arg("sugar/greedy");
+        let mut args = vec!["grade", "--game", "sugar", bot.as_str(), "--games", "4", "--json"];
+        args.extend(extra);
+        serde_json::from_slice(&arena(&args).stdout).unwrap()
+    };
+    let file = file.display().to_string();
+    assert_eq!(grade(&[])["items"], grade(&["--rubric", &file])["items"]);
+}

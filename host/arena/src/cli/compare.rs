@@ -288,7 +288,7 @@ pub fn table(title: &str, report: &CompareReport) -> String {
     for b in &report.bots {
         let forfeits = super::matches::forfeit_list(&b.forfeits);
         if let Some(p) = &b.positions {
-            let ci = format!("{:.2}-{:.2}", b.estimate.ci95[0], b.estimate.ci95[1]);
+            let ci = format!("{:.2} to {:.2}", b.estimate.ci95[0], b.estimate.ci95[1]);
             let _ = writeln!(
                 s,
                 "{:<width$}  {:>13.2}  {:>11}  {:>6.2}  {:>5}  {:>5}  {forfeits}",
@@ -298,7 +298,7 @@ pub fn table(title: &str, report: &CompareReport) -> String {
         }
         match b.record {
             None => {
-                let ci = format!("{:.2}-{:.2}", b.estimate.ci95[0], b.estimate.ci95[1]);
+                let ci = format!("{:.2} to {:.2}", b.estimate.ci95[0], b.estimate.ci95[1]);
                 let _ = writeln!(
                     s,
                     "{:<width$}  {:>10.2}  {:>15}  {:>6.2}  {forfeits}",

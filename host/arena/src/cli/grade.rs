@@ -21,8 +21,11 @@ pub struct GradeArgs {
     #[arg(long)]
     pub game: String,
     /// The submission: a .wasm component, or a folder holding one (its only .wasm, or the one nearest the top).
-    #[arg(value_name = "SUBMISSION")]
-    pub submission: PathBuf,
+    #[arg(value_name = "SUBMISSION", required_unless_present = "print_rubric")]
+    pub submission: Option<PathBuf>,
+    /// Print the rubric (the game's default, or --rubric's once checked) and grade nothing: a start for your own.
+    #[arg(long)]
+    pub print_rubric: bool,
     /// The rubric (TOML); the game's default rubric otherwise (see docs/grading.md).
     #[arg(long, value_name = "FILE")]
     pub rubric: Option<PathBuf>,
@@ -162,6 +165,13 @@ pub fn run(args: GradeArgs) -> anyhow::Result<()> {
     if let Some(illegal) = args.run.illegal {
         rubric.illegal = illegal;
     }
+    let Some(submission) = args.submission.clone().filter(|_| !args.print_rubric) else {
+        match &args.rubric {
+            Some(p) => print!("{}", std::fs::read_to_string(p)?),
+            None => print!("{}", game.default_rubric()),
+        }
+        return Ok(());
+    };
     let sandbox = args.run.sandbox(game)?;
     let grader = Grader {
         game,
@@ -169,13 +179,13 @@ pub fn run(args: GradeArgs) -> anyhow::Result<()> {
         rubric: &rubric,
         games: args.games.map_or(rubric.games, |g| g as usize),
     };
-    let student = student_of(&args.submission);
+    let student = student_of(&submission);
     // A folder (Gradescope's /autograder/submission): its one .wasm is the bot.
-    let chosen = if args.submission.is_dir() {
-        grade::submissions::choose(&args.submission)
+    let chosen = if submission.is_dir() {
+        grade::submissions::choose(&submission)
     } else {
         Ok(grade::submissions::Chosen {
-            path: args.submission.clone(),
+            path: submission.clone(),
             why: None,
         })
     };
@@ -189,7 +199,7 @@ pub fn run(args: GradeArgs) -> anyhow::Result<()> {
             r.chosen_because = c.why.clone();
             (r, e)
         }
-        Err(reason) => (grader.unusable(&student, &args.submission, reason.clone()), None),
+        Err(reason) => (grader.unusable(&student, &submission, reason.clone()), None),
     };
     report.elapsed = started.elapsed();
     if let Some(path) = &args.gradescope {

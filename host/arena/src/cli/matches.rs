@@ -210,7 +210,7 @@ fn results(game: &dyn GameDef, report: &MatchReport) -> String {
             "bot", "games", "mean score", "95% CI", "sd"
         );
         for b in &report.bots {
-            let ci = format!("{:.2}-{:.2}", b.score.ci95[0], b.score.ci95[1]);
+            let ci = format!("{:.2} to {:.2}", b.score.ci95[0], b.score.ci95[1]);
             let _ = writeln!(
                 s,
                 "{:<width$}  {:>6}  {:>10.2}  {:>15}  {:>6.2}  {}",

@@ -68,7 +68,7 @@ impl Standing {
     /// mean position, or won-drew-lost.
     pub fn measure_text(&self) -> String {
         if let Some(e) = self.score {
-            return format!("{:.2} [{:.2}-{:.2}]", e.mean, e.ci95[0], e.ci95[1]);
+            return format!("{:.2} [{:.2} to {:.2}]", e.mean, e.ci95[0], e.ci95[1]);
         }
         if let Some(p) = self.mean_position {
             return format!("{p:.2}");
@@ -78,8 +78,9 @@ impl Standing {
 
     /// Its rating with the 95% interval as the reports print it, `-` if none.
     pub fn rating_text(&self) -> String {
-        self.rating
-            .map_or("-".into(), |r| format!("{:.0} [{:.0}-{:.0}]", r.value, r.low, r.high))
+        self.rating.map_or("-".into(), |r| {
+            format!("{:.0} [{:.0} to {:.0}]", r.value, r.low, r.high)
+        })
     }
 
     /// Its forfeits as the reports print them, `trap 2, fuel 1` or `-`.
@@ -314,14 +315,14 @@ pub fn reading(rows: &[Standing]) -> Vec<String> {
             return Some((
                 x.low,
                 x.high,
-                format!("rating {:.0} [{:.0}-{:.0}]", x.value, x.low, x.high),
+                format!("rating {:.0} [{:.0} to {:.0}]", x.value, x.low, x.high),
             ));
         }
         r.score.map(|s| {
             (
                 s.ci95[0],
                 s.ci95[1],
-                format!("mean {:.2} [{:.2}-{:.2}]", s.mean, s.ci95[0], s.ci95[1]),
+                format!("mean {:.2} [{:.2} to {:.2}]", s.mean, s.ci95[0], s.ci95[1]),
             )
         })
     };
