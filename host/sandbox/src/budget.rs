@@ -9,6 +9,25 @@ use crate::Limits;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+/// Fuel in short units a student reads at a glance, three significant
+/// digits: 950, 12.3k, 2.12M, 500M, 44.0G. Every message and table of the
+/// arena writes fuel this way.
+pub fn fuel_amount(f: u64) -> String {
+    if f < 10_000 {
+        return f.to_string();
+    }
+    let (v, unit) = match f {
+        ..1_000_000 => (f as f64 / 1e3, "k"),
+        ..1_000_000_000 => (f as f64 / 1e6, "M"),
+        _ => (f as f64 / 1e9, "G"),
+    };
+    match v {
+        100.0.. => format!("{v:.0}{unit}"),
+        10.0.. => format!("{v:.1}{unit}"),
+        _ => format!("{v:.2}{unit}"),
+    }
+}
+
 /// The version of the fuel prices of this module: replays record it and
 /// compiled artifacts are keyed by it, since the same bot uses different
 /// fuel under other prices. 1: wasmtime's defaults (every operator 1, a
@@ -405,14 +424,15 @@ impl Meter {
         match self.budget {
             Budget::PerCall => format!(
                 "ran out of fuel: {what} used all of the {} allowed per call",
-                grant.allowance
+                fuel_amount(grant.allowance)
             ),
             Budget::Banked => format!(
-                "ran out of fuel: {what} used {}, over its allowance of {} (per-move budget {}) and the {} left in the bank",
-                grant.fuel(),
-                grant.allowance,
-                self.per_move,
-                grant.bank
+                "ran out of fuel: {what} used {}, over its allowance of {} (per-move budget {}) and the {} left in \
+                 the bank; a bot can read what is left with budget() and stop searching in time",
+                fuel_amount(grant.fuel()),
+                fuel_amount(grant.allowance),
+                fuel_amount(self.per_move),
+                fuel_amount(grant.bank)
             ),
         }
     }
@@ -502,6 +522,23 @@ mod price_tests {
 
     /// The backstop of a call of `fuel` covers its time at the worst rate
     /// four times over.
+    #[test]
+    fn fuel_reads_in_three_significant_digits() {
+        let shown: Vec<String> = [
+            950,
+            12_345,
+            2_115_100,
+            500_000_000,
+            700_000_000,
+            2_000_000_000,
+            44_000_000_000,
+        ]
+        .into_iter()
+        .map(fuel_amount)
+        .collect();
+        assert_eq!(shown, ["950", "12.3k", "2.12M", "500M", "700M", "2.00G", "44.0G"]);
+    }
+
     #[test]
     fn backstops_cover_four_times_the_worst_rate() {
         assert_eq!(backstop_for(700_000_000), std::time::Duration::from_secs(2));

@@ -18,6 +18,7 @@ pub mod wasi;
 
 pub use budget::{
     BACKSTOP_MARGIN, Budget, Call, CallRecord, HOST_CALL_FUEL, PRICES_VERSION, Usage, WORST_NS_PER_FUEL, backstop_for,
+    fuel_amount,
 };
 use budget::{Grant, HostWork, LOG_BYTE_FUEL, Meter};
 pub use cache::DiskCache;

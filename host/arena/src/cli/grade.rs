@@ -145,10 +145,10 @@ pub fn text(report: &GradeReport) -> String {
     }
     let _ = writeln!(
         s,
-        "  seed {}, {} games per item, fuel {} per call, arena {}, wasmtime {}, fuel prices {}, sha256 {}",
+        "  seed {}, {} games per item, fuel {} per move, arena {}, wasmtime {}, fuel prices {}, sha256 {}",
         report.seed,
         report.games,
-        report.limits.fuel,
+        crate::sandbox::fuel_amount(report.limits.fuel),
         report.arena_version,
         report.wasmtime_version,
         report.fuel_prices,

@@ -126,16 +126,7 @@ fn what_went_wrong(report: &MatchReport) -> String {
     s
 }
 
-/// Fuel in short units a student reads at a glance: 950, 12.3k, 2.7M, 44.0G.
-pub fn fuel_amount(f: u64) -> String {
-    let f64 = f as f64;
-    match f {
-        0..10_000 => f.to_string(),
-        10_000..10_000_000 => format!("{:.1}k", f64 / 1e3),
-        10_000_000..10_000_000_000 => format!("{:.1}M", f64 / 1e6),
-        _ => format!("{:.1}G", f64 / 1e9),
-    }
-}
+pub use crate::sandbox::fuel_amount;
 
 /// Per wasm bot: fuel per move against the per-move budget, start-up, and the bank.
 fn fuel_table(report: &MatchReport) -> String {

@@ -165,15 +165,7 @@ impl Conduct {
 
 /// Fuel in round words: 1.2M, 830k, 412.
 fn fuel_words(x: f64) -> String {
-    if x >= 1e9 {
-        format!("{:.2}G", x / 1e9)
-    } else if x >= 1e6 {
-        format!("{:.2}M", x / 1e6)
-    } else if x >= 1e4 {
-        format!("{:.0}k", x / 1e3)
-    } else {
-        format!("{x:.0}")
-    }
+    crate::sandbox::fuel_amount(x.round() as u64)
 }
 
 /// A graded submission.
