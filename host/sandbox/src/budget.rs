@@ -17,8 +17,8 @@ pub fn fuel_amount(f: u64) -> String {
         return f.to_string();
     }
     let (v, unit) = match f {
-        ..1_000_000 => (f as f64 / 1e3, "k"),
-        ..1_000_000_000 => (f as f64 / 1e6, "M"),
+        10_000..1_000_000 => (f as f64 / 1e3, "k"),
+        1_000_000..1_000_000_000 => (f as f64 / 1e6, "M"),
         _ => (f as f64 / 1e9, "G"),
     };
     match v {
