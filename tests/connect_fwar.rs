@@ -96,6 +96,10 @@ fn compare_bad_input_is_one_line() {
             vec!["compare", "--game", "connect-fwar", &garde],
             "a component for another world; expected world arena:bots/connect-fwar",
         ),
+        (
+            vec!["compare", "--game", "connect-fwar", &garde],
+            "this bot is for En Garde: play it with --game en-garde",
+        ),
         (vec!["compare", "--game", "en-garde", "house:random"], "--against"),
         (
             vec![

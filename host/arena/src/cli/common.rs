@@ -277,7 +277,17 @@ pub fn entrant(game: &dyn GameDef, sandbox: &Sandbox, spec: &str) -> anyhow::Res
         });
     }
     let path = PathBuf::from(spec);
-    let program = sandbox.load(&path, game.worlds())?;
+    let program = sandbox.load(&path, game.worlds()).map_err(|e| match e {
+        crate::sandbox::LoadError::WrongWorld { .. } => match other_game(sandbox, &path, game) {
+            Some(other) => anyhow::anyhow!(
+                "{e}: this bot is for {}: play it with --game {}",
+                other.title(),
+                other.name()
+            ),
+            None => e.into(),
+        },
+        e => e.into(),
+    })?;
     let stem = path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
@@ -286,6 +296,16 @@ pub fn entrant(game: &dyn GameDef, sandbox: &Sandbox, spec: &str) -> anyhow::Res
         name: stem,
         bot: BotRef::Wasm(Arc::new(program)),
     })
+}
+
+/// The game other than `game` whose world the file at `path` targets, if any:
+/// a student who gave the wrong `--game` learns which one is right.
+fn other_game(sandbox: &Sandbox, path: &std::path::Path, game: &dyn GameDef) -> Option<&'static dyn GameDef> {
+    crate::adapters::GAMES
+        .iter()
+        .copied()
+        .filter(|g| g.name() != game.name())
+        .find(|g| sandbox.load(path, g.worlds()).is_ok())
 }
 
 /// BOT arguments as entrants, with names made unique (`name#2`).
