@@ -503,3 +503,32 @@ fn componentize_refuses_what_it_cannot_make_a_bot_of_in_one_line() {
         "{stderr}"
     );
 }
+
+/// A Python syntax error stops `build.sh` in a second with Python's own
+/// message (file and line), and a failed build leaves no `bot.wasm` behind
+/// for the next match to play as if it were the new one.
+#[test]
+fn a_python_syntax_error_fails_the_build_at_once_and_leaves_no_stale_bot() {
+    let project = temp("new-syntax-error").join("bot");
+    let out = arena(&[
+        "new",
+        "--game",
+        "en-garde",
+        "--lang",
+        "python",
+        &project.display().to_string(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    std::fs::write(project.join("bot.wasm"), b"an old build").unwrap();
+    let mut app = std::fs::read_to_string(project.join("app.py")).unwrap();
+    app.push_str("\ndef broken(:\n");
+    std::fs::write(project.join("app.py"), app).unwrap();
+    let build = Command::new(project.join("build.sh")).output().expect("run build.sh");
+    let stderr = String::from_utf8_lossy(&build.stderr);
+    assert!(!build.status.success());
+    assert!(
+        stderr.contains("File \"app.py\", line") && stderr.contains("SyntaxError"),
+        "{stderr}"
+    );
+    assert!(!project.join("bot.wasm").exists(), "the old bot.wasm is gone");
+}

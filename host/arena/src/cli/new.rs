@@ -331,6 +331,8 @@ fn rust_project(starter: &Starter, name: &str) -> anyhow::Result<Vec<(String, St
             "build.sh".into(),
             format!(
                 "#!/usr/bin/env bash\n# Build the bot: bot.wasm, a WebAssembly component.\nset -euo pipefail\ncd \"$(dirname \"$0\")\"\n\
+                 # A failed build must not leave the last bot to be played as if it were this one.\n\
+                 rm -f bot.wasm\n\
                  rustup target list --installed 2>/dev/null | grep -q wasm32-wasip2 || rustup target add wasm32-wasip2\n\
                  # An explicit target folder: a CARGO_TARGET_DIR set elsewhere must not move the build.\n\
                  cargo build --release --target wasm32-wasip2 --target-dir target --quiet\n\
@@ -359,9 +361,13 @@ fn python_project(starter: &Starter) -> Vec<(String, String)> {
             "build.sh".into(),
             format!(
                 "#!/usr/bin/env bash\n# Build the bot: bot.wasm, a WebAssembly component with CPython inside.\nset -euo pipefail\ncd \"$(dirname \"$0\")\"\n\
+                 # A failed build must not leave the last bot to be played as if it were this one.\n\
+                 rm -f bot.wasm\n\
                  if ! command -v componentize-py >/dev/null; then\n\
                  \x20 echo \"build.sh: componentize-py is missing: python3 -m pip install componentize-py=={COMPONENTIZE_PY}\" >&2\n\
                  \x20 exit 1\nfi\n\
+                 # Python's own syntax check first: its error in a second, with the file and line.\n\
+                 python3 -m py_compile app.py\n\
                  componentize-py -d wit -w {game} componentize -p . app -o bot.wasm >/dev/null\n\
                  echo \"built bot.wasm\"\n",
                 game = starter.game
@@ -410,6 +416,8 @@ fn js_project(starter: &Starter, name: &str) -> Vec<(String, String)> {
         (
             "build.sh".into(),
             "#!/usr/bin/env bash\n# Build the bot: bot.wasm, a WebAssembly component with SpiderMonkey inside.\nset -euo pipefail\ncd \"$(dirname \"$0\")\"\n\
+                 # A failed build must not leave the last bot to be played as if it were this one.\n\
+                 rm -f bot.wasm\n\
              [ -d node_modules ] || npm install --no-audit --no-fund --loglevel=error\n\
              npm run --silent build\n\
              echo \"built bot.wasm\"\n"
@@ -465,6 +473,8 @@ fn c_project(starter: &Starter) -> Vec<(String, String)> {
             "build.sh".into(),
             format!(
                 "#!/usr/bin/env bash\n# Build the bot: bot.wasm, a WebAssembly component.\nset -euo pipefail\ncd \"$(dirname \"$0\")\"\n\
+                 # A failed build must not leave the last bot to be played as if it were this one.\n\
+                 rm -f bot.wasm\n\
                  for tool in clang wasm-ld; do\n\
                  \x20 command -v \"$tool\" >/dev/null || {{ echo \"build.sh: $tool is missing: apt-get install -y clang lld wasi-libc libclang-rt-14-dev-wasm32\" >&2; exit 1; }}\n\
                  done\n\
