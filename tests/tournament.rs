@@ -484,7 +484,7 @@ fn out_writes_an_index_with_the_bracket_standings_and_a_replay_of_each_forfeit()
         let wdl = format!("{}-{}-{}", s["wins"], s["draws"], s["losses"]);
         let rating = &s["rating"];
         let rating = format!(
-            "{:.0} [{:.0}-{:.0}]",
+            "{:.0} [{:.0} to {:.0}]",
             rating["value"].as_f64().unwrap(),
             rating["low"].as_f64().unwrap(),
             rating["high"].as_f64().unwrap()
