@@ -652,3 +652,31 @@ fn hostile_replays_logs_and_names_show_as_text_and_the_page_is_drawn() {
         "script ran"
     );
 }
+
+/// A round lost to an illegal move gets the legend's red mark on the
+/// scrubber ("forfeit or illegal"), not the gold one of a point.
+#[test]
+fn rounds_lost_to_an_illegal_move_get_the_red_mark() {
+    let dir = temp("browser-illegal");
+    let browser = browser();
+    let bots = [bot_arg("hostile/illegal"), "house:random".to_string()];
+    let (lines, page) = replay_page(&dir, "illegal", "en-garde", &bots, "1");
+    let illegal_rounds = lines
+        .iter()
+        .filter(|l| l["game"] == 0 && l["type"] == "round-end" && l["cause"] == "illegal-move")
+        .count();
+    assert!(illegal_rounds > 0, "the bot loses rounds to illegal moves");
+    let tab = open(&browser, &page);
+    let red = eval(&tab, "return document.querySelectorAll('#markers .forfeit').length;");
+    let gold = eval(&tab, "return document.querySelectorAll('#markers .point').length;");
+    assert_eq!(
+        red,
+        Value::from(illegal_rounds as u64),
+        "one red mark per illegal round"
+    );
+    assert_eq!(
+        gold,
+        Value::from(0u64),
+        "no point marks: every round was lost to an illegal move"
+    );
+}

@@ -49,8 +49,7 @@ fn a_bank_of_twice_the_budget_pays_three_moves_of_one_and_a_half_and_the_fourth_
             "three moves paid by the bank, then the fourth forfeits"
         );
         assert!(
-            f.detail
-                .contains(&format!("over its allowance of {MOVE} (per-move budget {MOVE})"))
+            f.detail.contains("over its allowance of 2.00M (per-move budget 2.00M)")
                 && f.detail.contains("left in the bank"),
             "the detail says what was used, the budget and the bank: {}",
             f.detail

@@ -213,3 +213,37 @@ fn a_bot_starting_with_more_memory_than_the_cap_is_told_the_numbers_and_the_flag
         "the bot starts with 1114112 bytes of memory, more than the cap of 1048576 bytes per bot; raise --memory",
     );
 }
+
+/// Every `arena new` project builds `bot.wasm`: in a match such a bot is
+/// named after its project's folder, so two projects are told apart.
+#[test]
+fn a_projects_bot_wasm_is_named_after_its_project() {
+    let dir = arena_tests::temp("two-projects");
+    for (project, kind) in [("ann-bot", "aggressive"), ("bo-bot", "cowardly")] {
+        std::fs::create_dir_all(dir.join(project)).unwrap();
+        std::fs::write(dir.join(project).join("build.sh"), "#!/bin/sh\n").unwrap();
+        std::fs::copy(
+            arena_tests::bot(&format!("en-garde/{kind}")),
+            dir.join(project).join("bot.wasm"),
+        )
+        .unwrap();
+    }
+    let bot = |p: &str| dir.join(p).join("bot.wasm").display().to_string();
+    let v = arena_tests::arena_json(&[
+        "match",
+        "--game",
+        "en-garde",
+        &bot("ann-bot"),
+        &bot("bo-bot"),
+        "--games",
+        "2",
+        "--json",
+    ]);
+    let names: Vec<&str> = v["bots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|b| b["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["ann-bot", "bo-bot"]);
+}

@@ -37,7 +37,7 @@ enum Expect {
 use Expect::*;
 use ForfeitReason::*;
 
-const FUEL_IN_A_MOVE: &str = "ran out of fuel: one move used 20000000";
+const FUEL_IN_A_MOVE: &str = "ran out of fuel: one move used 20.0M";
 const FUEL_AT_START: &str = "ran out of fuel: a start-up call used";
 const MEMORY: &str = "tried to grow memory beyond the cap of 16 MiB";
 const STACK: &str = "stack overflow (unbounded recursion?)";

@@ -559,3 +559,22 @@ fn lms_feedback_says_illegal_moves_and_a_house_bots_copy_in_words() {
         "{sheet}"
     );
 }
+
+/// A rejection in LMS feedback names the student's file as the student
+/// knows it, not the teacher's path to it.
+#[test]
+fn a_rejection_in_lms_feedback_names_the_file_not_the_teachers_path() {
+    let class = temp("moodle-rejected");
+    let folder = class.join("Cy Dee_104_assignsubmission_file_");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(folder.join("bot.wasm"), "print('hello')\n").unwrap();
+    copy(
+        "en-garde/aggressive",
+        &class.join("Ann Lee_101_assignsubmission_file_").join("bot.wasm"),
+    );
+    let (_, _, out) = grade_class(&class, &[]);
+    let sheet = std::fs::read_to_string(out.join("grades-moodle.csv")).unwrap();
+    let line = sheet.lines().find(|l| l.contains("Cy Dee")).expect("a row");
+    assert!(line.contains("Rejected: bot.wasm: not a WebAssembly file"), "{line}");
+    assert!(!line.contains(&class.display().to_string()), "{line}");
+}

@@ -288,14 +288,31 @@ pub fn entrant(game: &dyn GameDef, sandbox: &Sandbox, spec: &str) -> anyhow::Res
         },
         e => e.into(),
     })?;
-    let stem = path
+    let mut stem = path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| spec.to_string());
+    // Every `arena new` project builds `bot.wasm`: name such a bot after
+    // its project's folder, so two projects in one match are told apart.
+    if stem == "bot"
+        && let Some(project) = project_name(&path)
+    {
+        stem = project;
+    }
     Ok(Entrant {
         name: stem,
         bot: BotRef::Wasm(Arc::new(program)),
     })
+}
+
+/// The folder name of the `arena new` project (it has a `build.sh`) that
+/// `bot_wasm` was built in.
+fn project_name(bot_wasm: &std::path::Path) -> Option<String> {
+    let folder = std::fs::canonicalize(bot_wasm).ok()?.parent()?.to_path_buf();
+    if !folder.join("build.sh").is_file() {
+        return None;
+    }
+    Some(folder.file_name()?.to_string_lossy().into_owned())
 }
 
 /// The game other than `game` whose world the file at `path` targets, if any:

@@ -210,7 +210,10 @@
     switch (e.type) {
       case "forfeit": return "forfeit";
       case "illegal": return "forfeit";
-      case "round-end": return e.scorer === null || e.scorer === undefined ? "round" : "point";
+      case "round-end":
+        // A round lost to an illegal move is the offender's fault: the legend's red mark.
+        if (e.cause === "illegal-move") return "forfeit";
+        return e.scorer === null || e.scorer === undefined ? "round" : "point";
       case "step": return e.killed && e.killed.length ? "kill" : null;
       case "draw": return e.connected ? "point" : null;
       case "turn":
