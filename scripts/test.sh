@@ -4,4 +4,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
-cargo test --workspace "$@"
+# Every test binary runs even after one fails: one run shows every failure.
+cargo test --workspace --no-fail-fast "$@"

@@ -266,6 +266,10 @@ fn every_game_redraws_to_the_replays_end_in_chromium() {
         "2",
     );
     let tab = open(&browser, &page);
+    // It opens on the placed agents; Home goes back to the empty grid.
+    assert_eq!(eval(&tab, "return arenaView.at;"), Value::from(1u64));
+    tab.press_key("Home").expect("home");
+    wait_until(&tab, "return arenaView.at === 0;");
     for _ in 0..12 {
         tab.press_key("ArrowRight").expect("step");
     }
@@ -633,6 +637,9 @@ fn hostile_replays_logs_and_names_show_as_text_and_the_page_is_drawn() {
         .to_string()
     };
     select_game(&tab, 0);
+    eval(&tab, "document.activeElement.blur(); return true;");
+    tab.press_key("Home").expect("home");
+    wait_until(&tab, "return arenaView.at === 0;");
     let mut seen = String::new();
     let events = eval(&tab, "return arenaView.events.length;").as_u64().expect("events");
     for k in 0..events {
@@ -678,5 +685,12 @@ fn rounds_lost_to_an_illegal_move_get_the_red_mark() {
         gold,
         Value::from(0u64),
         "no point marks: every round was lost to an illegal move"
+    );
+    // The game opens on the first deal, not on an empty table.
+    assert_eq!(eval(&tab, "return arenaView.at;"), Value::from(1u64));
+    assert_eq!(
+        eval(&tab, "return arenaView.states[arenaView.at].hands[0].length;"),
+        Value::from(5u64),
+        "the first hand is on the table"
     );
 }

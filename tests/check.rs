@@ -115,10 +115,10 @@ fn a_match_says_illegal_moves_and_the_crash_in_the_bots_words() {
             && stdout.contains("illegal moves in 4 of 4 games: each loses the round under the course's rule"),
         "{stdout}"
     );
-    let crash = bot_arg("en-garde/crashes-py");
+    let crash = arena_tests::lang_bot("en-garde/crashes-py").display().to_string();
     let out = arena(&["match", "--game", "en-garde", &crash, "house:random", "--games", "2"]);
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{stdout}");
+    assert!(out.status.success(), "{stdout}{}", String::from_utf8_lossy(&out.stderr));
     assert!(
         stdout.contains("crashes-py forfeited 2 games (trap); the first, game 0: uncaught exception: "),
         "{stdout}"

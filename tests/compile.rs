@@ -106,7 +106,7 @@ fn code_within_the_shape_limits_is_still_stopped_at_the_compile_time_limit() {
 #[test]
 fn too_little_memory_to_compile_is_one_line_naming_the_flag() {
     // The Python bot's 18 MB take about 400 MB to compile.
-    let python = bot("en-garde/aggressive-py").display().to_string();
+    let python = arena_tests::lang_bot("en-garde/aggressive-py").display().to_string();
     let start = Instant::now();
     assert_one_line_error(
         &[

@@ -129,6 +129,12 @@ fn a_class_is_graded_fairly_with_a_gradebook_and_reports_per_student() {
         String::from_utf8_lossy(&out.stderr).contains("skipped")
             && String::from_utf8_lossy(&out.stderr).contains("notes.txt")
     );
+    let page = std::fs::read_to_string(out_dir.join("index.html")).unwrap();
+    assert_eq!(
+        page.matches("plays like house:aggressive").count(),
+        1,
+        "ann's row, not bo's"
+    );
     let book = std::fs::read_to_string(out_dir.join("gradebook.csv")).unwrap();
     let rows: Vec<&str> = book.lines().collect();
     assert_eq!(rows.len(), 1 + 5, "a header and one row per .wasm:\n{book}");
@@ -764,7 +770,12 @@ fn a_submission_that_plays_like_a_house_bot_is_flagged() {
         )
         .unwrap()
     };
-    assert_eq!(grade("en-garde/aggressive-py")["plays_like"], "house:aggressive");
+    // A twin in another language plays like its house bot too.
+    let python = arena_tests::lang_bot("en-garde/aggressive-py").display().to_string();
+    let v: Value =
+        serde_json::from_slice(&arena(&["grade", "--game", "en-garde", &python, "--games", "20", "--json"]).stdout)
+            .unwrap();
+    assert_eq!(v["plays_like"], "house:aggressive");
     assert_eq!(grade("en-garde/cowardly")["plays_like"], "house:cowardly");
     assert!(grade("hostile/illegal").get("plays_like").is_none());
     let class = arena_tests::temp("plays-like");
@@ -786,6 +797,12 @@ fn a_submission_that_plays_like_a_house_bot_is_flagged() {
     assert!(
         stderr.contains("note: ann plays like house:aggressive: every game of every item ended exactly as"),
         "{stderr}"
+    );
+    let page = std::fs::read_to_string(out_dir.join("index.html")).unwrap();
+    assert_eq!(
+        page.matches("plays like house:aggressive").count(),
+        1,
+        "ann's row, not bo's"
     );
     let book = std::fs::read_to_string(out_dir.join("gradebook.csv")).unwrap();
     let mut lines = book.lines();

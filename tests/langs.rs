@@ -7,25 +7,11 @@
 use arena::adapters;
 use arena::runner::{BotRef, Entrant, GameSetup, MatchOutcome, MatchSpec, run_match};
 use arena::sandbox::Sandbox;
-use arena_tests::{arena, arena_bin, root, temp, wasm_dir};
+use arena_tests::{arena, arena_bin, lang_bot, root, temp};
 use rand::{Rng, SeedableRng};
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::{Arc, OnceLock};
-
-/// Build the Python and JavaScript examples (once per test process).
-fn lang_bot(name: &str) -> PathBuf {
-    static BUILT: OnceLock<()> = OnceLock::new();
-    BUILT.get_or_init(|| {
-        wasm_dir();
-        let status = Command::new("bash")
-            .arg(root().join("example-bots/build-langs.sh"))
-            .status()
-            .expect("run example-bots/build-langs.sh");
-        assert!(status.success(), "building the Python and JavaScript examples failed");
-    });
-    wasm_dir().join(format!("{name}.wasm"))
-}
 
 /// One sandbox per game, under the game's default limits, sharing compiled
 /// bots between tests (each interpreter takes seconds to compile).

@@ -304,6 +304,20 @@ pub fn replay_index(page: &Path) -> serde_json::Value {
     serde_json::from_str(&html[start..end]).expect("the index is JSON")
 }
 
+/// Build the Python and JavaScript examples (once per test process).
+pub fn lang_bot(name: &str) -> PathBuf {
+    static BUILT: OnceLock<()> = OnceLock::new();
+    BUILT.get_or_init(|| {
+        wasm_dir();
+        let status = Command::new("bash")
+            .arg(root().join("example-bots/build-langs.sh"))
+            .status()
+            .expect("run example-bots/build-langs.sh");
+        assert!(status.success(), "building the Python and JavaScript examples failed");
+    });
+    wasm_dir().join(format!("{name}.wasm"))
+}
+
 /// Threads that keep every core busy while they live, so that a result
 /// that depends on the wall clock would come out differently.
 pub struct Load {

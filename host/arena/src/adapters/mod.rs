@@ -96,7 +96,7 @@ pub const TURN_LIMITS: Limits = Limits {
 /// President's default limits: a table's turns cost interpreted bots more
 /// (componentize-js twins used up to 16.3M in a move under fuel prices 2),
 /// so 2G per move keeps a 100-fold headroom (about 140 ms at most). A call of 2.2G takes
-/// at most 1.3 s at the worst measured rate: the backstop is 6 s.
+/// at most 1.4 s at the worst measured rate: the backstop is 6 s.
 pub const PRESIDENT_LIMITS: Limits = Limits {
     fuel: 2_000_000_000,
     start_fuel: 2_000_000_000,

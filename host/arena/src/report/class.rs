@@ -190,13 +190,14 @@ pub fn class_index(c: &ClassReport<'_>) -> String {
     // The gradebook.
     let _ = write!(
         s,
-        "<h2 id=\"gradebook\">Gradebook</h2>\n<div class=\"wide\"><table><thead><tr><th>student</th><th class=\"num\">total</th>"
+        "<h2 id=\"gradebook\">Gradebook</h2>\n<div class=\"wide\"><table class=\"gb\"><thead><tr><th>student</th><th class=\"num\">total</th>"
     );
     for item in &c.rubric.items {
         let _ = write!(
             s,
             "<th class=\"num\">{}<br><span class=\"muted\">max {}</span></th>",
-            esc(&item.name),
+            // A line may break after `house:` in a long item name.
+            esc(&item.name).replace(':', ":<wbr>"),
             points(item.max_points())
         );
     }
@@ -266,8 +267,12 @@ pub fn class_index(c: &ClassReport<'_>) -> String {
         match &r.reason {
             Some(reason) => {
                 // The reason in full is in the rejected table; here it would make every row tall.
-                let short: String = reason.chars().take(40).collect();
-                let more = if short.len() < reason.len() { "..." } else { "" };
+                // Without the path to the file, which the row already names.
+                let cause = reason
+                    .strip_prefix(r.file.as_str())
+                    .map_or(reason.as_str(), |rest| rest.trim_start_matches(": "));
+                let short: String = cause.chars().take(28).collect();
+                let more = if short.len() < cause.len() { "..." } else { "" };
                 let _ = writeln!(
                     s,
                     "<td class=\"why nw\" title=\"{}\"><a href=\"#rejected\">rejected</a>: {}{more}</td></tr>",
@@ -276,9 +281,12 @@ pub fn class_index(c: &ClassReport<'_>) -> String {
                 );
             }
             None => {
+                let plays_like = r.plays_like.as_deref().map_or(String::new(), |house| {
+                    format!(" <span class=\"why\">plays like {}</span>", esc(house))
+                });
                 let _ = writeln!(
                     s,
-                    "<td class=\"nw\"><span class=\"ok\">graded</span>{}</td></tr>",
+                    "<td class=\"nw\"><span class=\"ok\">graded</span>{}{plays_like}</td></tr>",
                     same_note(&r.student)
                 );
             }

@@ -468,6 +468,8 @@ a{color:#1a56c4}
 .ok{display:inline-block;background:#e6f4ea;color:#1b5e2c;border-radius:8px;padding:0 7px;font-size:.88em}
 .why{color:#8a0016}
 .wide{overflow-x:auto}
+.gb th{white-space:normal;max-width:8em}
+.gb td:last-child{min-width:12em}
 .nw{white-space:nowrap}
 ul.reading{margin:.3em 0 1em 1.2em;padding:0}
 details{margin:.25em 0;border:1px solid #e3e6ee;border-radius:6px;padding:.3em .8em}

@@ -163,7 +163,15 @@
     view.states = ArenaModel.redraw(view.header.game, parts.events);
     $("scrub").max = Math.max(0, view.events.length - 1);
     drawMarkers();
-    go(0);
+    go(opening());
+  }
+
+  // Where a game opens: the first state with the deal on the table. A
+  // `game-start` that deals nothing itself (En Garde deals at the round's
+  // start, Sugargame places agents next) shows an empty table.
+  function opening() {
+    const first = view.events[0];
+    return first && first.type === "game-start" && !first.hands && view.events.length > 1 ? 1 : 0;
   }
 
   // ---- controls ----

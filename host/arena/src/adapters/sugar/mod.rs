@@ -33,7 +33,7 @@ pub static ABOUT: About = About {
         fuel: MOVE_FUEL,
         bank: MOVE_FUEL,
         start_fuel: MOVE_FUEL,
-        // 88G at the worst measured rate takes 53 s: four times that.
+        // 88G at the worst measured rate takes 57 s: four times that.
         timeout: std::time::Duration::from_secs(240),
         ..Limits::DEFAULT
     },
