@@ -340,3 +340,31 @@ pub fn entrants(game: &dyn GameDef, sandbox: &Sandbox, specs: &[String]) -> anyh
     }
     Ok(out)
 }
+
+/// Read a class folder as grading and tournaments both do, saying on stderr
+/// how it was read and what was skipped; a folder with no submission is one
+/// line of error.
+pub fn read_class(dir: &std::path::Path) -> anyhow::Result<crate::grade::submissions::Class> {
+    let class = crate::grade::submissions::find(dir).map_err(|e| {
+        anyhow::anyhow!(
+            "{}: cannot read the submissions folder ({e}); give the folder that holds the students' files",
+            dir.display()
+        )
+    })?;
+    if class.submissions.is_empty() {
+        bail!(
+            "{}: no submissions in this folder (no .wasm file, no student folder); see docs/grading.md for the layouts read",
+            dir.display()
+        );
+    }
+    eprintln!(
+        "{}: {} students, read as {}",
+        class.root.display(),
+        class.submissions.len(),
+        class.layout.describe()
+    );
+    for s in &class.skipped {
+        eprintln!("skipped {s}");
+    }
+    Ok(class)
+}

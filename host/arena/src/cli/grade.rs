@@ -229,27 +229,7 @@ pub fn run_class(args: GradeClassArgs) -> anyhow::Result<()> {
             game.name()
         );
     }
-    let class = grade::submissions::find(&args.dir).map_err(|e| {
-        anyhow::anyhow!(
-            "{}: cannot read the submissions folder ({e}); give the folder that holds the students' files",
-            args.dir.display()
-        )
-    })?;
-    eprintln!(
-        "{}: {} students, read as {}",
-        class.root.display(),
-        class.submissions.len(),
-        class.layout.describe()
-    );
-    for s in &class.skipped {
-        eprintln!("skipped {s}");
-    }
-    if class.submissions.is_empty() {
-        bail!(
-            "{}: no submissions in this folder (no .wasm file, no student folder); see docs/grading.md for the layouts read",
-            args.dir.display()
-        );
-    }
+    let class = super::common::read_class(&args.dir)?;
     for s in &class.submissions {
         match &s.bot {
             Ok(c) => {

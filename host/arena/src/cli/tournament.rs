@@ -71,27 +71,7 @@ fn bot_specs(args: &TournamentArgs) -> anyhow::Result<Specs> {
     let mut specs: Vec<(String, Option<String>)> = args.bots.iter().map(|b| (b.clone(), None)).collect();
     let mut without = Vec::new();
     if let Some(dir) = &args.dir {
-        let class = crate::grade::submissions::find(dir).map_err(|e| {
-            anyhow::anyhow!(
-                "{}: cannot read the submissions folder ({e}); give the folder that holds the students' files",
-                dir.display()
-            )
-        })?;
-        if class.submissions.is_empty() {
-            bail!(
-                "{}: no submissions in this folder (no .wasm file, no student folder); see docs/grading.md for the layouts read",
-                dir.display()
-            );
-        }
-        eprintln!(
-            "{}: {} students, read as {}",
-            class.root.display(),
-            class.submissions.len(),
-            class.layout.describe()
-        );
-        for s in &class.skipped {
-            eprintln!("skipped {s}");
-        }
+        let class = super::common::read_class(dir)?;
         for s in class.submissions {
             match s.bot {
                 Ok(chosen) => specs.push((chosen.path.display().to_string(), Some(s.student))),
