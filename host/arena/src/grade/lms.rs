@@ -80,17 +80,11 @@ pub fn feedback(r: &GradeReport) -> String {
     }
     let forfeits = c.total_forfeits();
     if forfeits > 0 && r.reason.is_none() {
-        let by: Vec<String> = c
-            .forfeits
-            .iter()
-            .filter(|(_, k)| **k > 0)
-            .map(|(reason, k)| format!("{k} {reason}"))
-            .collect();
         parts.push(format!(
             "Forfeited {} game{} ({})",
             super::thousands(u64::from(forfeits)),
             if forfeits == 1 { "" } else { "s" },
-            by.join(", ")
+            c.forfeits_by_reason()
         ));
     }
     if let Some(house) = &r.plays_like {

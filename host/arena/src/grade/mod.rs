@@ -128,6 +128,17 @@ impl Conduct {
         }
     }
 
+    /// The forfeits of each reason that occurred: `3 trap, 1 fuel`.
+    pub fn forfeits_by_reason(&self) -> String {
+        let by: Vec<String> = self
+            .forfeits
+            .iter()
+            .filter(|(_, k)| **k > 0)
+            .map(|(r, k)| format!("{k} {r}"))
+            .collect();
+        by.join(", ")
+    }
+
     /// For people, in one line; `None` when no game was played.
     pub fn describe(&self) -> Option<String> {
         if self.games == 0 {
@@ -135,15 +146,11 @@ impl Conduct {
         }
         let forfeits = match self.total_forfeits() {
             0 => "no forfeits".to_string(),
-            n => {
-                let by: Vec<String> = self
-                    .forfeits
-                    .iter()
-                    .filter(|(_, k)| **k > 0)
-                    .map(|(r, k)| format!("{k} {r}"))
-                    .collect();
-                format!("{n} forfeit{} ({})", if n == 1 { "" } else { "s" }, by.join(", "))
-            }
+            n => format!(
+                "{n} forfeit{} ({})",
+                if n == 1 { "" } else { "s" },
+                self.forfeits_by_reason()
+            ),
         };
         let illegal = match self.illegal_moves {
             0 => String::new(),

@@ -248,17 +248,11 @@ pub fn class_index(c: &ClassReport<'_>) -> String {
             );
         } else {
             let forfeits = k.total_forfeits();
-            let by: Vec<String> = k
-                .forfeits
-                .iter()
-                .filter(|(_, n)| **n > 0)
-                .map(|(why, n)| format!("{n} {why}"))
-                .collect();
             let _ = write!(
                 s,
                 "<td class=\"num{}\" title=\"{}\">{forfeits}</td><td class=\"num\">{}</td><td class=\"num{}\">{}</td>",
                 if forfeits > 0 { " bad" } else { "" },
-                esc(&by.join(", ")),
+                esc(&k.forfeits_by_reason()),
                 k.illegal_moves,
                 if k.worst_share_of_budget > 1.0 { " bad" } else { "" },
                 esc(&k.worst_share_text())
