@@ -147,7 +147,12 @@
   }
 
   const ordinal = (n) => (!n ? "-" : n + (n % 10 === 1 && n % 100 !== 11 ? "st" : n % 10 === 2 && n % 100 !== 12 ? "nd" : n % 10 === 3 && n % 100 !== 13 ? "rd" : "th"));
-  const short = (f) => (f >= 1e9 ? (f / 1e9).toFixed(1) + "G" : f >= 1e6 ? (f / 1e6).toFixed(1) + "M" : f >= 1e4 ? (f / 1e3).toFixed(1) + "k" : String(f));
+  // Fuel as every command writes it (sandbox `fuel_amount`): 950, 12.3k, 2.12M, 500M, 44.0G.
+  const short = (f) => {
+    if (f < 1e4) return String(f);
+    const [v, unit] = f >= 1e9 ? [f / 1e9, "G"] : f >= 1e6 ? [f / 1e6, "M"] : [f / 1e3, "k"];
+    return v.toFixed(v >= 100 ? 0 : v >= 10 ? 1 : 2) + unit;
+  };
 
   function selectGame(i) {
     pause();
