@@ -247,3 +247,36 @@ fn a_projects_bot_wasm_is_named_after_its_project() {
         .collect();
     assert_eq!(names, ["ann-bot", "bo-bot"]);
 }
+
+/// A `--timeout` shorter than what lets fuel decide first is taken, with a
+/// warning that names the floor; a larger `--fuel` raises the default
+/// backstop with it (`arena games` shows the defaults).
+#[test]
+fn a_timeout_under_the_fuel_floor_is_warned_about() {
+    let out = arena(&aggressive_vs_random(&[
+        "--games",
+        "2",
+        "--timeout",
+        "1",
+        "--fuel",
+        "4000000000",
+    ]));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("warning: --timeout 1 s is less than the 11 s after which fuel decides first"),
+        "{stderr}"
+    );
+    let out = arena(&aggressive_vs_random(&[
+        "--games",
+        "2",
+        "--fuel",
+        "4000000000",
+        "--json",
+    ]));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(
+        v["limits"]["timeout"], 11.0,
+        "4.2G in one call at 0.65 ns a unit, four times over"
+    );
+}
