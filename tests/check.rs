@@ -28,6 +28,11 @@ fn an_example_bot_is_ready_to_submit() {
         assert!(out.contains(expect), "expected `{expect}` in:\n{out}");
     }
     assert!(out.lines().count() <= 24, "one screen:\n{out}");
+    assert_eq!(
+        out.lines().next(),
+        Some(bot.as_str()),
+        "the path as typed heads the report"
+    );
 }
 
 #[test]
@@ -123,4 +128,24 @@ fn a_match_says_illegal_moves_and_the_crash_in_the_bots_words() {
         stdout.contains("crashes-py forfeited 2 games (trap); the first, game 0: uncaught exception: "),
         "{stdout}"
     );
+    assert!(
+        stdout.contains("(--replay FILE, then arena view FILE, shows those games and crashes-py's whole log"),
+        "{stdout}"
+    );
+}
+
+/// A crash in `check` shows the end of the bot's log in that game: the
+/// traceback a student knows from running Python, without the runtime's
+/// own panic lines after it.
+#[test]
+fn a_crash_in_check_shows_the_end_of_the_traceback() {
+    let crash = arena_tests::lang_bot("en-garde/crashes-py").display().to_string();
+    let (code, out) = check(&[&crash, "--game", "en-garde"]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("    the bot's log in that game ended with:"), "{out}");
+    assert!(out.contains("    | Traceback (most recent call last):"), "{out}");
+    assert!(out.contains("    | KeyError: 'no such key'"), "{out}");
+    assert!(!out.contains("Python function threw"), "runtime noise:\n{out}");
+    assert!(!out.contains("RUST_BACKTRACE"), "runtime noise:\n{out}");
+    assert!(!out.contains("whole report"), "{out}");
 }

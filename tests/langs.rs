@@ -306,6 +306,16 @@ fn new_projects_build_with_one_command_and_play_like_their_house_bot() {
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         let said = String::from_utf8_lossy(&out.stdout);
         assert!(said.contains("build.sh") && said.contains("arena match"), "{said}");
+        // A project is handed out and moved: it must build without the arena checkout's paths.
+        let project = if lang == "rust" {
+            let manifest = std::fs::read_to_string(project.join("Cargo.toml")).expect("Cargo.toml");
+            assert!(!manifest.contains(&root().display().to_string()), "{manifest}");
+            let moved = dir.join(format!("{game}-{lang}-moved"));
+            std::fs::rename(&project, &moved).expect("move the project");
+            moved
+        } else {
+            project
+        };
         let build = Command::new(project.join("build.sh"))
             .env("ARENA", arena_bin())
             .output()

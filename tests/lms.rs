@@ -572,9 +572,41 @@ fn a_rejection_in_lms_feedback_names_the_file_not_the_teachers_path() {
         "en-garde/aggressive",
         &class.join("Ann Lee_101_assignsubmission_file_").join("bot.wasm"),
     );
+    copy(
+        "hostile/infinite-loop",
+        &class.join("Max Roe_105_assignsubmission_file_").join("loop.wasm"),
+    );
     let (_, _, out) = grade_class(&class, &[]);
     let sheet = std::fs::read_to_string(out.join("grades-moodle.csv")).unwrap();
     let line = sheet.lines().find(|l| l.contains("Cy Dee")).expect("a row");
     assert!(line.contains("Rejected: bot.wasm: not a WebAssembly file"), "{line}");
     assert!(!line.contains(&class.display().to_string()), "{line}");
+    // The fix is the project's build command, whatever the language: not Rust's cargo.
+    assert!(line.contains("./build.sh"), "{line}");
+    assert!(!line.contains("cargo"), "{line}");
+    // A smoke-game forfeit points to the page of that game, by its name in the report.
+    let line = sheet.lines().find(|l| l.contains("Max Roe")).expect("a row");
+    let smoke: Vec<String> = std::fs::read_dir(out.join("replays"))
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.ends_with("-smoke-game.html"))
+        .collect();
+    assert_eq!(smoke.len(), 1, "{smoke:?}");
+    assert!(
+        line.contains(&format!("; the game and the bot's whole log: replays/{}", smoke[0])),
+        "{line}"
+    );
+    // The report's table of rejections names the file as the student knows it too.
+    let index = std::fs::read_to_string(out.join("index.html")).unwrap();
+    // (The teacher's own report names each file by its path; the reasons do not.)
+    let start = index.find("<h2 id=\"rejected\">").expect("a table of rejections");
+    let end = index.find("<h2 id=\"students\">").expect("the students");
+    let rejections = &index[start..end];
+    assert!(!rejections.contains(&class.display().to_string()), "{rejections}");
+    let gradebook = &index[..start];
+    assert!(!gradebook.contains(&class.display().to_string()), "{gradebook}");
+    assert!(
+        index.contains("<td class=\"why\">bot.wasm: not a WebAssembly file"),
+        "{index}"
+    );
 }

@@ -93,7 +93,7 @@ fn en_garde_reprompts_on_typos_and_illegal_moves() {
     );
     assert!(ok, "{err}");
     assert!(
-        out.contains("Legal moves: 1f 2f 3f 5f"),
+        out.contains("Legal moves now: 1f 2f 3f 5f"),
         "? lists the legal moves:\n{out}"
     );
     assert!(out.contains("Type a card value and a direction"), "a typo re-prompts");
@@ -104,6 +104,50 @@ fn en_garde_reprompts_on_typos_and_illegal_moves() {
     assert!(out.contains("house:cowardly plays"), "the opponent's moves are told");
     assert!(out.contains("Score: you 0, opponent 0"));
     assert!(out.contains("You win") || out.contains("house:cowardly wins"), "{out}");
+}
+
+/// Every game answers `?`, `h`, `help` and `rules` with its rules, and
+/// `q`, `quit` and `exit` by leaving: one set of words for all four.
+#[test]
+fn every_game_answers_help_and_rules_and_leaves_on_the_same_words() {
+    for (game, vs) in [
+        ("en-garde", Some("house:random")),
+        ("connect-fwar", None),
+        ("sugar", Some("house:random")),
+        ("president", Some("house:random")),
+    ] {
+        for leave in ["q", "quit", "exit"] {
+            let mut args = vec!["play", "--game", game, "--seed", "5"];
+            if let Some(v) = vs {
+                args.extend(["--vs", v]);
+            }
+            let (_, out, _) = play(&args, "C", &format!("rules\nHELP\n?\nh\n{leave}\n"));
+            let rules = format!("How to play (docs/rules/{game}.md):");
+            assert_eq!(
+                out.matches(&rules).count(),
+                4,
+                "{game}: every help word shows the rules:\n{out}"
+            );
+            assert!(
+                out.trim_end().ends_with("You left the game."),
+                "{game}: `{leave}` leaves:\n{out}"
+            );
+        }
+    }
+}
+
+/// The person's own move is told as the opponent's is: what was played and where.
+#[test]
+fn en_garde_and_connect_fwar_echo_the_persons_move() {
+    let (_, out, _) = play(
+        &["play", "--game", "en-garde", "--vs", "house:cowardly", "--seed", "5"],
+        "C",
+        "1f\nq\n",
+    );
+    assert!(out.contains("You play 1 forward, to space 1."), "{out}");
+    // Seed 3 draws 6S first.
+    let (_, out, _) = play(&["play", "--game", "connect-fwar", "--seed", "3"], "C", "0\nq\n");
+    assert!(out.contains("> Placed on column 0."), "{out}");
 }
 
 #[test]

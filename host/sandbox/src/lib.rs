@@ -1344,10 +1344,7 @@ fn classify(
         }
         // An interpreter's exception ends in a trap whose wasm words help
         // no student; the exception's own line does.
-        return Fault::new(
-            FaultKind::Trap,
-            format!("uncaught exception: {exception}; the whole report is in the bot's log"),
-        );
+        return Fault::new(FaultKind::Trap, format!("uncaught exception: {exception}"));
     }
     if let Some(trap) = trap {
         // A Rust panic says where and why in the bot's own words: those,
@@ -1568,8 +1565,8 @@ fn first_line(error: &wasmtime::Error) -> String {
 
 fn describe_non_wasm(path: &Path, bytes: &[u8], world: &str) -> (String, String) {
     let build = format!(
-        "expected a component for world {world}: build the bot first (`cargo build --release --target wasm32-wasip2` \
-         for Rust; `arena new` writes a project with its build command for Rust, Python and JavaScript)"
+        "expected a component for world {world}: build the bot first with its project's build command \
+         (`./build.sh` in a project of `arena new`, for Rust, Python, JavaScript and C) and pass the .wasm it writes"
     );
     let source = |language: &str, how: &str| {
         (

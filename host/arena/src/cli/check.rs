@@ -182,8 +182,9 @@ struct Totals {
     max_bank: u64,
     max_log: usize,
     truncated_logs: usize,
-    /// Per reason: forfeits, and the first one's opponents, game and detail.
-    forfeits: BTreeMap<String, (u32, String)>,
+    /// Per reason: forfeits, the first one's opponents, game and detail,
+    /// and the last lines the bot logged in that game (a traceback's end).
+    forfeits: BTreeMap<String, (u32, String, Vec<String>)>,
     /// Illegal moves the games played on (the course's rule), the games
     /// with any, and the first such game's opponents and number.
     illegal: u32,
@@ -320,7 +321,7 @@ fn smoke(args: &CheckArgs, loaded: Loaded) -> anyhow::Result<(String, bool)> {
         );
         return Ok((s, ready));
     }
-    let n: u32 = totals.forfeits.values().map(|(c, _)| c).sum();
+    let n: u32 = totals.forfeits.values().map(|(c, _, _)| c).sum();
     let mut why = Vec::new();
     if n > 0 {
         why.push(format!("forfeited {n} of {} games", totals.games));
@@ -337,8 +338,14 @@ fn smoke(args: &CheckArgs, loaded: Loaded) -> anyhow::Result<(String, bool)> {
         why.push(format!("won none of {} games", totals.duels));
     }
     let _ = writeln!(s, "not ready: {}", why.join("; "));
-    for (reason, (count, first)) in &totals.forfeits {
+    for (reason, (count, first, log)) in &totals.forfeits {
         let _ = writeln!(s, "  {reason} ({count}): {first}");
+        if !log.is_empty() {
+            let _ = writeln!(s, "    the bot's log in that game ended with:");
+            for line in log {
+                let _ = writeln!(s, "    | {line}");
+            }
+        }
     }
     if let Some((against, index)) = &totals.first_illegal {
         let _ = writeln!(
@@ -401,7 +408,7 @@ fn tally(t: &mut Totals, outcome: &MatchOutcome, against: &str, duel: bool) {
             t.wins += b.wins;
         }
     }
-    for r in &report.results {
+    for (k, r) in report.results.iter().enumerate() {
         let mine = r.seats.iter().position(|&b| b == 0);
         let illegal = mine.and_then(|seat| r.illegal.get(seat)).copied().unwrap_or(0);
         if illegal > 0 {
@@ -413,10 +420,10 @@ fn tally(t: &mut Totals, outcome: &MatchOutcome, against: &str, duel: bool) {
             if r.seats.get(f.seat) != Some(&0) {
                 continue;
             }
-            let entry = t
-                .forfeits
-                .entry(f.reason.to_string())
-                .or_insert_with(|| (0, format!("{against}, game {}: {}", r.index, f.detail)));
+            let entry = t.forfeits.entry(f.reason.to_string()).or_insert_with(|| {
+                let log = outcome.events.get(k).map_or_else(Vec::new, |events| log_tail(events));
+                (0, format!("{against}, game {}: {}", r.index, f.detail), log)
+            });
             entry.0 += 1;
         }
     }
@@ -429,6 +436,41 @@ fn tally(t: &mut Totals, outcome: &MatchOutcome, against: &str, duel: bool) {
             t.truncated_logs += usize::from(e["truncated"] == true);
         }
     }
+}
+
+/// How many of the last lines of its log a forfeit shows: a Python or
+/// JavaScript traceback's end (the exception and the student's frames).
+const LOG_TAIL: usize = 8;
+
+/// The last lines the checked bot (the only wasm bot) logged in one game,
+/// each cut to a terminal's width.
+fn log_tail(events: &[serde_json::Value]) -> Vec<String> {
+    let lines: Vec<String> = events
+        .iter()
+        .filter(|e| e["type"] == "log")
+        .flat_map(|e| e["lines"].as_array().cloned().unwrap_or_default())
+        .filter_map(|l| l.as_str().map(str::to_string))
+        .filter(|l| !l.trim().is_empty() && !runtime_noise(l))
+        .collect();
+    lines[lines.len().saturating_sub(LOG_TAIL)..]
+        .iter()
+        .map(|l| {
+            if l.chars().count() > 160 {
+                l.chars().take(157).collect::<String>() + "..."
+            } else {
+                l.clone()
+            }
+        })
+        .collect()
+}
+
+/// Lines a language's runtime adds after the bot's own report, which say
+/// nothing to its author: componentize-py's panic once a Python exception
+/// escapes, and Rust's hint about a backtrace the sandbox cannot give.
+fn runtime_noise(line: &str) -> bool {
+    line.starts_with("note: run with `RUST_BACKTRACE=1`")
+        || line == "Python function threw an unexpected exception"
+        || (line.starts_with("thread '") && line.contains("panicked at runtime/src/"))
 }
 
 fn stem(path: &Path) -> String {

@@ -105,6 +105,7 @@ fn what_went_wrong(report: &MatchReport) -> String {
             );
         }
         let mut told = std::collections::BTreeSet::new();
+        let forfeited = !b.forfeits.is_empty() && b.fuel.is_some();
         for r in &report.results {
             for f in &r.forfeits {
                 if r.seats.get(f.seat) != Some(&i) || !told.insert(f.reason.as_str()) {
@@ -121,6 +122,13 @@ fn what_went_wrong(report: &MatchReport) -> String {
                     f.detail
                 );
             }
+        }
+        if forfeited {
+            let _ = writeln!(
+                s,
+                "  (--replay FILE, then arena view FILE, shows those games and {}'s whole log: tracebacks, its own prints)",
+                b.name
+            );
         }
     }
     s

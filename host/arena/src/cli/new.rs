@@ -116,6 +116,117 @@ const WIT: &[(&str, &str)] = &[
     ("president.wit", include_str!("../../../../wit/0.2.0/president.wit")),
 ];
 
+/// Files of the repository, by their path in it, embedded in the binary.
+macro_rules! repository_files {
+    ($($path:literal),* $(,)?) => {
+        &[$(($path, include_str!(concat!("../../../../", $path)))),*]
+    };
+}
+
+/// The Rust SDK and the crates it builds on, copied into every Rust project
+/// (under `arena-sdk/`, in the repository's layout, so their relative paths
+/// hold): a project builds wherever it is moved or handed out, with no
+/// arena checkout. A test checks that the list is every file of those folders.
+const RUST_SDK: &[(&str, &str)] = repository_files![
+    "bot-sdk/Cargo.toml",
+    "bot-sdk/src/lib.rs",
+    "bot-sdk/src/tests.rs",
+    "bot-sdk/src/connect_fwar.rs",
+    "bot-sdk/src/en_garde.rs",
+    "bot-sdk/src/president.rs",
+    "bot-sdk/src/sugar.rs",
+    "host/core/Cargo.toml",
+    "host/core/src/lib.rs",
+    "host/games/Cargo.toml",
+    "host/games/src/lib.rs",
+    "host/games/src/connect_fwar/house.rs",
+    "host/games/src/connect_fwar/mod.rs",
+    "host/games/src/connect_fwar/rules.rs",
+    "host/games/src/connect_fwar/tests.rs",
+    "host/games/src/en_garde/house.rs",
+    "host/games/src/en_garde/mod.rs",
+    "host/games/src/en_garde/rules.rs",
+    "host/games/src/en_garde/tests.rs",
+    "host/games/src/president/house.rs",
+    "host/games/src/president/mod.rs",
+    "host/games/src/president/rules.rs",
+    "host/games/src/president/tests.rs",
+    "host/games/src/sugar/house.rs",
+    "host/games/src/sugar/mod.rs",
+    "host/games/src/sugar/rules.rs",
+    "host/games/src/sugar/tests.rs",
+];
+
+/// The arena's workspace manifest: the versions its crates inherit.
+const WORKSPACE_MANIFEST: &str = include_str!("../../../../Cargo.toml");
+
+/// Where a Rust project keeps its copy of the SDK.
+const VENDORED: &str = "arena-sdk";
+
+/// A crate's manifest made standalone: every `x.workspace = true` (in
+/// `[package]` and the dependency tables) replaced by the workspace's value,
+/// since the copied crate has no arena workspace around it.
+fn standalone_manifest(manifest: &str, workspace: &str) -> anyhow::Result<String> {
+    use toml::{Table, Value};
+    let mut crate_: Table = manifest.parse().context("a bot SDK manifest")?;
+    let workspace: Table = workspace.parse().context("the arena's workspace manifest")?;
+    let inherited = |v: &Value| v.get("workspace").and_then(Value::as_bool) == Some(true);
+    let section = |name: &str| {
+        workspace
+            .get("workspace")
+            .and_then(|w| w.get(name))
+            .and_then(Value::as_table)
+            .cloned()
+            .unwrap_or_default()
+    };
+    let (package, dependencies) = (section("package"), section("dependencies"));
+    if let Some(p) = crate_.get_mut("package").and_then(Value::as_table_mut) {
+        for (key, value) in p.iter_mut() {
+            if inherited(value) {
+                *value = package
+                    .get(key)
+                    .cloned()
+                    .with_context(|| format!("package.{key} is not in the workspace"))?;
+            }
+        }
+    }
+    for table in ["dependencies", "dev-dependencies", "build-dependencies"] {
+        let Some(deps) = crate_.get_mut(table).and_then(Value::as_table_mut) else {
+            continue;
+        };
+        for (name, value) in deps.iter_mut() {
+            if !inherited(value) {
+                continue;
+            }
+            let mut resolved = match dependencies.get(name) {
+                Some(Value::String(version)) => {
+                    let mut t = Table::new();
+                    t.insert("version".into(), Value::String(version.clone()));
+                    t
+                }
+                Some(Value::Table(t)) => t.clone(),
+                _ => anyhow::bail!("dependency {name} is not in the workspace"),
+            };
+            // The crate's own features add to the workspace's.
+            if let Some(Value::Array(extra)) = value.get("features") {
+                let features = resolved.entry("features").or_insert_with(|| Value::Array(Vec::new()));
+                if let Value::Array(f) = features {
+                    f.extend(extra.iter().filter(|x| !f.contains(x)).cloned().collect::<Vec<_>>());
+                }
+            }
+            if let Some(optional) = value.get("optional") {
+                resolved.insert("optional".into(), optional.clone());
+            }
+            *value = Value::Table(resolved);
+        }
+    }
+    Ok(format!(
+        "# Copied by `arena new` from arena {}: the SDK your bot builds on. Leave it as it is.\n{}",
+        env!("CARGO_PKG_VERSION"),
+        toml::to_string(&crate_)?
+    ))
+}
+
 const PYTHON_SDK: &[(&str, &str)] = &[
     (
         "__init__.py",
@@ -308,19 +419,16 @@ fn readme(starter: &Starter, lang: &str, intro: &str, setup: &str) -> String {
 }
 
 fn rust_project(starter: &Starter, name: &str) -> anyhow::Result<Vec<(String, String)>> {
-    let sdk = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../bot-sdk");
-    let sdk = sdk.canonicalize().unwrap_or(sdk);
-    let sdk = sdk.display().to_string().replace('\\', "/");
     let crate_file = name.replace('-', "_");
     let module = starter.game.replace('-', "_");
-    Ok(vec![
+    let mut files: Vec<(String, String)> = vec![
         (
             "Cargo.toml".into(),
             format!(
                 "[package]\nname = \"{name}\"\nversion = \"0.1.0\"\nedition = \"2024\"\npublish = false\n\n\
                  [lib]\ncrate-type = [\"cdylib\"]\n\n\
-                 [dependencies]\n# The arena's bot SDK, from the arena checkout this project was made with.\n\
-                 arena-bot-sdk = {{ path = \"{sdk}\" }}\n\n\
+                 [dependencies]\n# The arena's bot SDK, copied into this project by `arena new`.\n\
+                 arena-bot-sdk = {{ path = \"{VENDORED}/bot-sdk\" }}\n\n\
                  # Small components: about 60 KB instead of 2.5 MB.\n\
                  [profile.release]\nopt-level = \"s\"\nlto = true\ncodegen-units = 1\nstrip = true\n\n\
                  # A workspace of its own, even inside another one.\n[workspace]\n"
@@ -347,11 +455,26 @@ fn rust_project(starter: &Starter, name: &str) -> anyhow::Result<Vec<(String, St
                 "Rust",
                 &twin_intro(starter),
                 &format!(
-                    "Your code is `src/lib.rs`; the SDK's documentation: `cargo doc --open` (module `arena_bot_sdk::{module}`).\n\n"
+                    "Your code is `src/lib.rs`; the SDK's documentation: `cargo doc --open` (module `arena_bot_sdk::{module}`).\n\
+                     `{VENDORED}/` is a copy of the SDK and the game rules it calls, so the project builds wherever it is;\n\
+                     leave it as it is.\n\n"
                 ),
             ),
         ),
-    ])
+    ];
+    for (path, text) in RUST_SDK {
+        let text = if path.ends_with("Cargo.toml") {
+            standalone_manifest(text, WORKSPACE_MANIFEST)?
+        } else {
+            text.to_string()
+        };
+        files.push((format!("{VENDORED}/{path}"), text));
+    }
+    files.extend(
+        WIT.iter()
+            .map(|(f, t)| (format!("{VENDORED}/wit/0.2.0/{f}"), t.to_string())),
+    );
+    Ok(files)
 }
 
 fn python_project(starter: &Starter) -> Vec<(String, String)> {
@@ -534,6 +657,57 @@ mod tests {
         assert_eq!(crate_name(Path::new("/x/My Bot")), "my-bot");
         assert_eq!(crate_name(Path::new("2025_fencer")), "bot-2025-fencer");
         assert_eq!(crate_name(Path::new("élan")), "lan");
+    }
+
+    /// The copy of the Rust SDK a project gets is every file of the SDK and
+    /// the crates it builds on: a file added there and not here would break
+    /// every new Rust project.
+    #[test]
+    fn the_vendored_rust_sdk_is_every_file_of_its_crates() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+        let mut on_disk = Vec::new();
+        fn walk(root: &Path, dir: &Path, out: &mut Vec<String>) {
+            for entry in std::fs::read_dir(dir).expect("a source folder") {
+                let path = entry.expect("an entry").path();
+                if path.is_dir() {
+                    walk(root, &path, out);
+                } else {
+                    out.push(path.strip_prefix(root).expect("inside").display().to_string());
+                }
+            }
+        }
+        for crate_dir in ["bot-sdk/src", "host/core/src", "host/games/src"] {
+            walk(&root, &root.join(crate_dir), &mut on_disk);
+        }
+        on_disk.extend(["bot-sdk/Cargo.toml", "host/core/Cargo.toml", "host/games/Cargo.toml"].map(String::from));
+        on_disk.sort();
+        let mut listed: Vec<String> = RUST_SDK.iter().map(|(p, _)| p.to_string()).collect();
+        listed.sort();
+        assert_eq!(listed, on_disk);
+        let wit: Vec<String> = std::fs::read_dir(root.join("wit/0.2.0"))
+            .expect("wit/0.2.0")
+            .map(|e| e.expect("an entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(wit.len(), WIT.len(), "{wit:?}");
+    }
+
+    /// A copied manifest inherits nothing: versions and features come from the workspace.
+    #[test]
+    fn a_vendored_manifest_stands_alone() {
+        let games = RUST_SDK
+            .iter()
+            .find(|(p, _)| *p == "host/games/Cargo.toml")
+            .expect("listed")
+            .1;
+        let text = standalone_manifest(games, WORKSPACE_MANIFEST).expect("rewritten");
+        assert!(!text.contains("workspace"), "{text}");
+        let t: toml::Table = text.parse().expect("TOML");
+        assert_eq!(t["package"]["edition"].as_str(), Some("2024"));
+        assert_eq!(t["dependencies"]["arena-core"]["path"].as_str(), Some("../core"));
+        assert_eq!(t["dependencies"]["rand"]["version"].as_str(), Some("0.9"));
+        assert_eq!(t["dependencies"]["rand"]["default-features"].as_bool(), Some(false));
+        let features = t["dependencies"]["rand"]["features"].as_array().expect("features");
+        assert!(features.iter().any(|f| f.as_str() == Some("std")), "{text}");
     }
 
     #[test]

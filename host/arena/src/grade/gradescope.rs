@@ -271,7 +271,7 @@ pub fn results(report: &GradeReport, rubric: &Rubric, class_rating: Option<f64>)
         .iter()
         .filter(|i| i.status != "pending")
         .all(|i| i.visibility.or(top).unwrap_or(Visibility::Visible) == Visibility::Visible);
-    let mut output = match &report.reason {
+    let mut output = match report.reason_for_student(None) {
         Some(reason) => format!("Submission rejected, no points: {reason}"),
         None if all_shown => format!("{} / {} points.", report.total, report.max_total),
         None => "Graded. Some results are not shown (yet), so neither is the total.".to_string(),

@@ -53,14 +53,7 @@ fn number(x: f64) -> String {
 /// One line of feedback: each item's points, and why a submission was rejected.
 pub fn feedback(r: &GradeReport) -> String {
     let mut parts = Vec::new();
-    if let Some(reason) = &r.reason {
-        // The student knows the file by its name, not the teacher's path to it.
-        let name = std::path::Path::new(&r.file)
-            .file_name()
-            .map_or(r.file.clone(), |n| n.to_string_lossy().into_owned());
-        let reason = reason
-            .strip_prefix(r.file.as_str())
-            .map_or(reason.clone(), |rest| format!("{name}{rest}"));
+    if let Some(reason) = r.reason_for_student(Some(crate::report::REPLAYS)) {
         parts.push(format!("Rejected: {reason}"));
     }
     for i in r.items.iter().filter(|i| i.visible) {

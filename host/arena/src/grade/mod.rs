@@ -247,11 +247,40 @@ pub struct GradeReport {
 }
 
 impl GradeReport {
+    /// Why the submission was rejected, as its student reads it: the file
+    /// by its name rather than the teacher's path to it, and, when the class
+    /// report's replay pages are in `replays` (a folder beside the report),
+    /// the page of the smoke game that rejected it, where the bot's whole
+    /// log is.
+    pub fn reason_for_student(&self, replays: Option<&str>) -> Option<String> {
+        let reason = self.reason.as_ref()?;
+        let name = Path::new(&self.file)
+            .file_name()
+            .map_or(self.file.clone(), |n| n.to_string_lossy().into_owned());
+        let mut said = match reason.strip_prefix(self.file.as_str()) {
+            Some(rest) if !self.file.is_empty() => format!("{name}{rest}"),
+            _ => reason.clone(),
+        };
+        if let (true, Some(dir)) = (self.smoke_forfeited, replays) {
+            said.push_str(&format!(
+                "; the game and the bot's whole log: {dir}/{}",
+                smoke_replay_file(&self.folder)
+            ));
+        }
+        Some(said)
+    }
+
     fn recount(&mut self) {
         let counted = self.items.iter().filter(|i| i.status != "pending");
         self.total = counted.clone().map(|i| i.points).sum();
         self.max_total = counted.map(|i| i.max_points).sum();
     }
+}
+
+/// The replay page of a submission's smoke game in a class report's
+/// replay folder, named after the submission's folder in the report.
+pub fn smoke_replay_file(folder: &str) -> String {
+    format!("{folder}-smoke-game.html")
 }
 
 /// `n` with a comma between thousands, as a reader counts: 3,000.
@@ -361,6 +390,9 @@ impl Grader<'_> {
 
     fn rejected(&self, mut report: GradeReport, reason: String) -> GradeReport {
         report.status = "rejected";
+        report.reason = Some(reason);
+        // Item notes reach students (Gradescope's tests, the class page): the file by its name.
+        let reason = report.reason_for_student(None).unwrap_or_default();
         report.items = self
             .rubric
             .items
@@ -393,7 +425,6 @@ impl Grader<'_> {
                 conduct: None,
             })
             .collect();
-        report.reason = Some(reason);
         report.recount();
         report
     }

@@ -71,6 +71,17 @@ impl Terminal {
     }
 }
 
+/// Whether an answer asks for help (the rules and what may be played now):
+/// `?`, `h`, `help` or `rules`, the same in every game.
+pub fn asks_for_help(answer: &str) -> bool {
+    matches!(answer.to_ascii_lowercase().as_str(), "?" | "h" | "help" | "rules")
+}
+
+/// Whether an answer leaves the game: `q`, `quit` or `exit`, the same in every game.
+pub fn asks_to_leave(answer: &str) -> bool {
+    matches!(answer.to_ascii_lowercase().as_str(), "q" | "quit" | "exit")
+}
+
 /// Whether the locale says the terminal speaks UTF-8 (`LC_ALL`, then `LC_CTYPE`, then `LANG`).
 pub fn locale_is_utf8() -> bool {
     let locale = ["LC_ALL", "LC_CTYPE", "LANG"]

@@ -32,7 +32,7 @@ pub fn class_pages<'a>(
             jobs.push((
                 ClassPage { student: s, item: None },
                 PageJob {
-                    file: format!("{}-smoke-game.html", report.folder),
+                    file: crate::grade::smoke_replay_file(&report.folder),
                     title: format!(
                         "{student} vs {}: the smoke game, whose forfeit rejected the submission",
                         against.join(", ")
@@ -258,19 +258,20 @@ pub fn class_index(c: &ClassReport<'_>) -> String {
                 esc(&k.worst_share_text())
             );
         }
-        match &r.reason {
+        match r.reason_for_student(None) {
             Some(reason) => {
                 // The reason in full is in the rejected table; here it would make every row tall.
-                // Without the path to the file, which the row already names.
-                let cause = reason
-                    .strip_prefix(r.file.as_str())
+                // Without the file's name, which the row already names.
+                let name = std::path::Path::new(&r.file).file_name().map(|n| n.to_string_lossy());
+                let cause = name
+                    .and_then(|n| reason.strip_prefix(n.as_ref()))
                     .map_or(reason.as_str(), |rest| rest.trim_start_matches(": "));
                 let short: String = cause.chars().take(28).collect();
                 let more = if short.len() < cause.len() { "..." } else { "" };
                 let _ = writeln!(
                     s,
                     "<td class=\"why nw\" title=\"{}\"><a href=\"#rejected\">rejected</a>: {}{more}</td></tr>",
-                    esc(reason),
+                    esc(&reason),
                     esc(&short)
                 );
             }
@@ -310,7 +311,7 @@ pub fn class_index(c: &ClassReport<'_>) -> String {
                 "<tr><td><a href=\"#{}\">{}</a></td><td class=\"why\">{}</td><td>{link}</td></tr>",
                 anchor("student", &r.folder),
                 esc(&r.student),
-                esc(r.reason.as_deref().unwrap_or("")),
+                esc(&r.reason_for_student(None).unwrap_or_default()),
             );
         }
         let _ = writeln!(s, "</tbody></table>");

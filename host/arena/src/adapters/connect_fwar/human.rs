@@ -2,7 +2,7 @@
 
 use crate::games::Failure;
 use crate::games::connect_fwar::{Board, COLUMNS, GameInfo, HEIGHT, Player, View};
-use crate::human::Terminal;
+use crate::human::{Terminal, asks_for_help, asks_to_leave};
 
 /// Draw the board, top row first.
 pub fn render_board(board: &Board, unicode: bool) -> String {
@@ -18,6 +18,16 @@ pub fn render_board(board: &Board, unicode: bool) -> String {
     s.push_str("   +-----+-----+-----+-----+\n");
     s
 }
+
+const HELP: &str = "\
+How to play (docs/rules/connect-fwar.md):
+  Each turn you draw a card and put it on one of four columns (0-3), or discard it (d).
+  A card goes on a column only if its rank is at least the top card's (any card fits
+  an empty column). Ace is 1, Jack 11, Queen 12, King 13.
+  Make a connected four: a full row, column or diagonal in which every neighbouring
+  pair shares a suit or a rank, or differs by one in rank. The game ends there and
+  scores the cards left in the deck (48 is perfect); an empty deck scores 0.
+  q leaves the game.";
 
 /// A person choosing columns at the terminal.
 pub struct HumanPlayer {
@@ -63,15 +73,21 @@ impl Player for HumanPlayer {
             view.discard.len()
         ));
         loop {
-            let Some(answer) = self.term.ask("Column (0-3, or d to discard)> ") else {
+            let Some(answer) = self.term.ask("Column (0-3, or d to discard; ? for help, q to leave)> ") else {
                 return Err(self.term.leave());
             };
             let answer = answer.to_ascii_lowercase();
             if answer == "d" || answer == "discard" {
                 return Ok(-1);
             }
-            if answer == "q" || answer == "quit" {
+            if asks_to_leave(&answer) {
                 return Err(self.term.leave());
+            }
+            if asks_for_help(&answer) {
+                self.term.say(HELP);
+                self.term
+                    .say(&format!("Now: you drew {}; {fits_text}.", view.card.label(u)));
+                continue;
             }
             match answer.parse::<i64>() {
                 Ok(c) if (0..COLUMNS as i64).contains(&c) => {
@@ -118,8 +134,10 @@ impl crate::games::EventSink for Narrator {
                     "diagonal" => "the diagonal".to_string(),
                     _ => "the other diagonal".to_string(),
                 };
+                self.term.say(&format!("Placed on column {}.", e["placed"]));
                 self.term.say(&format!("\nConnected four in {which}!"));
             }
+            "draw" => self.term.say(&format!("Placed on column {}.", e["placed"])),
             "game-end" => {
                 let score = e["score"].as_i64().unwrap_or(0);
                 if score > 0 {

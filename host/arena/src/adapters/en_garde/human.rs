@@ -4,7 +4,7 @@ use crate::games::en_garde::{
     Direction, Fencer, GameInfo, Illegal, Move, POINTS_TO_WIN, RoundInfo, STRIP_LENGTH, View, check_move,
 };
 use crate::games::{EventSink, Failure, Seat};
-use crate::human::Terminal;
+use crate::human::{Terminal, asks_for_help, asks_to_leave};
 use serde_json::Value;
 
 /// Draw the strip with both fencers: `Y` for you, `O` for the opponent.
@@ -96,16 +96,19 @@ impl Fencer for HumanFencer {
         self.term.say(&format!("Your hand: {}", hand.join(" ")));
         let legal: Vec<String> = view.legal_moves().into_iter().map(move_text).collect();
         loop {
-            let Some(answer) = self.term.ask("Your move (card and f/b, e.g. 3f; ? lists moves)> ") else {
+            let Some(answer) = self
+                .term
+                .ask("Your move (card and f/b, e.g. 3f; ? for help, q to leave)> ")
+            else {
                 return Err(self.term.leave());
             };
-            match answer.as_str() {
-                "q" | "quit" => return Err(self.term.leave()),
-                "?" | "h" | "help" => {
-                    self.term.say(&format!("Legal moves: {}", legal.join(" ")));
-                    continue;
-                }
-                _ => {}
+            if asks_to_leave(&answer) {
+                return Err(self.term.leave());
+            }
+            if asks_for_help(&answer) {
+                self.term.say(HELP);
+                self.term.say(&format!("Legal moves now: {}", legal.join(" ")));
+                continue;
             }
             let Some(mv) = parse_move(&answer) else {
                 self.term
@@ -127,6 +130,16 @@ impl Fencer for HumanFencer {
         }
     }
 }
+
+const HELP: &str = "\
+How to play (docs/rules/en-garde.md):
+  The strip has spaces 0 to 22; you and your opponent start at opposite ends.
+  Each turn play one card of your hand and move exactly its value, forward (f,
+  towards your opponent) or back (b), e.g. 3f. You may not leave the strip or pass
+  your opponent. Landing exactly on your opponent is a hit: you score the round.
+  When the deck runs out, whoever advanced farther from their start scores.
+  In the standard variant a defender holding a card of the attack's value parries
+  it. An illegal move loses the round. First to 5 points wins. q leaves the game.";
 
 /// Tells the person what happens: the opponent's moves, hits, points and the end.
 pub struct Narrator {
@@ -181,6 +194,13 @@ impl EventSink for Narrator {
             }
             "move" if e["parried"] == true => {
                 self.term.say(&format!("Your attack is parried by {}.", self.opponent));
+            }
+            // The person's own move, as they will read the opponent's: what
+            // was played and where it landed.
+            "move" => {
+                let dir = e["direction"].as_str().unwrap_or("");
+                let to = &e["positions"][seat as usize];
+                self.term.say(&format!("You play {} {dir}, to space {to}.", e["card"]));
             }
             "last-chance" => {
                 let parried = if e["parried"] == true {

@@ -221,11 +221,14 @@ pub enum Answer {
 /// Read an answer: a play's number, cards (`7 7`, `10h 3s`, `joker`), `p`, `q` or `?`.
 pub fn parse_answer(text: &str) -> Answer {
     let t = text.trim().to_lowercase();
-    match t.as_str() {
-        "p" | "pass" => return Answer::Pass,
-        "q" | "quit" => return Answer::Quit,
-        "?" | "h" | "help" => return Answer::Help,
-        _ => {}
+    if t == "p" || t == "pass" {
+        return Answer::Pass;
+    }
+    if crate::human::asks_to_leave(&t) {
+        return Answer::Quit;
+    }
+    if crate::human::asks_for_help(&t) {
+        return Answer::Help;
     }
     let number = t.strip_prefix('#').unwrap_or(&t);
     if !number.is_empty() && number.chars().all(|c| c.is_ascii_digit()) {

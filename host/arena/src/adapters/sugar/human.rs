@@ -5,7 +5,7 @@ use crate::games::sugar::{
     agent_ids, check_placement, home_row, neighbour, owner_of,
 };
 use crate::games::{EventSink, Failure, Seat};
-use crate::human::Terminal;
+use crate::human::{Terminal, asks_for_help, asks_to_leave};
 use serde_json::Value;
 
 /// How an agent is drawn: `[3]` for the person's, `(7)` for the opponent's.
@@ -264,13 +264,12 @@ impl SugarPlayer for HumanSugar {
             let Some(answer) = self.term.ask("Placement> ") else {
                 return Err(self.term.leave());
             };
-            match answer.to_ascii_lowercase().as_str() {
-                "q" | "quit" => return Err(self.term.leave()),
-                "?" | "h" | "help" => {
-                    self.term.say(HELP);
-                    continue;
-                }
-                _ => {}
+            if asks_to_leave(&answer) {
+                return Err(self.term.leave());
+            }
+            if asks_for_help(&answer) {
+                self.term.say(HELP);
+                continue;
             }
             match parse_placement(&answer) {
                 Ok(columns) => {
@@ -324,12 +323,18 @@ impl SugarPlayer for HumanSugar {
                 return Err(self.term.leave());
             };
             let lower = answer.to_ascii_lowercase();
-            match lower.as_str() {
-                "q" | "quit" => return Err(self.term.leave()),
-                "?" | "h" | "help" => {
-                    self.term.say(HELP);
-                    continue;
+            if asks_to_leave(&lower) {
+                return Err(self.term.leave());
+            }
+            if asks_for_help(&lower) {
+                self.term.say(HELP);
+                self.term.say("Your moves now:");
+                for line in legal_lines(view) {
+                    self.term.say(&line);
                 }
+                continue;
+            }
+            match lower.as_str() {
                 "p" | "pass" => {
                     self.term.say(
                         "You cannot pass while an agent can move (rule 4.4); the arena passes for you when none can.",
