@@ -1,0 +1,30 @@
+//! Every integration test of the arena, one module per area, in one test
+//! binary: wasmtime and the host are linked once, not once per area (as
+//! ripgrep's `tests/tests.rs` does). Run one area with
+//! `cargo test -p arena-tests --test main <area>::`.
+
+mod browser;
+mod budget;
+mod cache;
+mod check;
+mod cli;
+mod compile;
+mod connect_fwar;
+mod corpus;
+mod failures;
+mod fixtures;
+mod fuzz;
+mod grade;
+mod gradescope;
+mod hostile;
+mod illegal;
+mod langs;
+mod layers;
+mod lms;
+mod play;
+mod president;
+mod ratings;
+mod sugar;
+mod tournament;
+mod twins;
+mod view;
