@@ -149,3 +149,63 @@ fn a_crash_in_check_shows_the_end_of_the_traceback() {
     assert!(!out.contains("RUST_BACKTRACE"), "runtime noise:\n{out}");
     assert!(!out.contains("whole report"), "{out}");
 }
+
+/// The library call behind `arena check`, as a course server makes it: no
+/// process, the same verdicts and the same text.
+#[test]
+fn the_check_library_call_gives_the_verdicts_the_command_prints() {
+    use arena::check::{CheckError, CheckSpec, check as check_bot};
+    let sandbox = |g: &'static dyn arena::runner::GameDef| arena::adapters::sandbox(g.default_limits());
+    fn spec<'a>(bot: &'a std::path::Path, sandbox: &'a arena::check::SandboxFor<'a>) -> CheckSpec<'a> {
+        CheckSpec {
+            bot,
+            game: None,
+            games: 10,
+            seed: 1,
+            illegal: None,
+            sandbox,
+        }
+    }
+    let good = arena_tests::bot("en-garde/aggressive");
+    let report = check_bot(&spec(&good, &sandbox)).expect("a verdict");
+    assert!(report.ready, "{}", report.text());
+    assert_eq!(report.game, "en-garde");
+    assert_eq!(report.world, "arena:bots/en-garde@0.2.0");
+    assert_eq!(report.games, 30);
+    assert!(report.text().contains("ready to submit"));
+    // The command prints exactly the library's text (but the compile line's time).
+    let (code, printed) = check(&[&good.display().to_string()]);
+    assert_eq!(code, 0);
+    let without_time = |t: &str| {
+        t.lines()
+            .filter(|l| !l.contains("compile "))
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert_eq!(without_time(&printed), without_time(&report.text()));
+    let illegal = arena_tests::bot("hostile/illegal");
+    let report = check_bot(&spec(&illegal, &sandbox)).expect("a verdict");
+    assert!(!report.ready);
+    assert!(report.illegal_moves > 0 && report.wins == 0, "{}", report.text());
+    let text = temp("check-lib").join("bot.wasm");
+    std::fs::write(&text, "print('hi')\n").expect("write");
+    match check_bot(&spec(&text, &sandbox)) {
+        Err(CheckError::Rejected(why)) => assert!(why.contains("not a WebAssembly file"), "{why}"),
+        other => panic!("a text file is rejected, not {other:?}"),
+    }
+}
+
+/// `arena check --json` prints the report as one object, for scripts and the server.
+#[test]
+fn check_json_is_one_object_with_the_verdict() {
+    let (code, out) = check(&[&bot_arg("hostile/illegal"), "--game", "en-garde", "--json"]);
+    assert_eq!(code, 1, "{out}");
+    let json: serde_json::Value = serde_json::from_str(&out).expect("one JSON object");
+    assert_eq!(json["ready"], false);
+    assert_eq!(json["game"], "en-garde");
+    assert!(json["illegal_moves"].as_u64().unwrap() > 0);
+    assert!(
+        json["not_ready"][0].as_str().unwrap().contains("illegal moves"),
+        "{json}"
+    );
+}

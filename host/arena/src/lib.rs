@@ -10,12 +10,14 @@
 //! This crate holds what sits on top of them:
 //! - [`adapters`]: one thin module per game world between the two.
 //! - [`runner`]: matches over seeds and seats, for any game.
+//! - [`check`]: what `arena check` finds out about a bot file.
 //! - [`replay`]: the replay file format.
 //! - [`report`]: the `index.html` and replay pages of tournaments and class grading.
 //! - [`human`]: people playing in the terminal.
 //! - [`cli`]: the `arena` command.
 
 pub mod adapters;
+pub mod check;
 pub mod cli;
 pub mod grade;
 pub mod human;

@@ -1,7 +1,8 @@
 //! `arena compare`: several bots on the same deals, with confidence intervals.
 
-use super::common::{RunArgs, entrant, entrants, find_game, setup};
+use super::common::RunArgs;
 use crate::games::Kind;
+use crate::runner::entrants::{entrant, entrants, find_game, setup};
 use crate::runner::{CompareReport, CompareSpec, HeadReport, HeadSpec, run_compare, run_head_to_head};
 use crate::stats::{Sprt, SprtDecision};
 use anyhow::bail;

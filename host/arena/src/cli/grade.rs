@@ -1,10 +1,11 @@
 //! `arena grade` and `arena grade-class`: submissions against the house bots, scored by a rubric.
 
-use super::common::{RunArgs, find_game};
+use super::common::RunArgs;
 use crate::games::{ForfeitReason, Kind};
 use crate::grade::{self, GradeReport, Grader, Rubric, rubric};
 use crate::report;
 use crate::report::csv_field;
+use crate::runner::entrants::find_game;
 use crate::runner::{Entrant, GameDef, GameSetup};
 use crate::tournament::{self, Engine, Format, Seeding, TournamentSpec};
 use anyhow::{Context, bail};

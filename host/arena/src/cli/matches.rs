@@ -1,7 +1,8 @@
 //! `arena match`: the same bots over many games, seats swapped on the same deals.
 
-use super::common::{RunArgs, entrants, find_game, setup};
+use super::common::RunArgs;
 use crate::games::Kind;
+use crate::runner::entrants::{entrants, find_game, setup};
 use crate::runner::{GameDef, MatchReport, MatchSpec, run_match};
 use anyhow::Context;
 use clap::Args;

@@ -1,7 +1,8 @@
 //! `arena play`: a person plays a game in the terminal: alone, against one bot, or at a table of bots.
 
-use super::common::{RunArgs, entrants, find_game, setup};
+use super::common::RunArgs;
 use crate::human::{Terminal, locale_is_utf8};
+use crate::runner::entrants::{entrants, find_game, setup};
 use anyhow::bail;
 use clap::Args;
 

@@ -1,8 +1,9 @@
 //! `arena tournament`: round robin, double elimination or Swiss, with ratings.
 
-use super::common::{RunArgs, entrant, find_game, setup};
+use super::common::RunArgs;
 use crate::report::csv_field;
 use crate::runner::Entrant;
+use crate::runner::entrants::{entrant, find_game, setup};
 use crate::tournament::{self, Engine, Format, Journal, Seeding, TournamentReport, TournamentSpec};
 use anyhow::{Context, bail};
 use clap::Args;

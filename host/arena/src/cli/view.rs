@@ -1,8 +1,9 @@
 //! `arena view` (a replay as one HTML page) and `arena replay verify` (a
 //! replay played again, event for event).
 
-use super::common::{CacheArgs, RunArgs, entrant};
+use super::common::{CacheArgs, RunArgs};
 use crate::replay::{CheckedHeader, FORMAT, GameRecord, ReplayReader, game_lines};
+use crate::runner::entrants::entrant;
 use crate::runner::{Entrant, MatchSpec, play_unit, unit, unit_count};
 use anyhow::{Context, bail};
 use clap::{Args, Subcommand};
@@ -107,7 +108,7 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
         },
     };
     let sandbox = run.sandbox(game)?;
-    let setup = super::common::setup(game, &sandbox, header.variant.clone(), header.illegal)?;
+    let setup = crate::runner::entrants::setup(game, &sandbox, header.variant.clone(), header.illegal)?;
     let mut given: BTreeMap<String, PathBuf> = BTreeMap::new();
     for b in &args.bots {
         let Some((name, path)) = b.split_once('=') else {

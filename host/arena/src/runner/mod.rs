@@ -4,6 +4,7 @@
 //! events) and works for 1, 2 or N players without knowing the game.
 
 mod compare;
+pub mod entrants;
 mod head;
 mod matches;
 mod seats;

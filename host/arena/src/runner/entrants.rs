@@ -1,0 +1,121 @@
+//! Entrants from what a user names: a game by name, `house:NAME` or a bot
+//! file, and the game's checked settings. The CLI and a server both name
+//! bots this way, so both get the same entrants and the same one-line errors.
+
+use crate::adapters;
+use crate::games::IllegalMoves;
+use crate::runner::{BotRef, Entrant, GameDef, GameSetup};
+use crate::sandbox::Sandbox;
+use anyhow::bail;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// A game by name, or one line listing the games.
+pub fn find_game(name: &str) -> anyhow::Result<&'static dyn GameDef> {
+    match adapters::game(name) {
+        Some(g) => Ok(g),
+        None => {
+            let known: Vec<&str> = adapters::GAMES.iter().map(|g| g.name()).collect();
+            bail!("unknown game `{name}`; games are: {}", known.join(", "))
+        }
+    }
+}
+
+/// The game's settings, checked.
+pub fn setup<'a>(
+    game: &dyn GameDef,
+    sandbox: &'a Sandbox,
+    variant: Option<String>,
+    illegal: Option<IllegalMoves>,
+) -> anyhow::Result<GameSetup<'a>> {
+    let setup = GameSetup {
+        sandbox,
+        variant,
+        illegal: illegal.unwrap_or_default(),
+    };
+    if let Err(e) = game.check_setup(&setup) {
+        bail!("{e} for {}; variants are: {}", game.name(), game.variants().join(", "));
+    }
+    Ok(setup)
+}
+
+/// One BOT argument: `house:NAME`, or a path to a .wasm component for the game's world.
+pub fn entrant(game: &dyn GameDef, sandbox: &Sandbox, spec: &str) -> anyhow::Result<Entrant> {
+    if let Some(name) = spec.strip_prefix("house:") {
+        if !game.house_bots().iter().any(|(n, _)| *n == name) {
+            let known: Vec<&str> = game.house_bots().iter().map(|(n, _)| *n).collect();
+            bail!(
+                "{spec}: no house bot `{name}` in {}; house bots are: {}",
+                game.name(),
+                known.join(", ")
+            );
+        }
+        return Ok(Entrant {
+            name: spec.to_string(),
+            bot: BotRef::House(name.to_string()),
+        });
+    }
+    let path = PathBuf::from(spec);
+    let program = sandbox.load(&path, game.worlds()).map_err(|e| match e {
+        crate::sandbox::LoadError::WrongWorld { .. } => match other_game(sandbox, &path, game) {
+            Some(other) => anyhow::anyhow!(
+                "{e}: this bot is for {}: play it with --game {}",
+                other.title(),
+                other.name()
+            ),
+            None => e.into(),
+        },
+        e => e.into(),
+    })?;
+    let mut stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| spec.to_string());
+    // Every `arena new` project builds `bot.wasm`: name such a bot after
+    // its project's folder, so two projects in one match are told apart.
+    if stem == "bot"
+        && let Some(project) = project_name(&path)
+    {
+        stem = project;
+    }
+    Ok(Entrant {
+        name: stem,
+        bot: BotRef::Wasm(Arc::new(program)),
+    })
+}
+
+/// The folder name of the `arena new` project (it has a `build.sh`) that
+/// `bot_wasm` was built in.
+fn project_name(bot_wasm: &std::path::Path) -> Option<String> {
+    let folder = std::fs::canonicalize(bot_wasm).ok()?.parent()?.to_path_buf();
+    if !folder.join("build.sh").is_file() {
+        return None;
+    }
+    Some(folder.file_name()?.to_string_lossy().into_owned())
+}
+
+/// The game other than `game` whose world the file at `path` targets, if any:
+/// a student who gave the wrong `--game` learns which one is right.
+fn other_game(sandbox: &Sandbox, path: &std::path::Path, game: &dyn GameDef) -> Option<&'static dyn GameDef> {
+    crate::adapters::GAMES
+        .iter()
+        .copied()
+        .filter(|g| g.name() != game.name())
+        .find(|g| sandbox.load(path, g.worlds()).is_ok())
+}
+
+/// BOT arguments as entrants, with names made unique (`name#2`).
+pub fn entrants(game: &dyn GameDef, sandbox: &Sandbox, specs: &[String]) -> anyhow::Result<Vec<Entrant>> {
+    let mut out: Vec<Entrant> = Vec::with_capacity(specs.len());
+    for spec in specs {
+        let mut e = entrant(game, sandbox, spec)?;
+        let base = e.name.clone();
+        let mut k = 2;
+        while out.iter().any(|x| x.name == e.name) {
+            e.name = format!("{base}#{k}");
+            k += 1;
+        }
+        out.push(e);
+    }
+    Ok(out)
+}
