@@ -119,6 +119,19 @@ fn game_lines(lines: &[Value], g: u64) -> Vec<&Value> {
         .collect()
 }
 
+/// The final scores as the page must write them: each with its bot's name,
+/// in seat order ("house:random 1, house:aggressive 5").
+fn scored(game: &[&Value]) -> String {
+    let names = last_of(game, "game")["names"].as_array().expect("names").clone();
+    let scores = last_of(game, "result")["scores"].as_array().expect("scores").clone();
+    names
+        .iter()
+        .zip(&scores)
+        .map(|(n, s)| format!("{} {s}", n.as_str().expect("a name")))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 fn last_of<'a>(lines: &[&'a Value], kind: &str) -> &'a Value {
     lines.iter().rev().find(|l| l["type"] == kind).copied().expect(kind)
 }
@@ -189,15 +202,10 @@ fn every_game_redraws_to_the_replays_end_in_chromium() {
         to_end(&tab);
         let game = game_lines(&lines, g);
         let result = last_of(&game, "result");
-        let scores: Vec<String> = result["scores"]
-            .as_array()
-            .expect("scores")
-            .iter()
-            .map(Value::to_string)
-            .collect();
         let shown = text(&tab, "result");
+        let scores = scored(&game);
         assert!(
-            shown.contains(&scores.join(" - ")),
+            shown.contains(&scores),
             "game {g}: result shows {shown:?}, the replay {scores:?}"
         );
         if let Some(w) = result["winner-name"].as_str() {
@@ -309,17 +317,11 @@ fn every_game_redraws_to_the_replays_end_in_chromium() {
         .flat_map(|row| row.as_array().expect("row").iter().map(Value::to_string))
         .collect();
     assert_eq!(sugar, expected, "sugar levels on the page");
-    let result = last_of(&game, "result");
-    let scores: Vec<String> = result["scores"]
-        .as_array()
-        .expect("scores")
-        .iter()
-        .map(Value::to_string)
-        .collect();
     assert!(
-        text(&tab, "result").contains(&scores.join(" - ")),
-        "{}",
-        text(&tab, "result")
+        text(&tab, "result").contains(&scored(&game)),
+        "{} / {}",
+        text(&tab, "result"),
+        scored(&game)
     );
     screenshot(&tab, "sugar-end");
     no_network(&tab);
@@ -513,17 +515,12 @@ fn a_thousand_game_match_opens_and_links_go_straight_to_a_game() {
         eval(&tab, "return document.getElementById('game').options.length;"),
         Value::from(1000)
     );
-    let result = last_of(&game_lines(&lines, 999), "result");
-    let scores: Vec<String> = result["scores"]
-        .as_array()
-        .expect("scores")
-        .iter()
-        .map(Value::to_string)
-        .collect();
+    let last = game_lines(&lines, 999);
     assert!(
-        text(&tab, "result").contains(&scores.join(" - ")),
-        "{}",
-        text(&tab, "result")
+        text(&tab, "result").contains(&scored(&last)),
+        "{} / {}",
+        text(&tab, "result"),
+        scored(&last)
     );
     screenshot(&tab, "large-game-999");
     no_network(&tab);

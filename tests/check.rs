@@ -96,7 +96,7 @@ fn a_bot_that_only_plays_illegal_moves_is_not_ready() {
     assert!(
         out.contains("not ready: played ")
             && out.contains(
-                " illegal moves in 30 of 30 games (each loses the round under the course's rule); won none of 30 games"
+                " illegal moves in 30 of 30 games (under the course's rule, each loses the round (rule 5.1)); won none of 30 games"
             ),
         "{out}"
     );
@@ -117,7 +117,8 @@ fn a_match_says_illegal_moves_and_the_crash_in_the_bots_words() {
     assert!(out.status.success(), "{stdout}");
     assert!(
         stdout.contains("illegal played ")
-            && stdout.contains("illegal moves in 4 of 4 games: each loses the round under the course's rule"),
+            && stdout
+                .contains("illegal moves in 4 of 4 games: under the course's rule, each loses the round (rule 5.1)"),
         "{stdout}"
     );
     let crash = arena_tests::lang_bot("en-garde/crashes-py").display().to_string();
@@ -129,7 +130,7 @@ fn a_match_says_illegal_moves_and_the_crash_in_the_bots_words() {
         "{stdout}"
     );
     assert!(
-        stdout.contains("(--replay FILE, then arena view FILE, shows those games and crashes-py's whole log"),
+        stdout.contains("(--replay FILE, then arena view FILE, shows them, with crashes-py's whole log"),
         "{stdout}"
     );
 }
@@ -207,5 +208,17 @@ fn check_json_is_one_object_with_the_verdict() {
     assert!(
         json["not_ready"][0].as_str().unwrap().contains("illegal moves"),
         "{json}"
+    );
+}
+
+/// ConnectFwar's basic bot discards a card that fits nowhere, a legal
+/// choice (rule 3.3): it is ready, and a solitaire claims no wins.
+#[test]
+fn a_connect_fwar_bot_that_discards_is_ready() {
+    let (code, out) = check(&[&bot_arg("connect-fwar/basic"), "--game", "connect-fwar"]);
+    assert_eq!(code, 0, "{out}");
+    assert!(
+        out.contains("ready to submit: it loads, forfeited none of 10 games, played no illegal move\n"),
+        "{out}"
     );
 }

@@ -280,3 +280,22 @@ fn a_timeout_under_the_fuel_floor_is_warned_about() {
         "4.2G in one call at 0.65 ns a unit, four times over"
     );
 }
+
+/// A newcomer's first mistake, a missing argument, names the argument and
+/// the help of the command typed, in one line.
+#[test]
+fn a_missing_argument_is_named_with_the_commands_own_help() {
+    assert_one_line_error(
+        &["new", "--lang", "python", "x"],
+        "the following required arguments were not provided: --game <GAME> (see `arena new --help`)",
+    );
+    assert_one_line_error(
+        &["check"],
+        "the following required arguments were not provided: <BOT.wasm> (see `arena check --help`)",
+    );
+    assert_one_line_error(
+        &["match", "--gmae", "x"],
+        "unexpected argument '--gmae' found (see `arena match --help`)",
+    );
+    assert_one_line_error(&["frob"], "unrecognized subcommand 'frob' (see `arena --help`)");
+}

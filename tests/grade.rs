@@ -832,3 +832,25 @@ fn the_default_rubric_is_printed_and_grades_as_the_default() {
     let file = file.display().to_string();
     assert_eq!(grade(&[])["items"], grade(&["--rubric", &file])["items"]);
 }
+
+/// A mean position lies between 1 and the table's size, and so does its
+/// interval, however few deals it rests on.
+#[test]
+fn a_mean_positions_interval_stays_within_the_table() {
+    let bot = bot_arg("president/lowest");
+    let out = arena(&["grade", "--game", "president", &bot, "--games", "48", "--json"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let mut seen = 0;
+    for item in report["items"].as_array().expect("items") {
+        if item["measure"] != "mean-position" {
+            continue;
+        }
+        let seats = 1.0 + item["against"].as_array().expect("against").len() as f64;
+        let ci = item["ci95"].as_array().expect("an interval");
+        let (lo, hi) = (ci[0].as_f64().unwrap(), ci[1].as_f64().unwrap());
+        assert!(1.0 <= lo && lo <= hi && hi <= seats, "{item}");
+        seen += 1;
+    }
+    assert!(seen > 0, "{report}");
+}

@@ -96,11 +96,11 @@ fn connect_fwar_a_card_that_does_not_fit_is_discarded_by_the_course_and_forfeits
         true,
     );
     assert_eq!(forfeits(&course, ForfeitReason::IllegalMove), 0);
-    // Every answer naming a column the card does not fit is counted, as
-    // many as the draws the events show discarded.
+    // Under the course's rule a discard is a legal choice (rule 3.3): the
+    // draws the events show discarded are many, and none is counted illegal.
     let discarded = events_where(&course, |e| e["type"] == "draw" && e["placed"].is_null());
     assert!(discarded > 40);
-    assert_eq!(illegal_counted(&course, 0), discarded);
+    assert_eq!(illegal_counted(&course, 0), 0);
     let strict = play_under(
         "connect-fwar",
         Limits::default(),
@@ -174,4 +174,30 @@ fn the_command_line_takes_illegal_forfeit_and_refuses_other_words() {
     let err = String::from_utf8_lossy(&bad.stderr);
     assert_eq!(err.trim().lines().count(), 1, "{err}");
     assert!(err.contains("use `course`"), "{err}");
+}
+
+/// An answer that is no move at all (card 0: no card has that value) is
+/// the game's invalid answer, a forfeit (En Garde rule 5.3), and not also
+/// counted as an illegal move played on.
+#[test]
+fn an_answer_that_is_no_move_forfeits_and_is_not_counted_illegal() {
+    use arena_tests::loops::{Attack, en_garde_file};
+    let dir = arena_tests::temp("no-move");
+    // Every export answers zeros: `choose-move` gives card 0.
+    let bot = en_garde_file(&dir, &Attack::in_export("zeros", "no-such-export", "", ""));
+    let out = arena_tests::arena(&[
+        "match",
+        "--game",
+        "en-garde",
+        &bot.display().to_string(),
+        "house:random",
+        "--games",
+        "4",
+        "--json",
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let me = &report["bots"][0];
+    assert_eq!(me["forfeits"]["invalid-answer"], 4, "{me}");
+    assert_eq!(me["illegal_moves"], 0, "{me}");
 }

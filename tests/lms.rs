@@ -551,7 +551,8 @@ fn lms_feedback_says_illegal_moves_and_a_house_bots_copy_in_words() {
             .to_string()
     };
     assert!(
-        line("Bo Chen").contains(" illegal moves in its games; each loses the round under the course's rule"),
+        line("Bo Chen")
+            .contains(" illegal moves in its games: under the course's rule, each loses the round (rule 5.1)"),
         "{sheet}"
     );
     assert!(

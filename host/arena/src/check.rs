@@ -334,10 +334,11 @@ fn smoke(spec: &CheckSpec<'_>, loaded: Loaded) -> Result<CheckReport, CheckError
     }
     if totals.illegal > 0 {
         not_ready.push(format!(
-            "played {} illegal moves in {} of {} games (each loses the round under the course's rule)",
+            "played {} illegal moves in {} of {} games (under the course's rule, {})",
             crate::grade::thousands(u64::from(totals.illegal)),
             totals.illegal_games,
-            totals.games
+            totals.games,
+            game.illegal_rule()
         ));
     }
     if never_won {
@@ -371,7 +372,8 @@ fn smoke(spec: &CheckSpec<'_>, loaded: Loaded) -> Result<CheckReport, CheckError
         start_fuel: limits.start_fuel,
         max_bank_used: totals.max_bank,
         bank: limits.bank,
-        max_log_bytes: totals.max_log as u64,
+        // What was kept: a cut log holds the limit, whatever was printed.
+        max_log_bytes: (totals.max_log as u64).min(limits.log_bytes as u64),
         log_limit: limits.log_bytes as u64,
         truncated_logs: totals.truncated_logs,
         forfeits: totals
@@ -439,10 +441,16 @@ impl CheckReport {
         }
         self.write_fuel_and_log(&mut s);
         if self.ready {
+            // Only a duel has wins to count; the other games' results are in the lines above.
+            let won = if self.duels > 0 {
+                format!(" and won {} of {}", self.wins, self.duels)
+            } else {
+                String::new()
+            };
             let _ = writeln!(
                 s,
-                "ready to submit: it loads, forfeited none of {} games, played no illegal move and won {} of {}",
-                self.games, self.wins, self.duels
+                "ready to submit: it loads, forfeited none of {} games, played no illegal move{won}",
+                self.games
             );
             return s;
         }
@@ -456,6 +464,13 @@ impl CheckReport {
                 }
             }
         }
+        if self.truncated_logs > 0 && self.forfeits.iter().any(|f| f.reason == "fuel") {
+            let _ = writeln!(
+                s,
+                "  note: the log was cut short in {} games, and printing still costs fuel after the cut: print less",
+                self.truncated_logs
+            );
+        }
         if let Some((against, index)) = &self.first_illegal {
             let _ = writeln!(
                 s,
@@ -463,10 +478,14 @@ impl CheckReport {
                  --seed {} --games {} --replay illegal.jsonl && arena view illegal.jsonl",
                 self.game,
                 self.file,
-                against
-                    .trim_start_matches("vs ")
-                    .trim_start_matches("table with ")
-                    .replace(", ", " "),
+                if against == "alone" {
+                    String::new()
+                } else {
+                    against
+                        .trim_start_matches("vs ")
+                        .trim_start_matches("table with ")
+                        .replace(", ", " ")
+                },
                 self.seed,
                 index + 1
             );
@@ -615,7 +634,17 @@ fn log_tail(events: &[serde_json::Value]) -> Vec<String> {
 /// nothing to its author: componentize-py's panic once a Python exception
 /// escapes, and Rust's hint about a backtrace the sandbox cannot give.
 fn runtime_noise(line: &str) -> bool {
-    line.starts_with("note: run with `RUST_BACKTRACE=1`")
+    // CPython's dump of the object it could not print (after a MemoryError).
+    const CPYTHON_DUMP: [&str; 6] = [
+        "object address",
+        "object refcount",
+        "object type",
+        "object repr",
+        "lost sys.stderr",
+        "object type name",
+    ];
+    CPYTHON_DUMP.iter().any(|p| line.trim_start().starts_with(p))
+        || line.starts_with("note: run with `RUST_BACKTRACE=1`")
         || line == "Python function threw an unexpected exception"
         || (line.starts_with("thread '") && line.contains("panicked at runtime/src/"))
 }

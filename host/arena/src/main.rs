@@ -32,13 +32,7 @@ fn main() -> ExitCode {
                 let _ = e.print();
                 return ExitCode::SUCCESS;
             }
-            // clap's errors span several lines; keep the one that says what is wrong.
-            let text = e.render().to_string();
-            let line = text
-                .lines()
-                .find(|l| !l.trim().is_empty())
-                .unwrap_or("invalid arguments");
-            eprintln!("{} (see `arena --help`)", line.trim());
+            eprintln!("{}", arena::cli::one_line_usage_error(&e.render().to_string()));
             return ExitCode::from(2);
         }
     };

@@ -416,11 +416,19 @@ pub fn run_class(args: GradeClassArgs) -> anyhow::Result<()> {
     });
     std::fs::write(&index, html).with_context(|| format!("{}: cannot write", index.display()))?;
     eprintln!("wrote {}: {}", index.display(), replays.summary());
+    let same = grade::same_files(graded.iter().map(|(r, _)| r));
     for (report, _) in &graded {
-        let status = report
+        let mut status = report
             .reason
             .as_deref()
             .map_or(String::new(), |r| format!("  rejected: {r}"));
+        // The flags a teacher must not miss, on the line of the grade itself.
+        if let Some(house) = &report.plays_like {
+            status.push_str(&format!("  plays like {house}"));
+        }
+        if let Some(others) = same.get(&report.student) {
+            status.push_str(&format!("  identical file to {}", others.join(", ")));
+        }
         println!(
             "{:<24} {:>6} / {:<6}{status}",
             report.student, report.total, report.max_total

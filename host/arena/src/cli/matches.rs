@@ -62,26 +62,31 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
     if args.json {
         println!("{}", serde_json::to_string_pretty(&outcome.report)?);
     } else {
-        print!("{}", table(game, &outcome.report));
+        print!("{}", table(game, &outcome.report, args.replay.as_deref()));
     }
     Ok(())
 }
 
 /// The human-readable results of a match, then how close to their fuel
 /// limits the wasm bots played.
-pub fn table(game: &dyn GameDef, report: &MatchReport) -> String {
+pub fn table(game: &dyn GameDef, report: &MatchReport, replay: Option<&std::path::Path>) -> String {
     let mut s = results(game, report);
     s.push_str(&fuel_table(report));
-    s.push_str(&what_went_wrong(report));
+    s.push_str(&what_went_wrong(game, report, replay));
     s
 }
 
 /// Per bot, in words: its illegal moves, and the first forfeit of each
 /// reason with the reason's detail (the exception, the panic, the fuel), so
 /// a student need not run `arena check` to learn why a bot crashed.
-fn what_went_wrong(report: &MatchReport) -> String {
+fn what_went_wrong(game: &dyn GameDef, report: &MatchReport, replay: Option<&std::path::Path>) -> String {
     use std::fmt::Write;
     let mut s = String::new();
+    // Where the games and the bots' logs can be seen: the replay written, or how to write one.
+    let see = match replay {
+        Some(path) => format!("arena view {} shows them", path.display()),
+        None => "--replay FILE, then arena view FILE, shows them".to_string(),
+    };
     for (i, b) in report.bots.iter().enumerate() {
         if b.illegal_moves > 0 {
             let games = report
@@ -97,16 +102,16 @@ fn what_went_wrong(report: &MatchReport) -> String {
                 .count();
             let _ = writeln!(
                 s,
-                "{} played {} illegal move{} in {games} of {} games: each loses the round under the course's rule \
-                 (--replay FILE, then arena view FILE, shows them)",
+                "{} played {} illegal move{} in {games} of {} games: under the course's rule, {} ({see})",
                 b.name,
                 b.illegal_moves,
                 if b.illegal_moves == 1 { "" } else { "s" },
-                b.games
+                b.games,
+                game.illegal_rule()
             );
         }
         let mut told = std::collections::BTreeSet::new();
-        let forfeited = !b.forfeits.is_empty() && b.fuel.is_some();
+        let forfeited = b.forfeits.values().any(|&n| n > 0) && b.fuel.is_some();
         for r in &report.results {
             for f in &r.forfeits {
                 if r.seats.get(f.seat) != Some(&i) || !told.insert(f.reason.as_str()) {
@@ -125,11 +130,7 @@ fn what_went_wrong(report: &MatchReport) -> String {
             }
         }
         if forfeited {
-            let _ = writeln!(
-                s,
-                "  (--replay FILE, then arena view FILE, shows those games and {}'s whole log: tracebacks, its own prints)",
-                b.name
-            );
+            let _ = writeln!(s, "  ({see}, with {}'s whole log: tracebacks, its own prints)", b.name);
         }
     }
     s
@@ -258,11 +259,12 @@ fn results(game: &dyn GameDef, report: &MatchReport) -> String {
     }
     let _ = writeln!(
         s,
-        "{title} ({} variant), seed {}: {} games, {} deals each played from {} seats",
+        "{title} ({} variant), seed {}: {} games, {} deal{} each played from {} seats",
         report.variant,
         report.seed,
         report.games,
         report.games / n,
+        if report.games / n == 1 { "" } else { "s" },
         n
     );
     let _ = writeln!(

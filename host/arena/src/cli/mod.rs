@@ -91,3 +91,31 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
     }
     .map(|()| ExitCode::SUCCESS)
 }
+
+/// clap's error for bad arguments, which spans several lines, as one: what
+/// is wrong, with what it lists (the missing arguments), and the help of the
+/// command that was typed (`arena new --help`).
+pub fn one_line_usage_error(rendered: &str) -> String {
+    let mut lines = rendered.lines().map(str::trim_end).skip_while(|l| l.trim().is_empty());
+    let head = lines.next().unwrap_or("invalid arguments").trim().to_string();
+    let rest: Vec<&str> = lines.collect();
+    let mut said = head.clone();
+    if head.ends_with(':') {
+        let listed: Vec<&str> = rest
+            .iter()
+            .take_while(|l| l.starts_with(' ') && !l.trim().is_empty())
+            .map(|l| l.trim())
+            .collect();
+        said = format!("{} {}", head, listed.join(", "));
+    }
+    let command: Vec<&str> = rest
+        .iter()
+        .find_map(|l| l.trim().strip_prefix("Usage: "))
+        .map(|u| {
+            u.split_whitespace()
+                .take_while(|w| !w.starts_with(['-', '<', '[']))
+                .collect()
+        })
+        .unwrap_or_else(|| vec!["arena"]);
+    format!("{said} (see `{} --help`)", command.join(" "))
+}

@@ -332,9 +332,13 @@ pub fn run(args: NewArgs) -> anyhow::Result<()> {
     }
     println!("Build it:   {shown}/build.sh            (writes {shown}/bot.wasm)");
     println!(
-        "Play it:    arena match --game {} {shown}/bot.wasm {}",
-        starter.game,
-        opponents(starter.game)
+        "Play it:    {}",
+        format!(
+            "arena match --game {} {shown}/bot.wasm {}",
+            starter.game,
+            opponents(starter.game)
+        )
+        .trim_end()
     );
     println!(
         "Check it:   arena check --game {} {shown}/bot.wasm  (before you submit)",
@@ -382,6 +386,13 @@ fn starter_text(text: &str, starter: &Starter, comment: &str) -> String {
     )
 }
 
+/// Whether the project `arena new` writes in `lang` ("C", "Rust", ...)
+/// starts as a twin of its house bot (every language but C, whose starters
+/// for some games are the simplest legal bot).
+fn starter_is_twin(starter: &Starter, lang: &str) -> bool {
+    lang != "C" || starter.c.1.is_some()
+}
+
 /// How a starter that is a twin introduces itself.
 fn twin_intro(starter: &Starter) -> String {
     format!(
@@ -393,24 +404,42 @@ fn twin_intro(starter: &Starter) -> String {
 fn readme(starter: &Starter, lang: &str, intro: &str, setup: &str) -> String {
     let game = starter.game;
     let house = starter.house;
-    let opponents = opponents(game);
+    // With no opponent (a game played alone) no double space is left behind.
+    let opponents = match opponents(game) {
+        "" => String::new(),
+        o => format!(" {o}"),
+    };
+    let unchanged = if starter_is_twin(starter, lang) {
+        format!(
+            "Unchanged, it plays exactly like the\n\
+             house bot it copies: the grader sees that (\"plays like house:{house}\") and it earns nothing for\n\
+             beating that bot."
+        )
+    } else {
+        "Unchanged, it plays the first legal move every turn,\n\
+         which wins little: every point it earns is yours to add."
+            .to_string()
+    };
+    let wit = if lang == "Rust" {
+        format!("{VENDORED}/wit/0.2.0/{game}.wit")
+    } else {
+        format!("wit/{game}.wit")
+    };
     format!(
         "# A {lang} bot for {game}\n\n\
          {intro}\n\
-         Make it better, then check it and submit `bot.wasm`. Unchanged, it plays exactly like the\n\
-         house bot it copies: the grader sees that (\"plays like house:{house}\") and it earns nothing for\n\
-         beating that bot.\n\n\
+         Make it better, then check it and submit `bot.wasm`. {unchanged}\n\n\
          {setup}\
          ## Build, play, check\n\n\
          ```sh\n\
          ./build.sh                                    # writes bot.wasm\n\
-         arena match --game {game} bot.wasm {opponents}\n\
-         arena match --game {game} bot.wasm {opponents} --replay game.jsonl   # keep every move and your log\n\
+         arena match --game {game} bot.wasm{opponents}\n\
+         arena match --game {game} bot.wasm{opponents} --replay game.jsonl   # keep every move and your log\n\
          arena check --game {game} bot.wasm            # what the teacher's grader will see\n\
          ```\n\n\
          Every game gets a fresh instance of your bot. The view of each call carries the legal\n\
          moves; the rules of {game} are in `docs/rules/{game}.md` of the arena's repository, and the\n\
-         interface your bot implements is `wit/{game}.wit` here.\n\n\
+         interface your bot implements is `{wit}` here.\n\n\
          Fuel: the arena counts every WebAssembly instruction your bot runs, the same on every machine.\n\
          An interpreted language spends far more per decision than Rust (Python about 60 times,\n\
          JavaScript about 200 times); the default budgets leave every example bot at least 100 times\n\
@@ -714,6 +743,43 @@ mod tests {
     fn every_game_has_a_starter() {
         for game in crate::adapters::GAMES {
             assert!(STARTERS.iter().any(|s| s.game == game.name()), "{}", game.name());
+        }
+    }
+
+    /// Each README says what its project holds: the WIT file it names is in
+    /// the project, and it claims to play like a house bot only when it does.
+    #[test]
+    fn every_readme_names_files_the_project_has_and_claims_no_twin_it_is_not() {
+        for starter in STARTERS {
+            let projects = [
+                ("Rust", rust_project(starter, "bot").expect("a Rust project")),
+                ("Python", python_project(starter)),
+                ("JavaScript", js_project(starter, "bot")),
+                ("C", c_project(starter)),
+            ];
+            for (lang, files) in projects {
+                let readme = &files.iter().find(|(p, _)| p == "README.md").expect("a README").1;
+                let named = readme
+                    .split('`')
+                    .find(|w| w.ends_with(&format!("{}.wit", starter.game)))
+                    .unwrap_or_else(|| panic!("{} {lang}: no WIT file named", starter.game));
+                assert!(
+                    files.iter().any(|(p, _)| p == named),
+                    "{} {lang}: {named}",
+                    starter.game
+                );
+                assert_eq!(
+                    readme.contains("plays exactly like the"),
+                    starter_is_twin(starter, lang),
+                    "{} {lang}",
+                    starter.game
+                );
+                assert!(
+                    !readme.contains("bot.wasm  --"),
+                    "{} {lang}: a double space",
+                    starter.game
+                );
+            }
         }
     }
 }

@@ -279,6 +279,11 @@ pub fn results(report: &GradeReport, rubric: &Rubric, class_rating: Option<f64>)
     if let Some(why) = &report.chosen_because {
         output.push_str(&format!("\nFile graded: {why}"));
     }
+    if let Some(house) = &report.plays_like {
+        output.push_str(&format!(
+            "\nYour bot plays exactly like {house}: every game ended as {house}'s did. Change it to beat that bot."
+        ));
+    }
     // Over every item, hidden ones too: only when nothing is hidden (or the
     // smoke game, all there is of a rejected bot, is what it describes).
     if (all_shown || report.reason.is_some())

@@ -66,9 +66,10 @@ pub fn feedback(r: &GradeReport) -> String {
     let c = &r.conduct;
     if c.illegal_moves > 0 {
         parts.push(format!(
-            "Played {} illegal move{} in its games; each loses the round under the course's rule",
+            "Played {} illegal move{} in its games: under the course's rule, {}",
             super::thousands(u64::from(c.illegal_moves)),
-            if c.illegal_moves == 1 { "" } else { "s" }
+            if c.illegal_moves == 1 { "" } else { "s" },
+            crate::adapters::game(&r.game).map_or("each is judged", |g| g.illegal_rule())
         ));
     }
     let forfeits = c.total_forfeits();

@@ -602,6 +602,11 @@ impl Grader<'_> {
             // unit), which keeps its width at 0%, 100% and at a tie.
             e.ci95 = crate::stats::wilson(e.mean, samples.len());
         }
+        if item.measure == Measure::MeanPosition {
+            // A position is 1 to the table's size: so is any interval of its mean.
+            let seats = spec.entrants.len() as f64;
+            e.ci95 = [e.ci95[0].clamp(1.0, seats), e.ci95[1].clamp(1.0, seats)];
+        }
         result.games = report.results.len();
         result.value = Some(e.mean);
         result.ci95 = Some(e.ci95);
@@ -749,7 +754,7 @@ pub fn apply_ranking(report: &mut GradeReport, rubric: &Rubric, rank: usize, pla
         let ahead = rank - 1;
         format!(
             "; {} in the standings, but {} clearly ahead of it (a whole 95% interval above): \
-             the games cannot tell it from the rest; more --tournament-games would",
+             the games cannot tell it from the rest; more --tournament-games would tell them apart",
             crate::human::ordinal(u32::try_from(place).unwrap_or(u32::MAX)),
             match ahead {
                 0 => "no bot is".to_string(),

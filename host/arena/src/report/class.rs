@@ -211,7 +211,7 @@ pub fn class_index(c: &ClassReport<'_>) -> String {
     let same_note = |student: &str| {
         same.get(student).map_or(String::new(), |others| {
             format!(
-                " <span class=\"why\">identical file to {}</span>",
+                "<br><span class=\"why\">identical file to {}</span>",
                 esc(&others.join(", "))
             )
         })
@@ -277,11 +277,12 @@ pub fn class_index(c: &ClassReport<'_>) -> String {
             }
             None => {
                 let plays_like = r.plays_like.as_deref().map_or(String::new(), |house| {
-                    format!(" <span class=\"why\">plays like {}</span>", esc(house))
+                    format!("<br><span class=\"why\">plays like {}</span>", esc(house))
                 });
+                // One flag per line: the cell wraps instead of widening the table.
                 let _ = writeln!(
                     s,
-                    "<td class=\"nw\"><span class=\"ok\">graded</span>{}{plays_like}</td></tr>",
+                    "<td><span class=\"ok\">graded</span>{}{plays_like}</td></tr>",
                     same_note(&r.student)
                 );
             }
@@ -361,7 +362,7 @@ pub fn class_index(c: &ClassReport<'_>) -> String {
         for (i, item) in r.items.iter().enumerate() {
             let measured = match (item.value, item.ci95) {
                 (Some(v), Some(ci)) => format!(
-                    "{} [{} - {}]",
+                    "{} [{} to {}]",
                     value(item.measure, v),
                     value(item.measure, ci[0]),
                     value(item.measure, ci[1])
@@ -369,7 +370,12 @@ pub fn class_index(c: &ClassReport<'_>) -> String {
                 (Some(v), None) => value(item.measure, v),
                 _ => "-".into(),
             };
-            let replay = if item.measure == Measure::ClassPercentile && c.tournament.is_some() {
+            // Only a bot that played the tournament has matches to link to.
+            let entered = c
+                .tournament
+                .as_ref()
+                .is_some_and(|(_, t, _)| t.standings.iter().any(|x| x.name == r.student));
+            let replay = if item.measure == Measure::ClassPercentile && entered {
                 format!(
                     "<a href=\"#{}\">its tournament matches</a>",
                     anchor("t-bot", &r.student)

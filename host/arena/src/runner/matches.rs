@@ -136,15 +136,12 @@ pub fn check_seats(game: &dyn GameDef, n: usize) -> Result<(), SetupError> {
     if seats.contains(&n) {
         return Ok(());
     }
-    let takes = if seats.start() == seats.end() {
-        seats.start().to_string()
-    } else {
-        format!("{} to {}", seats.start(), seats.end())
+    let takes = match (*seats.start(), *seats.end()) {
+        (1, 1) => "one bot".to_string(),
+        (a, b) if a == b => format!("{a} bots"),
+        (a, b) => format!("{a} to {b} bots"),
     };
-    Err(SetupError::Seats(format!(
-        "{} takes {takes} bots, got {n}",
-        game.name()
-    )))
+    Err(SetupError::Seats(format!("{} takes {takes}, got {n}", game.name())))
 }
 
 impl MatchSpec<'_> {

@@ -155,6 +155,9 @@ pub struct About {
     /// Whether each game depends on the one before at the same seating
     /// (President's card exchanges; see `GameDef::chained`).
     pub chained: bool,
+    /// What an illegal move costs under the course's rule, in words that
+    /// follow "N illegal moves: ", with the rule's number.
+    pub illegal_rule: &'static str,
 }
 
 /// A game the arena can run: its rules behind the common vocabulary.
@@ -168,6 +171,10 @@ pub trait GameDef: Send + Sync {
     /// Display name, e.g. `En Garde`.
     fn title(&self) -> &'static str {
         self.about().title
+    }
+    /// What an illegal move costs under the course's rule: `each loses the round (rule 5.1)`.
+    fn illegal_rule(&self) -> &'static str {
+        self.about().illegal_rule
     }
     /// The world of the newest version, which new bots target.
     fn world(&self) -> &'static WorldSpec {

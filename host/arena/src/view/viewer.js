@@ -154,6 +154,15 @@
     return v.toFixed(v >= 100 ? 0 : v >= 10 ? 1 : 2) + unit;
   };
 
+  // A share as every command writes it (`arena check`): 0.427%, 4.3%, 110%.
+  const percent = (share) => {
+    const p = 100 * share;
+    if (p > 0 && p < 0.001) return "<0.001%";
+    return p.toFixed(p >= 10 ? 0 : p >= 1 ? 1 : 3) + "%";
+  };
+  // Scores with the names they belong to: "ann 7, bob 5", never a bare "7 - 5" after a winner's name.
+  const scored = (scores) => scores.map((x, i) => `${name(i)} ${x}`).join(", ");
+
   function selectGame(i) {
     pause();
     const g = view.games[i];
@@ -279,9 +288,9 @@
     if (view.header.format < 2 && view.fuel) parts.push(h`<p class=dim>This replay (format 1) does not say which call made which event; make it again with a newer arena to see each move's fuel and log lines.</p>`);
     if (!calls.length) parts.push(h`<p class=dim>No bot call behind this event (a house bot or the rules acted).</p>`);
     for (const c of calls) {
-      const share = budget && c.fuel !== null && c.kind === "move" ? ` (${((100 * c.fuel) / budget).toPrecision(2)}% of the per-move budget)` : "";
+      const share = budget && c.fuel !== null && c.kind === "move" ? ` (${percent(c.fuel / budget)} of the per-move budget)` : "";
       const log = c.lines && c.lines.length ? h`<pre class=log>${c.lines.join("\n")}</pre>` : c.kind !== "after" ? h`<div class=dim>(logged nothing)</div>` : "";
-      parts.push(h`<div class="call seat${c.seat}"><div><b>${name(c.seat)}</b> · ${c.kind === "after" ? "log lines after its last call" : c.kind + " call"}${c.fuel !== null ? ` · fuel ${num(c.fuel)}${share}` : ""}</div>${log}</div>`);
+      parts.push(h`<div class="call seat${c.seat}"><div><b>${name(c.seat)}</b> · ${c.kind === "after" ? "log lines after its last call" : c.kind + " call"}${c.fuel !== null ? ` · fuel ${short(c.fuel)}${share}` : ""}</div>${log}</div>`);
     }
     const truncated = view.logs.filter((l) => l && l.truncated).map((l) => name(l.seat));
     if (truncated.length) parts.push(h`<p class=dim>Log cut at the --log-bytes cap for: ${truncated.join(", ")}.</p>`);
@@ -297,7 +306,10 @@
     let text;
     if (view.header.game === "connect-fwar") text = `Score ${r.scores[0]}`;
     else if (r.positions) text = r.positions.map((p, i) => [p, i]).sort((a, b) => a[0] - b[0]).map(([p, i]) => `${ordinal(p)} ${name(i)}`).join(", ");
-    else text = r["winner-name"] !== undefined && r["winner-name"] !== null ? `${r["winner-name"]} wins ${r.scores.join(" - ")}` : (r.winner === null ? `Draw ${r.scores.join(" - ")}` : `${name(r.winner)} wins ${r.scores.join(" - ")}`);
+    else {
+      const winner = r["winner-name"] !== undefined && r["winner-name"] !== null ? r["winner-name"] : r.winner === null ? null : name(r.winner);
+      text = winner === null ? `Draw: ${scored(r.scores)}` : `${winner} wins: ${scored(r.scores)}`;
+    }
     if (r.forfeit) text += ` · ${name(r.forfeit.seat)} forfeited (${r.forfeit.reason}): ${r.forfeit.detail}`;
     box.textContent = text;
     box.className = r.forfeit ? "result forfeit" : "result";
@@ -319,7 +331,7 @@
       case "round-end": {
         let t = e.scorer === null || e.scorer === undefined ? "no point" : `point to ${name(e.scorer)}`;
         t += ` (${e.cause}${e.why ? ": " + e.why : ""}${e.attempted ? `, tried ${e.attempted.card} ${e.attempted.direction}` : ""})`;
-        return t + `; score ${e.scores.join(" - ")}`;
+        return t + `; score ${scored(e.scores)}`;
       }
       case "draw": return `drew ${card(e.card, true)}, named column ${e.answer}: ${e.placed === null ? "discarded" : "placed in column " + e.placed}${e.connected ? `, connects ${e.connected.kind} ${e.connected.index}` : ""}`;
       case "placement": return "both sides placed their agents";
@@ -336,7 +348,7 @@
       case "game-end":
         if (e.titles) return e.titles.map((t, i) => `${name(i)}: ${t}`).join(", ");
         if (e.score !== undefined) return `score ${e.score}`;
-        return `final score ${e.scores.join(" - ")}`;
+        return `final score ${scored(e.scores)}`;
       default: return "";
     }
   }

@@ -26,6 +26,7 @@ pub static ABOUT: About = About {
     limits: crate::adapters::TURN_LIMITS,
     human_play: true,
     chained: false,
+    illegal_rule: "each discards the card (rule 3.3)",
 };
 
 /// Under `--illegal forfeit` a column where the card does not fit forfeits
@@ -36,6 +37,11 @@ impl Player for Strict<'_, dyn Player> {
     }
     fn choose_column(&mut self, view: &View) -> Result<i32, Failure> {
         let column = self.player.choose_column(view)?;
+        // Under the course's rule a discard is a legal choice (rule 3.3):
+        // nothing to count.
+        if self.rule == crate::games::IllegalMoves::Course {
+            return Ok(column);
+        }
         self.judge(
             column,
             |&c| usize::try_from(c).is_ok_and(|c| view.fitting_columns().contains(&c)),

@@ -246,6 +246,8 @@ impl EventSink for Narrator {
                     scores[1 - me]
                 ));
             }
+            // The person who leaves is told so once, by the command.
+            "forfeit" if seat as usize == me && self.term.has_left() => {}
             "forfeit" => {
                 let who = self.who(seat);
                 self.term.say(&format!(

@@ -25,7 +25,12 @@ impl Fencer for Strict<'_, dyn Fencer> {
         let mv = self.player.choose_move(view)?;
         self.judge(
             mv,
-            |&mv| rules::check_move(view.seat, &view.hand, view.my_position, view.opponent_position, mv).is_ok(),
+            // A value that is no card is no move at all: the game's invalid
+            // answer (rule 5.3, a forfeit), not an illegal move to count.
+            |&mv| {
+                !(1..=rules::MAX_CARD).contains(&mv.card)
+                    || rules::check_move(view.seat, &view.hand, view.my_position, view.opponent_position, mv).is_ok()
+            },
             |mv| format!("played card {} {:?}", mv.card, mv.direction).to_lowercase(),
         )
     }
@@ -47,6 +52,7 @@ pub static ABOUT: About = About {
     limits: crate::adapters::TURN_LIMITS,
     human_play: true,
     chained: false,
+    illegal_rule: "each loses the round (rule 5.1)",
 };
 
 /// En Garde as the runner sees it.

@@ -816,6 +816,10 @@ impl EventSink for Narrator {
                 }
                 if let Some(&p) = positions.get(self.me) {
                     let t = title_text(title(p, n));
+                    if self.quiet() {
+                        self.term.say(&format!("You finish {}: {t}, as you left.", ordinal(p)));
+                        return;
+                    }
                     let cheer = match p {
                         1 => " Congratulations!",
                         p if p as usize == n => " Better luck next game.",

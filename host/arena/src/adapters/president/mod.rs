@@ -27,6 +27,7 @@ pub static ABOUT: About = About {
     limits: crate::adapters::PRESIDENT_LIMITS,
     human_play: true,
     chained: true,
+    illegal_rule: "each puts the bot out, in the last place (rule 10.1)",
 };
 
 /// President as the runner sees it.

@@ -39,6 +39,7 @@ pub static ABOUT: About = About {
     },
     human_play: true,
     chained: false,
+    illegal_rule: "the first one loses the game (rule 4.3)",
 };
 
 /// Under `--illegal forfeit` an illegal step (rules 4.3, 4.4) forfeits
