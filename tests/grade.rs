@@ -854,3 +854,57 @@ fn a_mean_positions_interval_stays_within_the_table() {
     }
     assert!(seen > 0, "{report}");
 }
+
+/// The library call behind `arena grade-class`, as a course server makes
+/// it (no process): the same gradebook, byte for byte, as the command's.
+#[test]
+fn the_class_library_call_writes_the_gradebook_the_command_writes() {
+    use arena::class::{ClassJob, grade_class};
+    let class = temp("class-lib");
+    std::fs::copy(bot("en-garde/aggressive"), class.join("ann.wasm")).unwrap();
+    std::fs::copy(bot("en-garde/random"), class.join("bob.wasm")).unwrap();
+    std::fs::write(class.join("cy.wasm"), "not a bot").unwrap();
+    let game = arena::adapters::game("en-garde").unwrap();
+    let rubric = arena::grade::rubric::parse(game.default_rubric(), "default", game).unwrap();
+    let sandbox = arena::adapters::sandbox(game.default_limits()).unwrap();
+    let read = arena::grade::submissions::find(&class).unwrap();
+    let out = temp("class-lib-out");
+    let job = ClassJob {
+        game,
+        rubric: &rubric,
+        rubric_name: "the default rubric of en-garde".into(),
+        class: &read,
+        sandbox: &sandbox,
+        games: 20,
+        tournament: None,
+        tournament_games: 10,
+        out: &out,
+        export_for: Vec::new(),
+        assignment: "Bot grade".into(),
+        progress: false,
+    };
+    let outcome = grade_class(&job).expect("graded");
+    let names: Vec<&str> = outcome.reports.iter().map(|r| r.student.as_str()).collect();
+    assert_eq!(names, ["ann", "bob", "cy"]);
+    assert_eq!(outcome.reports[2].status, "rejected");
+    assert!(
+        outcome.notes.iter().any(|n| n.contains("index.html")),
+        "{:?}",
+        outcome.notes
+    );
+    let cli_out = temp("class-cli-out");
+    let run = arena(&[
+        "grade-class",
+        "--game",
+        "en-garde",
+        &class.display().to_string(),
+        "--out",
+        &cli_out.display().to_string(),
+        "--games",
+        "20",
+    ]);
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let library = std::fs::read_to_string(out.join("gradebook.csv")).unwrap();
+    let command = std::fs::read_to_string(cli_out.join("gradebook.csv")).unwrap();
+    assert_eq!(library, command);
+}

@@ -11,6 +11,7 @@
 //! - [`adapters`]: one thin module per game world between the two.
 //! - [`runner`]: matches over seeds and seats, for any game.
 //! - [`check`]: what `arena check` finds out about a bot file.
+//! - [`class`]: grading a whole class, with its tournament and reports.
 //! - [`replay`]: the replay file format.
 //! - [`report`]: the `index.html` and replay pages of tournaments and class grading.
 //! - [`human`]: people playing in the terminal.
@@ -18,6 +19,7 @@
 
 pub mod adapters;
 pub mod check;
+pub mod class;
 pub mod cli;
 pub mod grade;
 pub mod human;

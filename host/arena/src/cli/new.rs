@@ -587,7 +587,8 @@ fn js_project(starter: &Starter, name: &str) -> Vec<(String, String)> {
                      You need Node.js and npm; `./build.sh` installs the pinned tools (componentize-js {COMPONENTIZE_JS},\n\
                      esbuild {ESBUILD}) into `node_modules` the first time. 64-bit numbers (the game's `seed`, fuel)\n\
                      arrive as BigInt. An uncaught exception ends the game; its message and where it was thrown\n\
-                     are the forfeit's reason.\n\n"
+                     are the forfeit's reason. A position such as `build/bot.js:87:7` is in `build/bot.js`, the one file\n\
+                     `./build.sh` bundles your code and the SDK into: open that file at that line.\n\n"
                 ),
             ),
         ),

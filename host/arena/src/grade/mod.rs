@@ -247,6 +247,57 @@ pub struct GradeReport {
 }
 
 impl GradeReport {
+    /// The report for people, as `arena grade` prints it.
+    pub fn text(&self) -> String {
+        let report = self;
+        use std::fmt::Write;
+        let mut s = String::new();
+        let _ = writeln!(
+            s,
+            "{} ({}): {} / {} points",
+            report.student, report.game, report.total, report.max_total
+        );
+        if let Some(reason) = &report.reason {
+            let _ = writeln!(s, "  rejected: {reason}");
+        }
+        for i in &report.items {
+            // A pending item is not counted: "0 / 10" would read as points lost.
+            let points = if i.status == "pending" {
+                format!("{:>13}", "pending")
+            } else {
+                format!("{:>5} / {:<5}", i.points, i.max_points)
+            };
+            let _ = writeln!(
+                s,
+                "  {points} {}{}: {}",
+                i.name,
+                if i.visible { "" } else { " (hidden)" },
+                i.note
+            );
+        }
+        if let Some(conduct) = report.conduct.describe() {
+            let _ = writeln!(s, "  conduct over {conduct}");
+        }
+        if let Some(house) = &report.plays_like {
+            let _ = writeln!(s, "  {}", plays_like_note(house));
+        }
+        if let Some(why) = &report.chosen_because {
+            let _ = writeln!(s, "  file: {why}");
+        }
+        let _ = writeln!(
+            s,
+            "  seed {}, {} games per item, fuel {} per move, arena {}, wasmtime {}, fuel prices {}, sha256 {}",
+            report.seed,
+            report.games,
+            crate::sandbox::fuel_amount(report.limits.fuel),
+            report.arena_version,
+            report.wasmtime_version,
+            report.fuel_prices,
+            report.sha256.as_deref().unwrap_or("-")
+        );
+        s
+    }
+
     /// Why the submission was rejected, as its student reads it: the file
     /// by its name rather than the teacher's path to it, and, when the class
     /// report's replay pages are in `replays` (a folder beside the report),
@@ -466,6 +517,33 @@ impl Grader<'_> {
         let mut smoke = self.item_spec(usize::MAX, me, &first);
         smoke.games = 1;
         smoke
+    }
+
+    /// Grade what a student submitted: a bot file, or a folder holding one
+    /// (Gradescope's `/autograder/submission`: its only `.wasm`, or the one
+    /// nearest the top, and why in `chosen_because`). A folder without a
+    /// usable bot is a rejected report that says why.
+    /// An error is the run's own mistake (an unknown house bot), never the student's.
+    pub fn grade_submission(&self, student: &str, submission: &Path) -> Result<GradeReport, SetupError> {
+        let started = std::time::Instant::now();
+        let chosen = if submission.is_dir() {
+            submissions::choose(submission)
+        } else {
+            Ok(submissions::Chosen {
+                path: submission.to_path_buf(),
+                why: None,
+            })
+        };
+        let mut report = match chosen {
+            Ok(c) => {
+                let (mut r, _) = self.grade(student, &c.path)?;
+                r.chosen_because = c.why;
+                r
+            }
+            Err(reason) => self.unusable(student, submission, reason),
+        };
+        report.elapsed = started.elapsed();
+        Ok(report)
     }
 
     /// Check, smoke-test and grade one submission.

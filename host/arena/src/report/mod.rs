@@ -12,6 +12,7 @@
 //! folder, a zip or a course site alike.
 
 mod class;
+pub mod standings;
 mod tournament;
 
 pub use class::{ClassPage, ClassReport, class_index, class_pages};

@@ -106,6 +106,8 @@
       h.limits ? `fuel ${short(h.limits.fuel)} per move` : null,
       `arena ${h["arena-version"]}, wasmtime ${h["wasmtime-version"]}`, `replay format ${h.format}`,
     ].filter(Boolean).join(" · ");
+    // Sugar hides nothing: no cards to show or hide.
+    $("hidden").parentElement.hidden = h.game === "sugar";
     $("note").textContent = note || "";
     $("note").hidden = !note;
     const picker = $("game");
@@ -450,7 +452,8 @@
         const out = list(s.positions)[seat];
         const title = s.titles ? s.titles[seat] : null;
         const turn = e.type === "turn" && e.seat === seat;
-        const hand = view.showHidden ? list(s.hands[seat]).map((c) => card(c)) : back(counts[seat]);
+        // A player out of the game holds nothing (its cards left the game, rule 10.1).
+        const hand = counts[seat] === 0 ? "" : view.showHidden ? list(s.hands[seat]).map((c) => card(c)) : back(counts[seat]);
         const swap = s.exchange && s.exchange[seat];
         const ex = swap && (list(swap[0]).length || list(swap[1]).length) && e.type === "game-start"
           ? h`<div class=dim>gave ${list(swap[0]).map((c) => card(c, true)).join(" ") || "nothing"}, received ${list(swap[1]).map((c) => card(c, true)).join(" ") || "nothing"}</div>` : "";
