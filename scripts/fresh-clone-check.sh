@@ -44,7 +44,11 @@ run() {
   end=$(date +%s)
   local took=$((end - start))
   printf '%s: exit %d in %d min %02d s\n' "$name" "$status" $((took / 60)) $((took % 60))
+  # Kept after the clone is removed: the whole output, to read a failure in full.
+  cp "$work/$name.log" "$repo/target/fresh-clone-$name.log" 2>/dev/null || true
   if [ $status -ne 0 ]; then
+    # The failing tests by name first: the log's tail is only the last binaries' summaries.
+    grep -E '^test .* FAILED$|^---- .* stdout ----$' "$work/$name.log" | head -20
     tail -40 "$work/$name.log"
     return 1
   fi

@@ -21,12 +21,14 @@ pub mod adapters;
 pub mod check;
 pub mod class;
 pub mod cli;
+pub mod files;
 pub mod grade;
 pub mod human;
 pub mod replay;
 pub mod report;
 pub mod runner;
 pub mod stats;
+pub mod text;
 pub mod tournament;
 pub mod view;
 

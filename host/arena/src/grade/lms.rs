@@ -5,7 +5,7 @@
 
 use super::GradeReport;
 use super::submissions::Layout;
-use crate::report::csv_field;
+use crate::text::csv_field;
 
 /// A learning management system to write grades for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -20,8 +20,8 @@ impl Lms {
     /// The file written for it.
     pub const fn file_name(self) -> &'static str {
         match self {
-            Lms::Canvas => "grades-canvas.csv",
-            Lms::Moodle => "grades-moodle.csv",
+            Lms::Canvas => crate::files::CANVAS_GRADES,
+            Lms::Moodle => crate::files::MOODLE_GRADES,
         }
     }
 
@@ -53,7 +53,7 @@ fn number(x: f64) -> String {
 /// One line of feedback: each item's points, and why a submission was rejected.
 pub fn feedback(r: &GradeReport) -> String {
     let mut parts = Vec::new();
-    if let Some(reason) = r.reason_for_student(Some(crate::report::REPLAYS)) {
+    if let Some(reason) = r.reason_for_student(Some(crate::files::REPLAYS)) {
         parts.push(format!("Rejected: {reason}"));
     }
     for i in r.items.iter().filter(|i| i.visible) {

@@ -334,18 +334,7 @@ pub fn smoke_replay_file(folder: &str) -> String {
     format!("{folder}-smoke-game.html")
 }
 
-/// `n` with a comma between thousands, as a reader counts: 3,000.
-pub fn thousands(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::new();
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
+pub use crate::text::thousands;
 
 /// What a report says of a submission that plays like `house` (its
 /// `plays_like`): in the teacher's words and the student's.
@@ -384,10 +373,8 @@ pub struct Grader<'a> {
     pub games: usize,
 }
 
-/// `grade-class`'s gradebook, in its `--out` folder.
-pub const GRADEBOOK_FILE: &str = "gradebook.csv";
-/// `grade-class --tournament`'s standings, in its `--out` folder.
-pub const TOURNAMENT_FILE: &str = "tournament.txt";
+pub use crate::files::GRADEBOOK_FILE;
+pub use crate::files::TOURNAMENT_FILE;
 
 /// The SHA-256 of a regular file, hex, read in pieces (a submission can be
 /// any size; a device or a pipe, which could be read forever, has none).
@@ -833,7 +820,7 @@ pub fn apply_ranking(report: &mut GradeReport, rubric: &Rubric, rank: usize, pla
         format!(
             "; {} in the standings, but {} clearly ahead of it (a whole 95% interval above): \
              the games cannot tell it from the rest; more --tournament-games would tell them apart",
-            crate::human::ordinal(u32::try_from(place).unwrap_or(u32::MAX)),
+            crate::text::ordinal(u32::try_from(place).unwrap_or(u32::MAX)),
             match ahead {
                 0 => "no bot is".to_string(),
                 1 => "only 1 bot is".to_string(),

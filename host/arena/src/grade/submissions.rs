@@ -422,12 +422,12 @@ fn folder_name(student: &str) -> String {
 /// What `grade-class` writes beside the students' folders: no student's
 /// folder may take one of these names.
 const OUTPUT_NAMES: [&str; 6] = [
-    crate::report::INDEX,
-    super::GRADEBOOK_FILE,
-    super::TOURNAMENT_FILE,
-    crate::report::REPLAYS,
-    super::lms::Lms::Canvas.file_name(),
-    super::lms::Lms::Moodle.file_name(),
+    crate::files::INDEX,
+    crate::files::GRADEBOOK_FILE,
+    crate::files::TOURNAMENT_FILE,
+    crate::files::REPLAYS,
+    crate::files::CANVAS_GRADES,
+    crate::files::MOODLE_GRADES,
 ];
 
 /// Build the class: names made unique (the LMS id, or a number, added), folders too.

@@ -93,14 +93,4 @@ pub fn locale_is_utf8() -> bool {
     locale.contains("utf-8") || locale.contains("utf8")
 }
 
-/// `1st`, `2nd`, `3rd`, `4th`, ... `11th`, `21st` (finishing places, class ranks).
-pub fn ordinal(n: u32) -> String {
-    let suffix = match (n % 10, n % 100) {
-        (1, 11) | (2, 12) | (3, 13) => "th",
-        (1, _) => "st",
-        (2, _) => "nd",
-        (3, _) => "rd",
-        _ => "th",
-    };
-    format!("{n}{suffix}")
-}
+pub use crate::text::ordinal;

@@ -20,6 +20,7 @@ pub use tournament::{tournament_index, tournament_pages};
 
 use crate::games::Forfeit;
 use crate::runner::{GameResult, MatchSpec, Played, play_unit, units, whole_rotations};
+pub use crate::text::{csv_field, points};
 use anyhow::Context;
 use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
@@ -32,28 +33,7 @@ pub const FORFEITS_SHOWN: usize = 3;
 pub const MAX_PAGES: usize = 300;
 /// At most this many bytes of replay pages in all.
 pub const MAX_REPLAY_BYTES: usize = 48 << 20;
-/// The folder of replay pages, inside the `--out` folder.
-pub const REPLAYS: &str = "replays";
-/// The report page, inside the `--out` folder.
-pub const INDEX: &str = "index.html";
-
-/// One CSV text field, quoted when it must be (RFC 4180). Names, file
-/// names and reasons come from students: one that starts like a formula
-/// (`=`, `+`, `-`, `@`, a tab or a carriage return) gets a leading `'`, so
-/// a spreadsheet opening the file shows it instead of running it (OWASP's
-/// advice on CSV injection). Numbers are written without this function.
-pub fn csv_field(text: &str) -> String {
-    let text = if text.starts_with(['=', '+', '-', '@', '\t', '\r']) {
-        format!("'{text}")
-    } else {
-        text.to_string()
-    };
-    if text.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", text.replace('"', "\"\""))
-    } else {
-        text
-    }
-}
+pub use crate::files::{INDEX, REPLAYS};
 
 /// A replay page to make: chosen games of one match.
 pub struct PageJob<'a> {
@@ -499,15 +479,6 @@ pub fn html_page(title: &str, body: &str) -> String {
         crate::VERSION,
         esc(title)
     )
-}
-
-/// Points as the reports print them: `10`, `7.5`.
-pub fn points(p: f64) -> String {
-    if p.fract() == 0.0 {
-        format!("{p:.0}")
-    } else {
-        format!("{p}")
-    }
 }
 
 #[cfg(test)]

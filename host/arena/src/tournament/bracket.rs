@@ -426,7 +426,7 @@ impl Bracket {
     }
 }
 
-use crate::report::points as fmt_points;
+use crate::text::points as fmt_points;
 
 #[cfg(test)]
 mod tests {

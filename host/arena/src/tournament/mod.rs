@@ -14,7 +14,8 @@ mod standings;
 
 pub use bracket::{Bracket, BracketMatch};
 pub use journal::Journal;
-pub use standings::{Rating, Standing, measure_name, rank_beyond_noise, rank_text};
+pub use ratings::Rating;
+pub use standings::{Standing, measure_name, rank_beyond_noise, rank_text};
 
 use crate::games::{Kind, derive_seed};
 use crate::runner::{Entrant, GameDef, GameResult, GameSetup, MatchSpec, SetupError, play_unit, units};

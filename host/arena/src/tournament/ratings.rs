@@ -3,7 +3,20 @@
 
 use super::MatchRecord;
 use super::fit::{FitGame, PRIOR_DRAWS, fit};
-use super::standings::Rating;
+use serde::Serialize;
+
+/// A rating with its 95% interval.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Rating {
+    /// The rating.
+    pub value: f64,
+    /// Low end of the 95% interval.
+    pub low: f64,
+    /// High end of the 95% interval.
+    pub high: f64,
+    /// `bradley-terry` (two players) or `plackett-luce` (tables).
+    pub system: &'static str,
+}
 
 /// Every game of `matches` as the fit sees it: a duel's score for the bot
 /// in seat 0, or a table's finishing order.

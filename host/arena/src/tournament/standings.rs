@@ -1,24 +1,12 @@
 //! Standings: the ranking, with each bot's record, rating and forfeits, and a
 //! short reading of which differences are real and which are noise.
 
+use super::ratings::Rating;
 use super::{Bracket, Format, MatchRecord, TournamentSpec, ratings};
 use crate::games::{ForfeitReason, Kind};
 use crate::stats::{Estimate, estimate};
 use serde::Serialize;
 use std::collections::BTreeMap;
-
-/// A rating with its 95% interval.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct Rating {
-    /// The rating.
-    pub value: f64,
-    /// Low end of the 95% interval.
-    pub low: f64,
-    /// High end of the 95% interval.
-    pub high: f64,
-    /// `bradley-terry` (two players) or `plackett-luce` (tables).
-    pub system: &'static str,
-}
 
 /// One line of the standings.
 #[derive(Debug, Clone, Serialize)]

@@ -8,7 +8,7 @@ use crate::games::{EventSink, Failure, Seat};
 use crate::human::Terminal;
 use serde_json::Value;
 
-pub use crate::human::ordinal;
+pub use crate::text::ordinal;
 
 /// A title as people write it: `Vice-President`, `Bum`.
 pub fn title_text(title: &str) -> String {
