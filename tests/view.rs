@@ -724,3 +724,46 @@ fn a_replay_is_read_in_the_memory_of_one_game_whatever_it_holds() {
         assert!(peak < 400, "{cmd} of a 75 MiB game peaked at {peak} MiB");
     }
 }
+
+/// The library call behind `arena replay verify`, as a server checking a
+/// student's replay makes it: identical for the bot that played, and for
+/// another file under its name a warning and the first difference.
+#[test]
+fn the_verify_library_call_finds_the_replay_identical_or_where_it_differs() {
+    use arena::verify::{Verified, verify};
+    let dir = arena_tests::temp("verify-lib");
+    let replay = dir.join("r.jsonl");
+    let aggressive = arena_tests::bot("en-garde/aggressive");
+    let out = arena_tests::arena(&[
+        "match",
+        "--game",
+        "en-garde",
+        &aggressive.display().to_string(),
+        "house:random",
+        "--games",
+        "4",
+        "--replay",
+        &replay.display().to_string(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let sandbox = |_: &'static dyn arena::runner::GameDef, header: &arena::replay::CheckedHeader| {
+        arena::adapters::sandbox(header.limits.clone())
+    };
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    let bots = |path: &std::path::Path| [("aggressive".to_string(), path.to_path_buf())].into_iter().collect();
+    let verdict = verify(&replay, bots(&aggressive), &sandbox, &pool).expect("a verdict");
+    assert!(verdict.warnings.is_empty(), "{:?}", verdict.warnings);
+    match &verdict.verified {
+        Verified::Identical { games, .. } => assert_eq!(*games, 4),
+        other => panic!("{other:?}"),
+    }
+    assert!(verdict.line().starts_with("IDENTICAL: 4 games"), "{}", verdict.line());
+    let other = verify(&replay, bots(&arena_tests::bot("en-garde/cowardly")), &sandbox, &pool).expect("a verdict");
+    assert!(!other.identical());
+    assert!(
+        other.warnings[0].contains("not the file the replay was made with"),
+        "{:?}",
+        other.warnings
+    );
+    assert!(other.line().starts_with("DIFFERENT at line "), "{}", other.line());
+}

@@ -30,6 +30,7 @@ pub mod runner;
 pub mod stats;
 pub mod text;
 pub mod tournament;
+pub mod verify;
 pub mod view;
 
 pub use arena_games as games;

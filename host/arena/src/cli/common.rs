@@ -10,7 +10,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 /// Limits and threads, for every command that plays games.
-#[derive(Debug, Args)]
+#[derive(Debug, Default, Args)]
 pub struct RunArgs {
     /// Fuel (about one unit per wasm instruction) per move [default: the game's, see `arena games`].
     /// Bots built for world 0.1 get --fuel plus --bank afresh on every call.
@@ -57,7 +57,7 @@ pub struct RunArgs {
 }
 
 /// The compile cache: where it is, or that there is none.
-#[derive(Debug, Args)]
+#[derive(Debug, Default, Args)]
 pub struct CacheArgs {
     /// Folder of compiled bots kept between runs [default: $ARENA_CACHE_DIR, else $XDG_CACHE_HOME/arena,
     /// else ~/.cache/arena].

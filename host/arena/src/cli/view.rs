@@ -2,12 +2,9 @@
 //! replay played again, event for event).
 
 use super::common::{CacheArgs, RunArgs};
-use crate::replay::{CheckedHeader, FORMAT, GameRecord, ReplayReader, game_lines};
-use crate::runner::entrants::entrant;
-use crate::runner::{Entrant, MatchSpec, play_unit, unit, unit_count};
+use crate::replay::CheckedHeader;
 use anyhow::{Context, bail};
 use clap::{Args, Subcommand};
-use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -78,275 +75,49 @@ pub fn run_replay(command: ReplayCommand) -> anyhow::Result<ExitCode> {
 }
 
 fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
-    let mut reader = ReplayReader::open(&args.replay, None)?;
-    let shown = args.replay.display().to_string();
-    if reader.format() < FORMAT {
-        bail!(
-            "{shown}: replay format {} records too little to be played again exactly; make it again with this arena (format {FORMAT})",
-            reader.format()
-        );
-    }
-    let header = CheckedHeader::parse(&reader.header).map_err(|e| anyhow::anyhow!("{shown} line 1: {e}"))?;
-    let game = header.game;
-    let limits = &header.limits;
-    let run = RunArgs {
-        fuel: Some(limits.fuel),
-        bank: Some(limits.bank),
-        start_fuel: Some(limits.start_fuel),
-        memory: Some(limits.memory_bytes as u64),
-        timeout: Some(limits.timeout),
-        log_bytes: Some(limits.log_bytes as u64),
-        max_file_bytes: Some(limits.max_file_bytes),
-        compile_seconds: None,
-        compile_memory: None,
-        illegal: header.illegal,
-        jobs: args.jobs,
-        cache: CacheArgs {
-            cache_dir: args.cache.cache_dir.clone(),
-            no_cache: args.cache.no_cache,
-            cache_max: args.cache.cache_max,
-        },
-    };
-    let sandbox = run.sandbox(game)?;
-    let setup = crate::runner::entrants::setup(game, &sandbox, header.variant.clone(), header.illegal)?;
-    let mut given: BTreeMap<String, PathBuf> = BTreeMap::new();
+    let mut bots: BTreeMap<String, PathBuf> = BTreeMap::new();
     for b in &args.bots {
         let Some((name, path)) = b.split_once('=') else {
             bail!("--bot {b}: write it NAME=PATH, with the name the replay gives the bot");
         };
-        given.insert(name.to_string(), PathBuf::from(path));
+        bots.insert(name.to_string(), PathBuf::from(path));
     }
-    let mut entrants = Vec::new();
-    let mut warnings = Vec::new();
-    for bot in &header.bots {
-        let name = &bot.name;
-        let e: Entrant = if let Some(house) = name.strip_prefix("house:") {
-            let base = house.split('#').next().unwrap_or(house);
-            let mut e = entrant(game, &sandbox, &format!("house:{base}"))?;
-            e.name = name.clone();
-            e
-        } else {
-            let Some(path) = given.remove(name) else {
-                bail!(
-                    "{shown}: the replay's bot `{name}` is a wasm file; give it with --bot {name}=PATH (bots: {})",
-                    header
-                        .bots
-                        .iter()
-                        .map(|b| b.name.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", ")
-                );
-            };
-            let mut e = entrant(game, &sandbox, &path.to_string_lossy())?;
-            e.name = name.clone();
-            if let (crate::runner::BotRef::Wasm(p), Some(sha)) = (&e.bot, &bot.sha256)
-                && &p.sha256 != sha
-            {
-                warnings.push(format!(
-                    "{}: not the file the replay was made with (sha256 {} here, {} in the replay), so the games may differ",
-                    path.display(),
-                    &p.sha256[..12],
-                    &sha[..12]
-                ));
-            }
-            e
-        };
-        entrants.push(e);
+    // The replay's own limits and rule, with this command's cache and threads.
+    let sandbox = |game: &'static dyn crate::runner::GameDef, header: &CheckedHeader| {
+        let limits = &header.limits;
+        RunArgs {
+            fuel: Some(limits.fuel),
+            bank: Some(limits.bank),
+            start_fuel: Some(limits.start_fuel),
+            memory: Some(limits.memory_bytes as u64),
+            timeout: Some(limits.timeout),
+            log_bytes: Some(limits.log_bytes as u64),
+            max_file_bytes: Some(limits.max_file_bytes),
+            compile_seconds: None,
+            compile_memory: None,
+            illegal: header.illegal,
+            jobs: args.jobs,
+            cache: CacheArgs {
+                cache_dir: args.cache.cache_dir.clone(),
+                no_cache: args.cache.no_cache,
+                cache_max: args.cache.cache_max,
+            },
+        }
+        .sandbox(game)
+    };
+    let pool = RunArgs {
+        jobs: args.jobs,
+        ..RunArgs::default()
     }
-    if let Some(name) = given.keys().next() {
-        bail!("--bot {name}=...: the replay has no wasm bot named `{name}`");
-    }
-    if header.arena_version != crate::VERSION || header.wasmtime_version != crate::replay::WASMTIME_VERSION {
-        warnings.push(format!(
-            "written by arena {} on wasmtime {}, played again by arena {} on wasmtime {}: fuel counts may differ",
-            header.arena_version,
-            header.wasmtime_version,
-            crate::VERSION,
-            crate::replay::WASMTIME_VERSION
-        ));
-    }
-    if header.fuel_prices != u64::from(crate::sandbox::PRICES_VERSION) {
-        warnings.push(format!(
-            "written under fuel prices {}, played again under prices {}: fuel counts differ, and a bot near \
-             its budget may end differently",
-            header.fuel_prices,
-            crate::sandbox::PRICES_VERSION
-        ));
-    }
-    for w in &warnings {
+    .pool()?;
+    let verdict = crate::verify::verify(&args.replay, bots, &sandbox, &pool)?;
+    for w in &verdict.warnings {
         eprintln!("warning: {w}");
     }
-    let spec = MatchSpec {
-        game,
-        setup,
-        entrants,
-        games: header.games,
-        seed: header.seed,
-        record: true,
-    };
-    spec.check()?;
-    // Count the file's games first (one game in memory at a time): a header
-    // that claims more games than the file holds is told at once, not after
-    // playing them.
-    let plays = crate::runner::whole_rotations(header.games, spec.entrants.len());
-    let mut counter = ReplayReader::open(&args.replay, None)?;
-    let mut in_file = 0usize;
-    while counter.next_game()?.is_some() {
-        in_file += 1;
-        if in_file > plays {
-            break;
-        }
-    }
-    if in_file < plays {
-        println!(
-            "{shown}: DIFFERENT: the replay ends after {in_file} games; the header says {} (the match plays {plays})",
-            header.games
-        );
-        return Ok(ExitCode::FAILURE);
-    }
-    let pool = run.pool()?;
-    let chunk = pool.current_num_threads().max(1) * 4;
-    let count = unit_count(&spec);
-    let mut ready: BTreeMap<usize, Vec<Value>> = BTreeMap::new();
-    let mut next_game = 0usize;
-    let mut events = 0u64;
-    for first in (0..count).step_by(chunk) {
-        let batch: Vec<Vec<usize>> = (first..count.min(first + chunk)).map(|k| unit(&spec, k)).collect();
-        let played = pool.install(|| {
-            use rayon::prelude::*;
-            batch
-                .par_iter()
-                .map(|unit| play_unit(&spec, unit))
-                .collect::<Result<Vec<_>, _>>()
-        })?;
-        for p in played.into_iter().flatten() {
-            ready.insert(p.result.index, game_lines(&p.result, &p.events, &spec.entrants));
-        }
-        while let Some(lines) = ready.remove(&next_game) {
-            let Some(record) = reader.next_game()? else {
-                println!(
-                    "{shown}: DIFFERENT: the replay ends after {next_game} games; the header says {} (the match plays {plays})",
-                    header.games
-                );
-                return Ok(ExitCode::FAILURE);
-            };
-            events += record.lines.len() as u64;
-            if let Some(diff) = first_difference(&record, &lines) {
-                println!("{shown}: DIFFERENT at {diff}");
-                return Ok(ExitCode::FAILURE);
-            }
-            next_game += 1;
-        }
-    }
-    if let Some(extra) = reader.next_game()? {
-        println!(
-            "{shown}: DIFFERENT: line {}: game {} is one more than the match plays ({next_game})",
-            extra.lines.first().map_or(0, |l| l.0),
-            extra.index
-        );
-        return Ok(ExitCode::FAILURE);
-    }
-    println!(
-        "{shown}: IDENTICAL: {next_game} games, {events} lines, every event the same when played again ({}, variant {}, seed {})",
-        game.name(),
-        header.variant.as_deref().unwrap_or_default(),
-        header.seed
-    );
-    Ok(ExitCode::SUCCESS)
-}
-
-/// Where a game's recorded lines and its re-played lines first part, in words.
-fn first_difference(record: &GameRecord, replayed: &[Value]) -> Option<String> {
-    for (k, (line, _)) in record.lines.iter().enumerate() {
-        // One recorded line parsed at a time: the game stays its bytes in memory.
-        let recorded = &record.value(k);
-        let Some(now) = replayed.get(k) else {
-            return Some(format!(
-                "line {line} (game {}): the replay has this \"{}\" line; played again, the game has ended",
-                record.index,
-                kind(recorded)
-            ));
-        };
-        if recorded != now {
-            return Some(format!(
-                "line {line} (game {}, \"{}\" line): {}",
-                record.index,
-                kind(recorded),
-                fields_that_differ(recorded, now)
-            ));
-        }
-    }
-    let last = record.lines.last().map_or(0, |l| l.0);
-    (replayed.len() > record.lines.len()).then(|| {
-        format!(
-            "line {last} (game {}): the replay's game ends here; played again, it goes on with a \"{}\" line",
-            record.index,
-            kind(&replayed[record.lines.len()])
-        )
+    println!("{}: {}", args.replay.display(), verdict.line());
+    Ok(if verdict.identical() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
     })
-}
-
-fn kind(v: &Value) -> &str {
-    v.get("type").and_then(Value::as_str).unwrap_or("?")
-}
-
-fn fields_that_differ(recorded: &Value, now: &Value) -> String {
-    let mut out = Vec::new();
-    differences(recorded, now, &mut String::new(), &mut out);
-    let more = out.len().saturating_sub(3);
-    out.truncate(3);
-    let mut text = out.join("; ");
-    if more > 0 {
-        text.push_str(&format!("; and {more} more"));
-    }
-    text
-}
-
-/// The first difference under each field, by path (`calls[0][3][1]`): a
-/// student reads where, not two screens of JSON.
-fn differences(a: &Value, b: &Value, path: &mut String, out: &mut Vec<String>) {
-    let clip = |v: Option<&Value>| {
-        let s = v.map_or_else(|| "nothing".to_string(), Value::to_string);
-        if s.len() > 100 {
-            format!("{}...", &s[..s.floor_char_boundary(100)])
-        } else {
-            s
-        }
-    };
-    match (a, b) {
-        (Value::Object(x), Value::Object(y)) => {
-            let mut keys: Vec<&String> = x.keys().chain(y.keys()).collect();
-            keys.sort();
-            keys.dedup();
-            for k in keys {
-                let len = path.len();
-                if !path.is_empty() {
-                    path.push('.');
-                }
-                path.push_str(k);
-                match (x.get(k), y.get(k)) {
-                    (Some(p), Some(q)) => differences(p, q, path, out),
-                    (p, q) => out.push(format!("{path}: the replay has {}, played again {}", clip(p), clip(q))),
-                }
-                path.truncate(len);
-            }
-        }
-        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
-            if let Some(i) = (0..x.len()).find(|&i| x[i] != y[i]) {
-                let len = path.len();
-                path.push_str(&format!("[{i}]"));
-                differences(&x[i], &y[i], path, out);
-                path.truncate(len);
-            }
-        }
-        _ if a != b => {
-            let at = if path.is_empty() { "the line" } else { path.as_str() };
-            out.push(format!(
-                "{at}: the replay has {}, played again {}",
-                clip(Some(a)),
-                clip(Some(b))
-            ));
-        }
-        _ => {}
-    }
 }
