@@ -24,6 +24,7 @@ mod lms;
 mod play;
 mod president;
 mod ratings;
+mod registry;
 mod sugar;
 mod tournament;
 mod twins;

@@ -348,14 +348,9 @@ pub fn run(args: NewArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The opponents a first match is played against.
-fn opponents(game: &str) -> &'static str {
-    match game {
-        "connect-fwar" => "",
-        "president" => "house:lowest house:random",
-        "sugar" => "house:greedy",
-        _ => "house:random",
-    }
+/// The opponents a first match is played against, as arguments.
+fn opponents(game: &str) -> String {
+    crate::adapters::game(game).map_or(String::new(), |g| g.about().first_opponents.join(" "))
 }
 
 /// The folder's name as a crate or package name: lower case, `-` for anything else.
@@ -406,7 +401,7 @@ fn readme(starter: &Starter, lang: &str, intro: &str, setup: &str) -> String {
     let house = starter.house;
     // With no opponent (a game played alone) no double space is left behind.
     let opponents = match opponents(game) {
-        "" => String::new(),
+        o if o.is_empty() => String::new(),
         o => format!(" {o}"),
     };
     let unchanged = if starter_is_twin(starter, lang) {

@@ -158,6 +158,9 @@ pub struct About {
     /// What an illegal move costs under the course's rule, in words that
     /// follow "N illegal moves: ", with the rule's number.
     pub illegal_rule: &'static str,
+    /// The opponents of a newcomer's first match (`arena new` prints it):
+    /// house bots, none for a game played alone.
+    pub first_opponents: &'static [&'static str],
 }
 
 /// A game the arena can run: its rules behind the common vocabulary.

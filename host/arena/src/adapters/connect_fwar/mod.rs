@@ -27,6 +27,7 @@ pub static ABOUT: About = About {
     human_play: true,
     chained: false,
     illegal_rule: "each discards the card (rule 3.3)",
+    first_opponents: &[],
 };
 
 /// Under `--illegal forfeit` a column where the card does not fit forfeits

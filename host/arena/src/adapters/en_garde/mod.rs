@@ -53,6 +53,7 @@ pub static ABOUT: About = About {
     human_play: true,
     chained: false,
     illegal_rule: "each loses the round (rule 5.1)",
+    first_opponents: &["house:random"],
 };
 
 /// En Garde as the runner sees it.

@@ -28,6 +28,7 @@ pub static ABOUT: About = About {
     human_play: true,
     chained: true,
     illegal_rule: "each puts the bot out, in the last place (rule 10.1)",
+    first_opponents: &["house:lowest", "house:random"],
 };
 
 /// President as the runner sees it.

@@ -40,6 +40,7 @@ pub static ABOUT: About = About {
     human_play: true,
     chained: false,
     illegal_rule: "the first one loses the game (rule 4.3)",
+    first_opponents: &["house:greedy"],
 };
 
 /// Under `--illegal forfeit` an illegal step (rules 4.3, 4.4) forfeits
