@@ -187,6 +187,28 @@ pub fn class_index(c: &ClassReport<'_>) -> String {
          (the first {}), played again from the item's seed, so each is the game that was graded.</p>",
         super::FORFEITS_SHOWN
     );
+    s.push_str(&gradebook_section(c));
+    if rejected > 0 {
+        s.push_str(&rejected_section(c));
+    }
+    s.push_str(&student_sections(c));
+    if let Some((spec, report, pages)) = &c.tournament {
+        let _ = writeln!(
+            s,
+            "<h2 id=\"tournament\">Class tournament</h2>\n<p class=\"meta\">{} {}; {}</p>",
+            esc(spec.game.title()),
+            esc(report.format.name()),
+            esc(&super::tournament::meta(spec, report))
+        );
+        s.push_str(&super::tournament::sections(spec, report, pages, "t-"));
+    }
+    let _ = writeln!(s, "<footer>{}</footer>", esc(&c.replays.summary()));
+    html_page(&title, &s)
+}
+
+/// The gradebook table: a row per student, a column per rubric item, and the flags.
+fn gradebook_section(c: &ClassReport<'_>) -> String {
+    let mut s = String::new();
     // The gradebook.
     let _ = write!(
         s,
@@ -289,34 +311,38 @@ pub fn class_index(c: &ClassReport<'_>) -> String {
         }
     }
     let _ = writeln!(s, "</tbody></table></div>");
-    let page_of = |student: usize, item: Option<usize>| {
-        c.pages
-            .iter()
-            .find(|(p, _)| p.student == student && p.item == item)
-            .map(|(_, link)| link.as_ref())
-    };
-    // Rejected submissions.
-    if rejected > 0 {
+    s
+}
+
+/// The rejected submissions, each with its reason and the smoke game's page.
+fn rejected_section(c: &ClassReport<'_>) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "<h2 id=\"rejected\">Rejected submissions</h2>\n<p>A rejected submission scores zero on every item; \
+         the reason says what to fix.</p>\n<table><thead><tr><th>student</th><th>reason</th><th>replay</th></tr></thead><tbody>"
+    );
+    for (n, (r, _)) in c.graded.iter().enumerate().filter(|(_, (r, _))| r.status != "graded") {
+        let link = match page_of(c, n, None) {
+            Some(page) => replay_link(page, "the smoke game"),
+            None => "-".to_string(),
+        };
         let _ = writeln!(
             s,
-            "<h2 id=\"rejected\">Rejected submissions</h2>\n<p>A rejected submission scores zero on every item; \
-             the reason says what to fix.</p>\n<table><thead><tr><th>student</th><th>reason</th><th>replay</th></tr></thead><tbody>"
+            "<tr><td><a href=\"#{}\">{}</a></td><td class=\"why\">{}</td><td>{link}</td></tr>",
+            anchor("student", &r.folder),
+            esc(&r.student),
+            esc(&r.reason_for_student(None).unwrap_or_default()),
         );
-        for (n, (r, _)) in c.graded.iter().enumerate().filter(|(_, (r, _))| r.status != "graded") {
-            let link = match page_of(n, None) {
-                Some(page) => replay_link(page, "the smoke game"),
-                None => "-".to_string(),
-            };
-            let _ = writeln!(
-                s,
-                "<tr><td><a href=\"#{}\">{}</a></td><td class=\"why\">{}</td><td>{link}</td></tr>",
-                anchor("student", &r.folder),
-                esc(&r.student),
-                esc(&r.reason_for_student(None).unwrap_or_default()),
-            );
-        }
-        let _ = writeln!(s, "</tbody></table>");
     }
+    let _ = writeln!(s, "</tbody></table>");
+    s
+}
+
+/// Each student's section: file, conduct, flags, and each item with its replays.
+fn student_sections(c: &ClassReport<'_>) -> String {
+    let same = crate::grade::same_files(c.graded.iter().map(|(r, _)| r));
+    let mut s = String::new();
     // Each student.
     let _ = writeln!(s, "<h2 id=\"students\">Students</h2>");
     for (n, (r, _)) in c.graded.iter().enumerate() {
@@ -348,7 +374,7 @@ pub fn class_index(c: &ClassReport<'_>) -> String {
             );
         }
         if let Some(reason) = &r.reason {
-            let link = match page_of(n, None) {
+            let link = match page_of(c, n, None) {
                 Some(page) => format!(" ({})", replay_link(page, "watch the smoke game")),
                 None => String::new(),
             };
@@ -381,7 +407,7 @@ pub fn class_index(c: &ClassReport<'_>) -> String {
                     anchor("t-bot", &r.student)
                 )
             } else {
-                match page_of(n, Some(i)) {
+                match page_of(c, n, Some(i)) {
                     Some(page) => {
                         let sample = if item.sample_game.is_some() {
                             "worst game"
@@ -428,16 +454,13 @@ pub fn class_index(c: &ClassReport<'_>) -> String {
         }
         let _ = writeln!(s, "</tbody></table>");
     }
-    if let Some((spec, report, pages)) = &c.tournament {
-        let _ = writeln!(
-            s,
-            "<h2 id=\"tournament\">Class tournament</h2>\n<p class=\"meta\">{} {}; {}</p>",
-            esc(spec.game.title()),
-            esc(report.format.name()),
-            esc(&super::tournament::meta(spec, report))
-        );
-        s.push_str(&super::tournament::sections(spec, report, pages, "t-"));
-    }
-    let _ = writeln!(s, "<footer>{}</footer>", esc(&c.replays.summary()));
-    html_page(&title, &s)
+    s
+}
+
+/// The replay page of a student's item (`None`: the smoke game), if one was made.
+fn page_of<'a>(c: &'a ClassReport<'_>, student: usize, item: Option<usize>) -> Option<Option<&'a super::PageLink>> {
+    c.pages
+        .iter()
+        .find(|(p, _)| p.student == student && p.item == item)
+        .map(|(_, link)| link.as_ref())
 }
