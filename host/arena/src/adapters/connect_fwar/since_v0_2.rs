@@ -16,7 +16,7 @@ world!(
     ConnectFwarIndices,
     ["start-game", "choose-column"]
 );
-use bindings::arena::bots::connect_fwar_types as wit;
+pub(super) use bindings::arena::bots::connect_fwar_types as wit;
 
 fn wit_card(c: &Card) -> wit::Card {
     wit::Card {
@@ -29,20 +29,30 @@ fn wit_cards(cards: &[Card]) -> Vec<wit::Card> {
     cards.iter().map(wit_card).collect()
 }
 
+/// The game's start in this version's types (older versions convert from it).
+pub(super) fn wit_info(info: &GameInfo) -> wit::GameInfo {
+    wit::GameInfo { seed: info.seed }
+}
+
+/// The rules' view in this version's types (older versions convert from it).
+pub(super) fn wit_view(view: &View) -> wit::View {
+    wit::View {
+        card: wit_card(&view.card),
+        columns: view.board.columns.iter().map(|c| wit_cards(c)).collect(),
+        deck_remaining: view.deck_remaining,
+        discard: wit_cards(&view.discard),
+        legal_columns: view.fitting_columns().into_iter().map(|c| c as i32).collect(),
+    }
+}
+
 impl Player for WasmBot<Bindings> {
     fn start_game(&mut self, info: &GameInfo) -> Result<(), Failure> {
-        let info = wit::GameInfo { seed: info.seed };
+        let info = wit_info(info);
         self.call(Call::Start, |b, store| b.call_start_game(store, info))
     }
 
     fn choose_column(&mut self, view: &View) -> Result<i32, Failure> {
-        let view = wit::View {
-            card: wit_card(&view.card),
-            columns: view.board.columns.iter().map(|c| wit_cards(c)).collect(),
-            deck_remaining: view.deck_remaining,
-            discard: wit_cards(&view.discard),
-            legal_columns: view.fitting_columns().into_iter().map(|c| c as i32).collect(),
-        };
+        let view = wit_view(view);
         self.call(Call::Move, |b, store| b.call_choose_column(store, &view))
     }
 }

@@ -1,9 +1,12 @@
-//! En Garde for bots built against `arena:bots@0.1.0`: the world's WIT types
-//! to the current rules' types and back.
+//! En Garde for bots built against `arena:bots@0.1.0`. Only the newest
+//! version's module talks to the rules: this one converts between that
+//! module's types and its own (a 0.1 view is a 0.2 view without its legal
+//! moves), so a rule is written once.
 
+use super::since_v0_2::{self as newest, wit as new};
 use crate::adapters::world;
 use crate::games::Failure;
-use crate::games::en_garde::{Direction, Fencer, GameInfo, Move, RoundInfo, Variant, View};
+use crate::games::en_garde::{Fencer, GameInfo, Move, RoundInfo, View};
 use crate::runner::WasmBot;
 use crate::sandbox::Call;
 
@@ -18,77 +21,96 @@ world!(
 );
 use bindings::arena::bots::en_garde_types as wit;
 
-fn wit_variant(v: Variant) -> wit::RulesVariant {
-    match v {
-        Variant::Simple => wit::RulesVariant::Simple,
-        Variant::Standard => wit::RulesVariant::Standard,
+impl From<new::RulesVariant> for wit::RulesVariant {
+    fn from(v: new::RulesVariant) -> Self {
+        match v {
+            new::RulesVariant::Simple => wit::RulesVariant::Simple,
+            new::RulesVariant::Standard => wit::RulesVariant::Standard,
+        }
     }
 }
 
-fn wit_direction(d: Direction) -> wit::Direction {
-    match d {
-        Direction::Forward => wit::Direction::Forward,
-        Direction::Backward => wit::Direction::Backward,
+impl From<new::Direction> for wit::Direction {
+    fn from(d: new::Direction) -> Self {
+        match d {
+            new::Direction::Forward => wit::Direction::Forward,
+            new::Direction::Backward => wit::Direction::Backward,
+        }
     }
 }
 
-fn small(n: usize) -> u8 {
-    n as u8
+impl From<wit::FencerMove> for new::FencerMove {
+    fn from(m: wit::FencerMove) -> Self {
+        new::FencerMove {
+            card: m.card,
+            direction: match m.direction {
+                wit::Direction::Forward => new::Direction::Forward,
+                wit::Direction::Backward => new::Direction::Backward,
+            },
+        }
+    }
 }
 
-fn wit_view(v: &View) -> wit::View {
-    wit::View {
-        seat: small(v.seat),
-        variant: wit_variant(v.variant),
-        round: v.round,
-        hand: v.hand.clone(),
-        my_position: v.my_position,
-        opponent_position: v.opponent_position,
-        my_score: v.my_score,
-        opponent_score: v.opponent_score,
-        deck_remaining: v.deck_remaining,
-        discard: v.discard.clone(),
-        opponent_hand_size: v.opponent_hand_size,
-        last_move: v.last_move.map(|m| wit::PlayedMove {
-            seat: small(m.seat),
-            card: m.mv.card,
-            direction: wit_direction(m.mv.direction),
-            parried: m.parried,
-        }),
+impl From<new::GameInfo> for wit::GameInfo {
+    fn from(i: new::GameInfo) -> Self {
+        wit::GameInfo {
+            seat: i.seat,
+            variant: i.variant.into(),
+            points_to_win: i.points_to_win,
+            strip_length: i.strip_length,
+            seed: i.seed,
+        }
+    }
+}
+
+impl From<new::RoundInfo> for wit::RoundInfo {
+    fn from(i: new::RoundInfo) -> Self {
+        wit::RoundInfo {
+            round: i.round,
+            first_to_move: i.first_to_move,
+            scores: i.scores,
+        }
+    }
+}
+
+impl From<new::View> for wit::View {
+    fn from(v: new::View) -> Self {
+        wit::View {
+            seat: v.seat,
+            variant: v.variant.into(),
+            round: v.round,
+            hand: v.hand,
+            my_position: v.my_position,
+            opponent_position: v.opponent_position,
+            my_score: v.my_score,
+            opponent_score: v.opponent_score,
+            deck_remaining: v.deck_remaining,
+            discard: v.discard,
+            opponent_hand_size: v.opponent_hand_size,
+            last_move: v.last_move.map(|m| wit::PlayedMove {
+                seat: m.seat,
+                card: m.card,
+                direction: m.direction.into(),
+                parried: m.parried,
+            }),
+        }
     }
 }
 
 impl Fencer for WasmBot<Bindings> {
     fn start_game(&mut self, info: &GameInfo) -> Result<(), Failure> {
-        let info = wit::GameInfo {
-            seat: small(info.seat),
-            variant: wit_variant(info.variant),
-            points_to_win: info.points_to_win,
-            strip_length: info.strip_length,
-            seed: info.seed,
-        };
+        let info = wit::GameInfo::from(newest::wit_game_info(info));
         self.call(Call::Start, |b, store| b.call_start_game(store, info))
     }
 
     fn start_round(&mut self, info: &RoundInfo) -> Result<(), Failure> {
-        let info = wit::RoundInfo {
-            round: info.round,
-            first_to_move: small(info.first_to_move),
-            scores: info.scores.to_vec(),
-        };
+        let info = wit::RoundInfo::from(newest::wit_round_info(info));
         self.call(Call::Round, |b, store| b.call_start_round(store, &info))
     }
 
     fn choose_move(&mut self, view: &View) -> Result<Move, Failure> {
-        let view = wit_view(view);
+        let view = wit::View::from(newest::wit_view(view));
         let mv = self.call(Call::Move, |b, store| b.call_choose_move(store, &view))?;
-        let direction = match mv.direction {
-            wit::Direction::Forward => Direction::Forward,
-            wit::Direction::Backward => Direction::Backward,
-        };
-        Ok(Move {
-            card: mv.card,
-            direction,
-        })
+        Ok(newest::rules_move(mv.into()))
     }
 }

@@ -16,7 +16,7 @@ world!(
     EnGardeIndices,
     ["start-game", "start-round", "choose-move"]
 );
-use bindings::arena::bots::en_garde_types as wit;
+pub(super) use bindings::arena::bots::en_garde_types as wit;
 
 fn wit_variant(v: Variant) -> wit::RulesVariant {
     match v {
@@ -36,7 +36,8 @@ fn small(n: usize) -> u8 {
     n as u8
 }
 
-fn wit_view(v: &View) -> wit::View {
+/// The rules' view in this version's types (older versions convert from it).
+pub(super) fn wit_view(v: &View) -> wit::View {
     wit::View {
         seat: small(v.seat),
         variant: wit_variant(v.variant),
@@ -66,37 +67,52 @@ fn wit_view(v: &View) -> wit::View {
     }
 }
 
+/// The game's start in this version's types.
+pub(super) fn wit_game_info(info: &GameInfo) -> wit::GameInfo {
+    wit::GameInfo {
+        seat: small(info.seat),
+        variant: wit_variant(info.variant),
+        points_to_win: info.points_to_win,
+        strip_length: info.strip_length,
+        seed: info.seed,
+    }
+}
+
+/// A round's start in this version's types.
+pub(super) fn wit_round_info(info: &RoundInfo) -> wit::RoundInfo {
+    wit::RoundInfo {
+        round: info.round,
+        first_to_move: small(info.first_to_move),
+        scores: info.scores.to_vec(),
+    }
+}
+
+/// A bot's answer as the rules' move (the rules judge it).
+pub(super) fn rules_move(mv: wit::FencerMove) -> Move {
+    let direction = match mv.direction {
+        wit::Direction::Forward => Direction::Forward,
+        wit::Direction::Backward => Direction::Backward,
+    };
+    Move {
+        card: mv.card,
+        direction,
+    }
+}
+
 impl Fencer for WasmBot<Bindings> {
     fn start_game(&mut self, info: &GameInfo) -> Result<(), Failure> {
-        let info = wit::GameInfo {
-            seat: small(info.seat),
-            variant: wit_variant(info.variant),
-            points_to_win: info.points_to_win,
-            strip_length: info.strip_length,
-            seed: info.seed,
-        };
+        let info = wit_game_info(info);
         self.call(Call::Start, |b, store| b.call_start_game(store, info))
     }
 
     fn start_round(&mut self, info: &RoundInfo) -> Result<(), Failure> {
-        let info = wit::RoundInfo {
-            round: info.round,
-            first_to_move: small(info.first_to_move),
-            scores: info.scores.to_vec(),
-        };
+        let info = wit_round_info(info);
         self.call(Call::Round, |b, store| b.call_start_round(store, &info))
     }
 
     fn choose_move(&mut self, view: &View) -> Result<Move, Failure> {
         let view = wit_view(view);
         let mv = self.call(Call::Move, |b, store| b.call_choose_move(store, &view))?;
-        let direction = match mv.direction {
-            wit::Direction::Forward => Direction::Forward,
-            wit::Direction::Backward => Direction::Backward,
-        };
-        Ok(Move {
-            card: mv.card,
-            direction,
-        })
+        Ok(rules_move(mv))
     }
 }

@@ -1,9 +1,12 @@
-//! President for bots built against `arena:bots@0.1.0`: the world's WIT
-//! types to the current rules' types and back.
+//! President for bots built against `arena:bots@0.1.0`. Only the newest
+//! version's module talks to the rules: this one converts between that
+//! module's types and its own (a 0.1 view is a 0.2 view without its legal
+//! plays), so a rule, and the check of an answer, is written once.
 
+use super::since_v0_2::{self as newest, wit as new};
 use crate::adapters::world;
-use crate::games::president::{self as rules, Card, GameInfo, PresidentPlayer, Suit, View};
-use crate::games::{Failure, ForfeitReason};
+use crate::games::Failure;
+use crate::games::president::{Card, GameInfo, PresidentPlayer, View};
 use crate::runner::WasmBot;
 use crate::sandbox::Call;
 
@@ -18,76 +21,72 @@ world!(
 );
 use bindings::arena::bots::president_types as wit;
 
-fn wit_card(c: &Card) -> wit::Card {
-    match *c {
-        Card::Joker => wit::Card { rank: 0, suit: 0 },
-        Card::Normal { rank, suit } => wit::Card { rank, suit: suit as u8 },
+impl From<new::Card> for wit::Card {
+    fn from(c: new::Card) -> Self {
+        wit::Card {
+            rank: c.rank,
+            suit: c.suit,
+        }
     }
 }
 
-fn wit_cards(cards: &[Card]) -> Vec<wit::Card> {
-    cards.iter().map(wit_card).collect()
+impl From<wit::Card> for new::Card {
+    fn from(c: wit::Card) -> Self {
+        new::Card {
+            rank: c.rank,
+            suit: c.suit,
+        }
+    }
 }
 
-/// A card from the world, if it is one (an answer the host cannot read forfeits).
-fn card(c: &wit::Card) -> Option<Card> {
-    match (c.rank, c.suit) {
-        (0, 0) => Some(Card::Joker),
-        (rank @ rules::TWO..=rules::ACE, suit) => Suit::from_number(suit).map(|suit| Card::Normal { rank, suit }),
-        _ => None,
+fn cards(cards: Vec<new::Card>) -> Vec<wit::Card> {
+    cards.into_iter().map(wit::Card::from).collect()
+}
+
+impl From<new::GameInfo> for wit::GameInfo {
+    fn from(i: new::GameInfo) -> Self {
+        wit::GameInfo {
+            seat: i.seat,
+            players: i.players,
+            seed: i.seed,
+            last_positions: i.last_positions,
+            gave: cards(i.gave),
+            received: cards(i.received),
+        }
+    }
+}
+
+impl From<new::View> for wit::View {
+    fn from(v: new::View) -> Self {
+        wit::View {
+            seat: v.seat,
+            hand: cards(v.hand),
+            card_counts: v.card_counts,
+            last_positions: v.last_positions,
+            positions: v.positions,
+            state: cards(v.state),
+            state_seat: v.state_seat,
+            round: v
+                .round
+                .into_iter()
+                .map(|t| wit::Turn {
+                    seat: t.seat,
+                    cards: t.cards.map(cards),
+                })
+                .collect(),
+        }
     }
 }
 
 impl PresidentPlayer for WasmBot<Bindings> {
     fn start_game(&mut self, info: &GameInfo) -> Result<(), Failure> {
-        let info = wit::GameInfo {
-            seat: info.seat as u8,
-            players: info.players as u8,
-            seed: info.seed,
-            last_positions: info.last_positions.clone(),
-            gave: wit_cards(&info.gave),
-            received: wit_cards(&info.received),
-        };
+        let info = wit::GameInfo::from(newest::wit_game_info(info));
         self.call(Call::Start, |b, store| b.call_start_game(store, &info))
     }
 
     fn play(&mut self, view: &View) -> Result<Option<Vec<Card>>, Failure> {
-        let view = wit::View {
-            seat: view.seat as u8,
-            hand: wit_cards(&view.hand),
-            card_counts: view.card_counts.clone(),
-            last_positions: view.last_positions.clone(),
-            positions: view.positions.clone(),
-            state: wit_cards(&view.state),
-            state_seat: view.state_seat.map(|s| s as u8),
-            round: view
-                .round
-                .iter()
-                .map(|t| wit::Turn {
-                    seat: t.seat as u8,
-                    cards: t.cards.as_deref().map(wit_cards),
-                })
-                .collect(),
-        };
+        let view = wit::View::from(newest::wit_view(view));
         let answer = self.call(Call::Move, |b, store| b.call_play(store, &view))?;
-        let Some(cards) = answer else { return Ok(None) };
-        if cards.len() > rules::full_deck().len() {
-            return Err(Failure::new(
-                ForfeitReason::InvalidAnswer,
-                format!("{} cards in one move", cards.len()),
-            ));
-        }
-        cards
-            .iter()
-            .map(|c| {
-                card(c).ok_or_else(|| {
-                    Failure::new(
-                        ForfeitReason::InvalidAnswer,
-                        format!("rank {} suit {} is not a card", c.rank, c.suit),
-                    )
-                })
-            })
-            .collect::<Result<Vec<Card>, Failure>>()
-            .map(Some)
+        newest::rules_play(answer.map(|cards| cards.into_iter().map(new::Card::from).collect()))
     }
 }

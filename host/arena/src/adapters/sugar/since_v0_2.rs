@@ -16,7 +16,7 @@ world!(
     SugarIndices,
     ["place", "choose-action"]
 );
-use bindings::arena::bots::sugar_types as wit;
+pub(super) use bindings::arena::bots::sugar_types as wit;
 
 fn flat(grid: &Grid) -> Vec<u8> {
     grid.iter().flatten().copied().collect()
@@ -56,49 +56,64 @@ fn legal_actions(view: &View) -> Vec<wit::Action> {
     }
 }
 
+/// The placement's start in this version's types (older versions convert from it).
+pub(super) fn wit_place_info(info: &PlaceInfo) -> wit::PlaceInfo {
+    wit::PlaceInfo {
+        seat: info.seat as u8,
+        agents: info.agents.clone(),
+        seed: info.seed,
+        sugar: flat(&info.sugar),
+    }
+}
+
+/// The rules' view in this version's types (older versions convert from it).
+pub(super) fn wit_view(view: &View) -> wit::View {
+    wit::View {
+        seat: view.seat as u8,
+        step: view.step,
+        sugar: flat(&view.sugar),
+        agents: view
+            .agents
+            .iter()
+            .map(|a| wit::Agent {
+                id: a.id,
+                owner: a.owner as u8,
+                x: a.x,
+                y: a.y,
+            })
+            .collect(),
+        my_score: view.my_score,
+        opponent_score: view.opponent_score,
+        last_actions: view.last_actions.iter().map(|a| a.as_ref().map(wit_action)).collect(),
+        legal_actions: legal_actions(view),
+    }
+}
+
+/// A bot's answer as the rules' action (the rules judge it).
+pub(super) fn rules_action(action: wit::Action) -> Action {
+    match action {
+        wit::Action::Pass => Action::Pass,
+        wit::Action::Move(m) => Action::Move {
+            agent: m.agent,
+            direction: match m.direction {
+                wit::Direction::Up => Direction::Up,
+                wit::Direction::Down => Direction::Down,
+                wit::Direction::Left => Direction::Left,
+                wit::Direction::Right => Direction::Right,
+            },
+        },
+    }
+}
+
 impl SugarPlayer for WasmBot<Bindings> {
     fn place(&mut self, info: &PlaceInfo) -> Result<Vec<u8>, Failure> {
-        let info = wit::PlaceInfo {
-            seat: info.seat as u8,
-            agents: info.agents.clone(),
-            seed: info.seed,
-            sugar: flat(&info.sugar),
-        };
+        let info = wit_place_info(info);
         self.call(Call::Start, |b, store| b.call_place(store, &info))
     }
 
     fn choose(&mut self, view: &View) -> Result<Action, Failure> {
-        let view = wit::View {
-            seat: view.seat as u8,
-            step: view.step,
-            sugar: flat(&view.sugar),
-            agents: view
-                .agents
-                .iter()
-                .map(|a| wit::Agent {
-                    id: a.id,
-                    owner: a.owner as u8,
-                    x: a.x,
-                    y: a.y,
-                })
-                .collect(),
-            my_score: view.my_score,
-            opponent_score: view.opponent_score,
-            last_actions: view.last_actions.iter().map(|a| a.as_ref().map(wit_action)).collect(),
-            legal_actions: legal_actions(view),
-        };
+        let view = wit_view(view);
         let action = self.call(Call::Move, |b, store| b.call_choose_action(store, &view))?;
-        Ok(match action {
-            wit::Action::Pass => Action::Pass,
-            wit::Action::Move(m) => Action::Move {
-                agent: m.agent,
-                direction: match m.direction {
-                    wit::Direction::Up => Direction::Up,
-                    wit::Direction::Down => Direction::Down,
-                    wit::Direction::Left => Direction::Left,
-                    wit::Direction::Right => Direction::Right,
-                },
-            },
-        })
+        Ok(rules_action(action))
     }
 }
