@@ -338,10 +338,8 @@ fn leaving_is_recorded_by_the_terminal_not_read_from_a_message() {
         ("president", &lowest[..], 2, ""),
     ] {
         let term = scripted(script);
-        let outcome = adapters::game(game)
-            .unwrap()
-            .play_human(&setup, 7, term.clone(), seat, opponents)
-            .unwrap();
+        let outcome =
+            arena::human::play(adapters::game(game).unwrap(), &setup, 7, term.clone(), seat, opponents).unwrap();
         assert!(term.has_left(), "{game} {script:?}");
         if let Some(positions) = &outcome.positions {
             // President plays on without the person, who takes the last place (rule 10.2).
@@ -354,10 +352,15 @@ fn leaving_is_recorded_by_the_terminal_not_read_from_a_message() {
         );
     }
     let stayed = scripted(&"d\n".repeat(52));
-    let outcome = adapters::game("connect-fwar")
-        .unwrap()
-        .play_human(&setup, 7, stayed.clone(), 0, &[])
-        .unwrap();
+    let outcome = arena::human::play(
+        adapters::game("connect-fwar").unwrap(),
+        &setup,
+        7,
+        stayed.clone(),
+        0,
+        &[],
+    )
+    .unwrap();
     assert!(!stayed.has_left());
     assert!(outcome.forfeit.is_none());
 }
@@ -439,10 +442,15 @@ fn play_in_process(
         at: 0,
     };
     let term = Terminal::new(Box::new(typist), Box::new(screen.clone()), false);
-    let outcome = adapters::game(game)
-        .unwrap()
-        .play_human(&setup, seed, term.clone(), seat, opponents)
-        .unwrap();
+    let outcome = arena::human::play(
+        adapters::game(game).unwrap(),
+        &setup,
+        seed,
+        term.clone(),
+        seat,
+        opponents,
+    )
+    .unwrap();
     (outcome, screen.text(), term.has_left())
 }
 

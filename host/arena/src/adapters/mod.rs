@@ -3,8 +3,8 @@
 //! Each game's folder holds the game as the runner sees it (`mod.rs`: what
 //! the game is, how its players are seated), one bindings module per
 //! released world version it supports (`since_v0_1.rs`, converting that
-//! version's WIT types to the current rules types), its default rubric and,
-//! where a person can play it, its terminal play (`human.rs`).
+//! version's WIT types to the current rules types) and its default rubric.
+//! Terminal play is a layer above (`human/`): adapters know no terminal.
 //!
 //! Adding a game means adding its folder here and one line in [`GAMES`].
 

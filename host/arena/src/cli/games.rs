@@ -18,7 +18,7 @@ pub fn run() -> anyhow::Result<()> {
             Kind::Duel => "a duel",
             Kind::Table => "a table game",
         };
-        let person = if game.has_human_play() {
+        let person = if crate::human::can_play(*game) {
             "; a person can play it (`arena play`)"
         } else {
             ""

@@ -35,7 +35,7 @@ pub struct PlayArgs {
 /// Run `arena play`.
 pub fn run(args: PlayArgs) -> anyhow::Result<()> {
     let game = find_game(&args.game)?;
-    if !game.has_human_play() {
+    if !crate::human::can_play(game) {
         bail!(
             "{} cannot be played by a person yet; games you can play: {}",
             game.name(),
@@ -62,7 +62,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
         "{} - seed {seed} (play this deal again with --seed {seed})",
         game.title()
     ));
-    if let Err(e) = game.play_human(&setup, seed, term.clone(), args.seat, &opponents) {
+    if let Err(e) = crate::human::play(game, &setup, seed, term.clone(), args.seat, &opponents) {
         bail!("{e}");
     }
     if term.has_left() {
@@ -75,7 +75,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
 fn playable() -> Vec<&'static str> {
     crate::adapters::GAMES
         .iter()
-        .filter(|g| g.has_human_play())
+        .filter(|g| crate::human::can_play(**g))
         .map(|g| g.name())
         .collect()
 }

@@ -150,8 +150,6 @@ pub struct About {
     pub default_rubric: &'static str,
     /// The limits bots run under unless the command line says otherwise.
     pub limits: Limits,
-    /// Whether a person can play it in the terminal (`GameDef::play_human`).
-    pub human_play: bool,
     /// Whether each game depends on the one before at the same seating
     /// (President's card exchanges; see `GameDef::chained`).
     pub chained: bool,
@@ -251,21 +249,6 @@ pub trait GameDef: Send + Sync {
                 Ok((game, events))
             })
             .collect()
-    }
-    /// Whether a person can play this game in the terminal.
-    fn has_human_play(&self) -> bool {
-        self.about().human_play
-    }
-    /// Play one game with a person at `term` in seat `seat` against `opponents` (name, bot).
-    fn play_human(
-        &self,
-        _setup: &GameSetup<'_>,
-        _seed: u64,
-        _term: crate::human::Terminal,
-        _seat: Seat,
-        _opponents: &[(String, BotRef)],
-    ) -> Result<Outcome, SetupError> {
-        Err(SetupError::NoHumanPlay(self.name()))
     }
 }
 

@@ -1,17 +1,12 @@
 //! ConnectFwar in the arena: what the game is, how its player is seated,
 //! and one bindings module per world version its bots may target.
 
-pub mod human;
 pub mod since_v0_1;
 pub mod since_v0_2;
 
 use crate::games::connect_fwar::{self as rules, GameInfo, Player, View};
-use crate::games::{EventSink, Failure, Kind, Outcome, Seat};
-use crate::human::Terminal;
-use crate::runner::{
-    About, BotRef, Deal, GameDef, GameSetup, PlayedGame, Seated, SetupError, Strict, Table, counted, exactly, seating,
-    strict,
-};
+use crate::games::{EventSink, Failure, Kind};
+use crate::runner::{About, Deal, GameDef, PlayedGame, SetupError, Strict, Table, counted, exactly, seating, strict};
 
 /// What ConnectFwar is.
 pub static ABOUT: About = About {
@@ -24,7 +19,6 @@ pub static ABOUT: About = About {
     variants: &["standard"],
     default_rubric: include_str!("rubric.toml"),
     limits: crate::adapters::TURN_LIMITS,
-    human_play: true,
     chained: false,
     illegal_rule: "each discards the card (rule 3.3)",
     first_opponents: &[],
@@ -68,25 +62,5 @@ impl GameDef for ConnectFwar {
             let outcome = rules::play_game(deal.seed, player, events);
             Ok(counted(outcome, &players))
         })
-    }
-
-    fn play_human(
-        &self,
-        _setup: &GameSetup<'_>,
-        seed: u64,
-        term: Terminal,
-        _seat: Seat,
-        opponents: &[(String, BotRef)],
-    ) -> Result<Outcome, SetupError> {
-        if !opponents.is_empty() {
-            return Err(SetupError::Opponents("ConnectFwar is played alone: drop --vs".into()));
-        }
-        let mut narrator = human::Narrator { term: term.clone() };
-        let person = Seated::Native(Box::new(human::HumanPlayer::new(term)) as Box<dyn Player>);
-        let played = Table::<Self>::of(vec![person]).play(&mut narrator, |players, events| {
-            let [player] = exactly(self.title(), players)?;
-            Ok(rules::play_game(seed, player, events))
-        })?;
-        Ok(played.outcome)
     }
 }

@@ -1,16 +1,13 @@
 //! En Garde in the arena: what the game is, how its players are seated, and
 //! one bindings module per world version its bots may target.
 
-pub mod human;
 pub mod since_v0_1;
 pub mod since_v0_2;
 
 use crate::games::en_garde::{self as rules, Fencer, GameInfo, Move, RoundInfo, Variant, View};
-use crate::games::{EventSink, Failure, Kind, Outcome, Seat};
-use crate::human::Terminal;
+use crate::games::{EventSink, Failure, Kind};
 use crate::runner::{
-    About, BotRef, Deal, GameDef, GameSetup, PlayedGame, SetupError, Strict, Table, counted, exactly,
-    person_against_one, seating, strict,
+    About, Deal, GameDef, GameSetup, PlayedGame, SetupError, Strict, Table, counted, exactly, seating, strict,
 };
 
 /// Under `--illegal forfeit` a move the rules do not allow (rule 5) forfeits.
@@ -50,7 +47,6 @@ pub static ABOUT: About = About {
     variants: &Variant::NAMES,
     default_rubric: include_str!("rubric.toml"),
     limits: crate::adapters::TURN_LIMITS,
-    human_play: true,
     chained: false,
     illegal_rule: "each loses the round (rule 5.1)",
     first_opponents: &["house:random"],
@@ -62,7 +58,8 @@ pub struct EnGarde;
 impl EnGarde {
     /// The rules for `setup`: its variant by name, the first of
     /// [`Variant::NAMES`] when none is given, and an error for any other name.
-    fn config(setup: &GameSetup<'_>) -> Result<rules::Config, SetupError> {
+    /// The rules' settings of `setup`, or why they are none.
+    pub(crate) fn config(setup: &GameSetup<'_>) -> Result<rules::Config, SetupError> {
         let variant = match setup.variant.as_deref() {
             None => Variant::default(),
             Some(name) => Variant::from_name(name).ok_or_else(|| SetupError::UnknownVariant(name.to_string()))?,
@@ -92,30 +89,5 @@ impl GameDef for EnGarde {
             let outcome = rules::play_game(config, deal.seed, [a, b], events);
             Ok(counted(outcome, &players))
         })
-    }
-
-    fn play_human(
-        &self,
-        setup: &GameSetup<'_>,
-        seed: u64,
-        term: Terminal,
-        seat: Seat,
-        opponents: &[(String, BotRef)],
-    ) -> Result<Outcome, SetupError> {
-        let config = Self::config(setup)?;
-        let (table, name) =
-            person_against_one::<Self>(setup, seed, seat, opponents, ("En Garde", "house:aggressive"), |_| {
-                Box::new(human::HumanFencer::new(term.clone())) as Box<dyn Fencer>
-            })?;
-        let mut narrator = human::Narrator {
-            term,
-            me: seat,
-            opponent: name,
-        };
-        let played = table.play(&mut narrator, |players, events| {
-            let [a, b] = exactly(self.title(), players)?;
-            Ok(rules::play_game(config, seed, [a, b], events))
-        })?;
-        Ok(played.outcome)
     }
 }

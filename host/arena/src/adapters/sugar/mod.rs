@@ -1,17 +1,12 @@
 //! Sugargame in the arena: what the game is, how its players are seated,
 //! and one bindings module per world version its bots may target.
 
-pub mod human;
 pub mod since_v0_1;
 pub mod since_v0_2;
 
 use crate::games::sugar::{self as rules, Action, PlaceInfo, SugarPlayer, View};
-use crate::games::{EventSink, Failure, Kind, Outcome, Seat};
-use crate::human::Terminal;
-use crate::runner::{
-    About, BotRef, Deal, GameDef, GameSetup, PlayedGame, SetupError, Strict, Table, counted, exactly,
-    person_against_one, seating, strict,
-};
+use crate::games::{EventSink, Failure, Kind};
+use crate::runner::{About, Deal, GameDef, PlayedGame, SetupError, Strict, Table, counted, exactly, seating, strict};
 use crate::sandbox::Limits;
 
 /// Fuel per move: the course's 3 seconds per move, at the 14.7 billion fuel
@@ -37,7 +32,6 @@ pub static ABOUT: About = About {
         timeout: std::time::Duration::from_secs(240),
         ..Limits::DEFAULT
     },
-    human_play: true,
     chained: false,
     illegal_rule: "the first one loses the game (rule 4.3)",
     first_opponents: &["house:greedy"],
@@ -82,26 +76,5 @@ impl GameDef for Sugar {
             let outcome = rules::play_game(deal.seed, [a, b], events);
             Ok(counted(outcome, &players))
         })
-    }
-
-    fn play_human(
-        &self,
-        setup: &GameSetup<'_>,
-        seed: u64,
-        term: Terminal,
-        seat: Seat,
-        opponents: &[(String, BotRef)],
-    ) -> Result<Outcome, SetupError> {
-        self.check_setup(setup)?;
-        let (table, name) =
-            person_against_one::<Self>(setup, seed, seat, opponents, ("Sugargame", "house:greedy"), |name| {
-                Box::new(human::HumanSugar::new(term.clone(), name.to_string())) as Box<dyn SugarPlayer>
-            })?;
-        let mut narrator = human::Narrator::new(term, seat, name);
-        let played = table.play(&mut narrator, |players, events| {
-            let [a, b] = exactly(self.title(), players)?;
-            Ok(rules::play_game(seed, [a, b], events))
-        })?;
-        Ok(played.outcome)
     }
 }

@@ -1,11 +1,15 @@
 //! A person playing Sugargame in the terminal, against any bot.
 
+use crate::adapters::sugar::Sugar;
+use crate::games::Outcome;
+use crate::games::sugar as rules;
 use crate::games::sugar::{
     AGENTS, Action, Agent, Direction, GROWBACK_EVERY, Grid, KILL_POINTS, PlaceInfo, SIZE, STEPS, SugarPlayer, View,
     agent_ids, check_placement, home_row, neighbour, owner_of,
 };
 use crate::games::{EventSink, Failure, Seat};
 use crate::human::{Terminal, asks_for_help, asks_to_leave};
+use crate::runner::{BotRef, GameDef, GameSetup, SetupError, exactly, person_against_one};
 use serde_json::Value;
 
 /// How an agent is drawn: `[3]` for the person's, `(7)` for the opponent's.
@@ -592,6 +596,30 @@ impl EventSink for Narrator {
             _ => {}
         }
     }
+}
+
+/// Play one game of Sugar with a person at `term` in seat `seat` against
+/// `opponents` (name, bot): the person's terminal, the game's narrator,
+/// and the bots seated as in any match.
+pub fn play(
+    setup: &GameSetup<'_>,
+    seed: u64,
+    term: Terminal,
+    seat: Seat,
+    opponents: &[(String, BotRef)],
+) -> Result<Outcome, SetupError> {
+    let game = &Sugar;
+    game.check_setup(setup)?;
+    let (table, name) =
+        person_against_one::<Sugar>(setup, seed, seat, opponents, ("Sugargame", "house:greedy"), |name| {
+            Box::new(HumanSugar::new(term.clone(), name.to_string())) as Box<dyn SugarPlayer>
+        })?;
+    let mut narrator = Narrator::new(term, seat, name);
+    let played = table.play(&mut narrator, |players, events| {
+        let [a, b] = exactly(game.title(), players)?;
+        Ok(rules::play_game(seed, [a, b], events))
+    })?;
+    Ok(played.outcome)
 }
 
 #[cfg(test)]

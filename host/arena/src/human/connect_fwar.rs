@@ -1,8 +1,12 @@
 //! A person playing ConnectFwar in the terminal.
 
+use crate::adapters::connect_fwar::ConnectFwar;
 use crate::games::Failure;
+use crate::games::connect_fwar as rules;
 use crate::games::connect_fwar::{Board, COLUMNS, GameInfo, HEIGHT, Player, View};
+use crate::games::{Outcome, Seat};
 use crate::human::{Terminal, asks_for_help, asks_to_leave};
+use crate::runner::{BotRef, GameDef, GameSetup, Seated, SetupError, Table, exactly};
 
 /// Draw the board, top row first.
 pub fn render_board(board: &Board, unicode: bool) -> String {
@@ -152,4 +156,27 @@ impl crate::games::EventSink for Narrator {
             _ => {}
         }
     }
+}
+
+/// Play one game of ConnectFwar with a person at `term` in seat `seat` against
+/// `opponents` (name, bot): the person's terminal, the game's narrator,
+/// and the bots seated as in any match.
+pub fn play(
+    _setup: &GameSetup<'_>,
+    seed: u64,
+    term: Terminal,
+    _seat: Seat,
+    opponents: &[(String, BotRef)],
+) -> Result<Outcome, SetupError> {
+    let game = &ConnectFwar;
+    if !opponents.is_empty() {
+        return Err(SetupError::Opponents("ConnectFwar is played alone: drop --vs".into()));
+    }
+    let mut narrator = Narrator { term: term.clone() };
+    let person = Seated::Native(Box::new(HumanPlayer::new(term)) as Box<dyn Player>);
+    let played = Table::<ConnectFwar>::of(vec![person]).play(&mut narrator, |players, events| {
+        let [player] = exactly(game.title(), players)?;
+        Ok(rules::play_game(seed, player, events))
+    })?;
+    Ok(played.outcome)
 }

@@ -1,10 +1,14 @@
 //! A person fencing in the terminal, against any bot.
 
+use crate::adapters::en_garde::EnGarde;
+use crate::games::Outcome;
+use crate::games::en_garde as rules;
 use crate::games::en_garde::{
     Direction, Fencer, GameInfo, Illegal, Move, POINTS_TO_WIN, RoundInfo, STRIP_LENGTH, View, check_move,
 };
 use crate::games::{EventSink, Failure, Seat};
 use crate::human::{Terminal, asks_for_help, asks_to_leave};
+use crate::runner::{BotRef, GameDef, GameSetup, SetupError, exactly, person_against_one};
 use serde_json::Value;
 
 /// Draw the strip with both fencers: `Y` for you, `O` for the opponent.
@@ -280,4 +284,32 @@ impl EventSink for Narrator {
             _ => {}
         }
     }
+}
+
+/// Play one game of EnGarde with a person at `term` in seat `seat` against
+/// `opponents` (name, bot): the person's terminal, the game's narrator,
+/// and the bots seated as in any match.
+pub fn play(
+    setup: &GameSetup<'_>,
+    seed: u64,
+    term: Terminal,
+    seat: Seat,
+    opponents: &[(String, BotRef)],
+) -> Result<Outcome, SetupError> {
+    let game = &EnGarde;
+    let config = EnGarde::config(setup)?;
+    let (table, name) =
+        person_against_one::<EnGarde>(setup, seed, seat, opponents, ("En Garde", "house:aggressive"), |_| {
+            Box::new(HumanFencer::new(term.clone())) as Box<dyn Fencer>
+        })?;
+    let mut narrator = Narrator {
+        term,
+        me: seat,
+        opponent: name,
+    };
+    let played = table.play(&mut narrator, |players, events| {
+        let [a, b] = exactly(game.title(), players)?;
+        Ok(rules::play_game(config, seed, [a, b], events))
+    })?;
+    Ok(played.outcome)
 }

@@ -1,11 +1,15 @@
 //! A person playing President in the terminal, at a table of 1 to 5 bots.
 
+use crate::adapters::president::President;
+use crate::games::president as rules;
 use crate::games::president::{
     ACE, Card, GameInfo, Illegal, Meets, Play, PresidentPlayer, Suit, TWO, View, WILD, classify, meets, sort_hand,
     title,
 };
 use crate::games::{EventSink, Failure, Seat};
+use crate::games::{Outcome, derive_seed};
 use crate::human::Terminal;
+use crate::runner::{BotRef, GameDef, GameSetup, Seated, SetupError, Table};
 use serde_json::Value;
 
 pub use crate::text::ordinal;
@@ -830,6 +834,96 @@ impl EventSink for Narrator {
             }
             _ => {}
         }
+    }
+}
+
+/// Play one game of President with a person at `term` in seat `seat` against
+/// `opponents` (name, bot): the person's terminal, the game's narrator,
+/// and the bots seated as in any match.
+pub fn play(
+    setup: &GameSetup<'_>,
+    seed: u64,
+    term: Terminal,
+    seat: Seat,
+    opponents: &[(String, BotRef)],
+) -> Result<Outcome, SetupError> {
+    let game = &President;
+    game.check_setup(setup)?;
+    let n = opponents.len() + 1;
+    if !rules::PLAYERS.contains(&n) {
+        return Err(SetupError::Opponents(format!(
+            "President needs 1 to 5 opponents, one --vs BOT each (for example --vs house:lowest --vs house:random); got {}",
+            opponents.len()
+        )));
+    }
+    if seat >= n {
+        return Err(SetupError::Opponents(format!(
+            "President with {n} players has seats 0 to {}",
+            n - 1
+        )));
+    }
+    // Two bots of one name would be told apart by seat number only, which
+    // nobody reads; callers other than the command line may pass such names.
+    let mut names: Vec<String> = Vec::with_capacity(n);
+    for (name, _) in opponents {
+        let mut unique = name.clone();
+        let mut k = 2;
+        while names.contains(&unique) {
+            unique = format!("{name}#{k}");
+            k += 1;
+        }
+        names.push(unique);
+    }
+    names.insert(seat, "You".to_string());
+    term.say(&format!(
+        "President at a table of {n}: you are seat {seat}. Shed your cards: the first out is President,"
+    ));
+    term.say("the last is Bum. This is one game (one deal); after it you may play the next game of the");
+    term.say("series, which starts with the Bum and the President swapping cards (rule 8.3). ? at your turn: rules.");
+    let mut last: Option<Vec<u32>> = None;
+    let mut game = 1u64;
+    loop {
+        // Game k of the series is dealt from the seed (the first) or from it and k, so one --seed replays the series.
+        let deal_seed = if game == 1 { seed } else { derive_seed(seed, game) };
+        let mut seats = Vec::with_capacity(n);
+        for s in 0..n {
+            if s == seat {
+                let person = HumanPresident::new(term.clone(), names.clone());
+                seats.push(Seated::Native(Box::new(person) as Box<dyn PresidentPlayer>));
+                continue;
+            }
+            let (name, bot) = &opponents[if s < seat { s } else { s - 1 }];
+            let bot = Seated::<President>::bot(setup, deal_seed, s, bot)?;
+            if let Some(failure) = bot.broken() {
+                return Err(SetupError::Opponents(format!(
+                    "{name} could not start: {}",
+                    failure.detail
+                )));
+            }
+            seats.push(bot);
+        }
+        if game > 1 {
+            term.say(&format!("\n=== Game {game} of the series ==="));
+        }
+        let mut narrator = Narrator::new(term.clone(), seat, names.clone());
+        let mut positions = Vec::new();
+        let previous = last.clone();
+        let played = Table::of(seats).play(&mut narrator, |players, events| {
+            let mut players: Vec<&mut dyn PresidentPlayer> =
+                players.into_iter().map(|p| -> &mut dyn PresidentPlayer { p }).collect();
+            let record = rules::play_game(deal_seed, previous, &mut players, events);
+            positions = record.positions;
+            Ok(record.outcome)
+        })?;
+        if term.has_left() {
+            return Ok(played.outcome);
+        }
+        let again = term.ask("\nPlay the next game of the series, with the card exchange? (y/N)> ");
+        if !again.is_some_and(|a| matches!(a.to_ascii_lowercase().as_str(), "y" | "yes")) {
+            return Ok(played.outcome);
+        }
+        last = Some(positions);
+        game += 1;
     }
 }
 
