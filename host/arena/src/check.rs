@@ -10,6 +10,7 @@ use crate::games::{IllegalMoves, Kind};
 use crate::runner::entrants::{entrant, setup};
 use crate::runner::{BotRef, Entrant, GameDef, MatchOutcome, MatchSpec, forfeit_list, run_match};
 use crate::sandbox::{LoadError, Sandbox, fuel_amount};
+use crate::text::percent;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::fmt::Write;
@@ -653,22 +654,6 @@ fn stem(path: &Path) -> String {
     path.file_stem()
         .map(|s| s.to_string_lossy().into_owned())
         .unwrap_or_else(|| path.display().to_string())
-}
-
-/// A share as a percentage, small ones with three decimals.
-fn percent(share: f64) -> String {
-    let p = share * 100.0;
-    if p > 0.0 && p < 0.001 {
-        return "<0.001%".to_string();
-    }
-    let decimals = if p >= 10.0 {
-        0
-    } else if p >= 1.0 {
-        1
-    } else {
-        3
-    };
-    format!("{p:.decimals$}%")
 }
 
 /// Bytes for people: 950 B, 12.3 KiB, 1.5 MiB.

@@ -53,3 +53,19 @@ pub fn thousands(n: u64) -> String {
     }
     out
 }
+
+/// A share as a percentage, small ones with three decimals.
+pub fn percent(share: f64) -> String {
+    let p = share * 100.0;
+    if p > 0.0 && p < 0.001 {
+        return "<0.001%".to_string();
+    }
+    let decimals = if p >= 10.0 {
+        0
+    } else if p >= 1.0 {
+        1
+    } else {
+        3
+    };
+    format!("{p:.decimals$}%")
+}

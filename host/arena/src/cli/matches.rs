@@ -165,18 +165,6 @@ fn fuel_table(report: &MatchReport) -> String {
         "{:<width$}  {:>10}  {:>10}  {:>13}  {:>10}  {:>14}",
         "bot", "mean/move", "max/move", "max % budget", "max start", "max bank used"
     );
-    // Small shares keep three significant digits: 0.014% says more than 0.0%.
-    let percent = |share: f64| {
-        let p = share * 100.0;
-        let decimals = if p >= 10.0 {
-            0
-        } else if p >= 1.0 {
-            1
-        } else {
-            3
-        };
-        format!("{p:.decimals$}%")
-    };
     for (b, f) in rows {
         let _ = writeln!(
             s,
@@ -184,7 +172,7 @@ fn fuel_table(report: &MatchReport) -> String {
             b.name,
             fuel_amount(f.mean_per_move.round() as u64),
             fuel_amount(f.max_per_move),
-            percent(f.worst_share),
+            crate::text::percent(f.worst_share),
             fuel_amount(f.max_start),
             if f.games_using_bank == 0 {
                 "0".to_string()

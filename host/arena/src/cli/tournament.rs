@@ -113,12 +113,7 @@ pub fn run(args: TournamentArgs) -> anyhow::Result<()> {
                 if let Some(student) = student {
                     e.name.clone_from(student);
                 }
-                let base = e.name.clone();
-                let mut k = 2;
-                while entrants.iter().any(|x| x.name == e.name) {
-                    e.name = format!("{base}#{k}");
-                    k += 1;
-                }
+                e.name = crate::runner::entrants::unique_name(&e.name, &entrants);
                 entrants.push(e);
             }
             Err(err) if !spec.starts_with("house:") => {

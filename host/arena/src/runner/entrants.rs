@@ -109,13 +109,19 @@ pub fn entrants(game: &dyn GameDef, sandbox: &Sandbox, specs: &[String]) -> anyh
     let mut out: Vec<Entrant> = Vec::with_capacity(specs.len());
     for spec in specs {
         let mut e = entrant(game, sandbox, spec)?;
-        let base = e.name.clone();
-        let mut k = 2;
-        while out.iter().any(|x| x.name == e.name) {
-            e.name = format!("{base}#{k}");
-            k += 1;
-        }
+        e.name = unique_name(&e.name, &out);
         out.push(e);
     }
     Ok(out)
+}
+
+/// `name`, or `name#2`, `name#3`, ... if an entrant of `taken` has it already.
+pub fn unique_name(name: &str, taken: &[Entrant]) -> String {
+    let mut unique = name.to_string();
+    let mut k = 2;
+    while taken.iter().any(|x| x.name == unique) {
+        unique = format!("{name}#{k}");
+        k += 1;
+    }
+    unique
 }
