@@ -302,38 +302,7 @@ pub fn parse(text: &str, file: &str, game: &dyn GameDef) -> Result<Rubric, Strin
             ));
         }
         let measure_name = raw_item.measure.get_ref().as_str();
-        let Some(&(_, measure)) = Measure::NAMES.iter().find(|(n, _)| *n == measure_name) else {
-            let names: Vec<&str> = Measure::NAMES.iter().map(|(n, _)| *n).collect();
-            return Err(err(
-                raw_item.measure.span(),
-                format!("unknown measure `{measure_name}`; measures are: {}", names.join(", ")),
-            ));
-        };
-        let fits = match measure {
-            Measure::WinRate => *seats.end() == 2,
-            Measure::MeanScore => *seats.end() == 1,
-            Measure::MeanPosition => *seats.end() > 2,
-            Measure::ClassPercentile => true,
-        };
-        if !fits {
-            let (kind, fitting) = match *seats.end() {
-                1 => ("played alone", "mean-score or class-percentile"),
-                2 => ("a two-player game", "win-rate or class-percentile"),
-                _ => ("played at a table", "mean-position or class-percentile"),
-            };
-            let what = match measure {
-                Measure::WinRate => "two-player games",
-                Measure::MeanScore => "games played alone",
-                _ => "games of more than two players",
-            };
-            return Err(err(
-                raw_item.measure.span(),
-                format!(
-                    "measure `{measure_name}` is for {what}, and {} is {kind}: use {fitting}",
-                    game.name()
-                ),
-            ));
-        }
+        let measure = measure_for(&raw_item.measure, game, &err)?;
         let against: Vec<String> = match &raw_item.against {
             Some(a) => {
                 for bot in a.get_ref() {
@@ -377,67 +346,9 @@ pub fn parse(text: &str, file: &str, game: &dyn GameDef) -> Result<Rubric, Strin
                 "an item needs at least one threshold".into(),
             ));
         }
-        let lower = measure.lower_is_better();
         let mut thresholds = Vec::new();
         for spanned in raw_item.thresholds.get_ref() {
-            // Each threshold's own line: a class ranking's spans several.
-            let span = spanned.span();
-            let t = spanned.get_ref();
-            if !t.points.is_finite() || t.points < 0.0 {
-                return Err(err(
-                    span,
-                    format!(
-                        "`points = {}`: points are a number, 0 or more (a penalty is a lower threshold's smaller points)",
-                        t.points
-                    ),
-                ));
-            }
-            let threshold = match (t.at, t.above, t.below) {
-                (Some(at), None, None) => Threshold {
-                    at,
-                    strict: false,
-                    points: t.points,
-                },
-                (None, Some(at), None) if !lower => Threshold {
-                    at,
-                    strict: true,
-                    points: t.points,
-                },
-                (None, None, Some(at)) if lower => Threshold {
-                    at,
-                    strict: true,
-                    points: t.points,
-                },
-                (None, Some(_), None) => {
-                    return Err(err(
-                        span,
-                        format!(
-                            "`{measure_name}` is better when lower: write `below = X` (strictly less) or `at = X`, not `above`"
-                        ),
-                    ));
-                }
-                (None, None, Some(_)) => {
-                    return Err(err(
-                        span,
-                        format!(
-                            "`{measure_name}` is better when higher: write `above = X` (strictly more) or `at = X`, not `below`"
-                        ),
-                    ));
-                }
-                _ => {
-                    return Err(err(
-                        span,
-                        "each threshold has exactly one of `at = X` (reached at X), `above = X` (strictly more) or `below = X` (strictly less), and `points`".into(),
-                    ));
-                }
-            };
-            if let Some(why) = unreachable(measure, &threshold, against.len() + 1) {
-                return Err(err(
-                    span,
-                    format!("`{}` can never be reached: {why}", threshold.describe(lower)),
-                ));
-            }
-            thresholds.push(threshold);
+            thresholds.push(threshold(spanned, measure, measure_name, against.len() + 1, &err)?);
         }
         let visibility = match (&raw_item.visible, &raw_item.visibility) {
             (Some(v), Some(_)) => {
@@ -483,6 +394,117 @@ pub fn parse(text: &str, file: &str, game: &dyn GameDef) -> Result<Rubric, Strin
         items,
         gradescope: settings,
     })
+}
+
+/// One threshold of an item, checked: exactly one of `at`, `above` or
+/// `below` (the one that fits the measure's direction), points of 0 or
+/// more, and a value the measure can reach with `seats` bots at a table.
+fn threshold(
+    spanned: &Spanned<RawThreshold>,
+    measure: Measure,
+    measure_name: &str,
+    seats: usize,
+    err: gradescope::ErrAt<'_>,
+) -> Result<Threshold, String> {
+    // Each threshold's own line: a class ranking's spans several.
+    let lower = measure.lower_is_better();
+    let span = spanned.span();
+    let t = spanned.get_ref();
+    if !t.points.is_finite() || t.points < 0.0 {
+        return Err(err(
+            span,
+            format!(
+                "`points = {}`: points are a number, 0 or more (a penalty is a lower threshold's smaller points)",
+                t.points
+            ),
+        ));
+    }
+    let threshold = match (t.at, t.above, t.below) {
+        (Some(at), None, None) => Threshold {
+            at,
+            strict: false,
+            points: t.points,
+        },
+        (None, Some(at), None) if !lower => Threshold {
+            at,
+            strict: true,
+            points: t.points,
+        },
+        (None, None, Some(at)) if lower => Threshold {
+            at,
+            strict: true,
+            points: t.points,
+        },
+        (None, Some(_), None) => {
+            return Err(err(
+                span,
+                format!(
+                    "`{measure_name}` is better when lower: write `below = X` (strictly less) or `at = X`, not `above`"
+                ),
+            ));
+        }
+        (None, None, Some(_)) => {
+            return Err(err(
+                span,
+                format!(
+                    "`{measure_name}` is better when higher: write `above = X` (strictly more) or `at = X`, not `below`"
+                ),
+            ));
+        }
+        _ => {
+            return Err(err(
+                span,
+                "each threshold has exactly one of `at = X` (reached at X), `above = X` (strictly more) or `below = X` (strictly less), and `points`".into(),
+            ));
+        }
+    };
+    if let Some(why) = unreachable(measure, &threshold, seats) {
+        return Err(err(
+            span,
+            format!("`{}` can never be reached: {why}", threshold.describe(lower)),
+        ));
+    }
+    Ok(threshold)
+}
+
+/// An item's measure by its name, if it fits the game's seats (a win rate
+/// for a duel, a mean score alone, a mean position at a table).
+fn measure_for(raw: &Spanned<String>, game: &dyn GameDef, err: gradescope::ErrAt<'_>) -> Result<Measure, String> {
+    let measure_name = raw.get_ref().as_str();
+    let seats = game.seats();
+    let Some(&(_, measure)) = Measure::NAMES.iter().find(|(n, _)| *n == measure_name) else {
+        let names: Vec<&str> = Measure::NAMES.iter().map(|(n, _)| *n).collect();
+        return Err(err(
+            raw.span(),
+            format!("unknown measure `{measure_name}`; measures are: {}", names.join(", ")),
+        ));
+    };
+    let fits = match measure {
+        Measure::WinRate => *seats.end() == 2,
+        Measure::MeanScore => *seats.end() == 1,
+        Measure::MeanPosition => *seats.end() > 2,
+        Measure::ClassPercentile => true,
+    };
+    if !fits {
+        let (kind, fitting) = match *seats.end() {
+            1 => ("played alone", "mean-score or class-percentile"),
+            2 => ("a two-player game", "win-rate or class-percentile"),
+            _ => ("played at a table", "mean-position or class-percentile"),
+        };
+        let what = match measure {
+            Measure::WinRate => "two-player games",
+            Measure::MeanScore => "games played alone",
+            _ => "games of more than two players",
+        };
+        return Err(err(
+            raw.span(),
+            format!(
+                "measure `{measure_name}` is for {what}, and {} is {kind}: use {fitting}",
+                game.name()
+            ),
+        ));
+    }
+    Ok(measure)
 }
 
 fn fmt_range(r: &std::ops::RangeInclusive<usize>) -> String {
