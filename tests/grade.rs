@@ -444,6 +444,11 @@ fn a_class_rank_within_noise_says_why_it_differs_from_the_standings() {
     grade(&class, &out);
     let table = std::fs::read_to_string(out.join("tournament.txt")).unwrap();
     assert!(table.lines().any(|l| l.trim_start().starts_with("4  bo ")), "{table}");
+    // The table says why bo's place and the rank that earns his points differ.
+    assert!(
+        table.contains("  bo: 4th in the standings, ranked 2nd for points (only 1 bot is clearly ahead of it)"),
+        "{table}"
+    );
     let bo: Value = serde_json::from_slice(&std::fs::read(out.join("bo/report.json")).unwrap()).unwrap();
     let ranking = bo["items"]
         .as_array()

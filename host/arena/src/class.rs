@@ -180,9 +180,42 @@ fn run_tournament<'a>(
         grade::missed_ranking(r);
     }
     let path = job.out.join(grade::TOURNAMENT_FILE);
-    std::fs::write(&path, report::standings::table(job.game.title(), &report))
-        .with_context(|| format!("{}: cannot write", path.display()))?;
+    let text = report::standings::table(job.game.title(), &report) + &ranks_for_points(&report);
+    std::fs::write(&path, text).with_context(|| format!("{}: cannot write", path.display()))?;
     Ok(Some((spec, report)))
+}
+
+/// How the standings become the class-ranking points, when a place and
+/// the rank that earns points differ: a teacher reading `tournament.txt`
+/// sees why a student 4th in the table is ranked 2nd.
+fn ranks_for_points(report: &TournamentReport) -> String {
+    let rows = &report.standings;
+    let differ: Vec<String> = (0..rows.len())
+        .filter_map(|i| {
+            let rank = tournament::rank_beyond_noise(rows, i);
+            (rank != i + 1).then(|| {
+                format!(
+                    "  {}: {} in the standings, ranked {} for points ({} clearly ahead of it)",
+                    rows[i].name,
+                    crate::text::ordinal(u32::try_from(i + 1).unwrap_or(u32::MAX)),
+                    crate::text::ordinal(u32::try_from(rank).unwrap_or(u32::MAX)),
+                    match rank - 1 {
+                        0 => "no bot is".to_string(),
+                        1 => "only 1 bot is".to_string(),
+                        k => format!("only {k} bots are"),
+                    }
+                )
+            })
+        })
+        .collect();
+    if differ.is_empty() {
+        return String::new();
+    }
+    format!(
+        "\nClass-ranking points follow each bot's rank beyond noise: 1 + the bots whose whole 95% \
+         interval lies above its own. Where that differs from the place above:\n{}\n",
+        differ.join("\n")
+    )
 }
 
 /// Each student's folder: report.json, Gradescope's results.json and the worst game's replay.
