@@ -55,7 +55,7 @@ impl Player for WasmBot<Bindings> {
     }
 
     fn choose_column(&mut self, view: &View) -> Result<i32, Failure> {
-        let view = wit::View::from(newest::wit_view(view));
+        let view = wit::View::from(newest::wit_view(view, false));
         self.call(Call::Move, |b, store| b.call_choose_column(store, &view))
     }
 }

@@ -34,14 +34,20 @@ pub(super) fn wit_info(info: &GameInfo) -> wit::GameInfo {
     wit::GameInfo { seed: info.seed }
 }
 
-/// The rules' view in this version's types (older versions convert from it).
-pub(super) fn wit_view(view: &View) -> wit::View {
+/// The rules' view in this version's types. Older versions convert from it
+/// with `legal` false: their worlds have no legal list, so it is not built
+/// for them on every move.
+pub(super) fn wit_view(view: &View, legal: bool) -> wit::View {
     wit::View {
         card: wit_card(&view.card),
         columns: view.board.columns.iter().map(|c| wit_cards(c)).collect(),
         deck_remaining: view.deck_remaining,
         discard: wit_cards(&view.discard),
-        legal_columns: view.fitting_columns().into_iter().map(|c| c as i32).collect(),
+        legal_columns: if legal {
+            view.fitting_columns().into_iter().map(|c| c as i32).collect()
+        } else {
+            Vec::new()
+        },
     }
 }
 
@@ -52,7 +58,7 @@ impl Player for WasmBot<Bindings> {
     }
 
     fn choose_column(&mut self, view: &View) -> Result<i32, Failure> {
-        let view = wit_view(view);
+        let view = wit_view(view, true);
         self.call(Call::Move, |b, store| b.call_choose_column(store, &view))
     }
 }

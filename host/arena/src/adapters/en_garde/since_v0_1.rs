@@ -109,7 +109,7 @@ impl Fencer for WasmBot<Bindings> {
     }
 
     fn choose_move(&mut self, view: &View) -> Result<Move, Failure> {
-        let view = wit::View::from(newest::wit_view(view));
+        let view = wit::View::from(newest::wit_view(view, false));
         let mv = self.call(Call::Move, |b, store| b.call_choose_move(store, &view))?;
         Ok(newest::rules_move(mv.into()))
     }

@@ -36,8 +36,10 @@ fn small(n: usize) -> u8 {
     n as u8
 }
 
-/// The rules' view in this version's types (older versions convert from it).
-pub(super) fn wit_view(v: &View) -> wit::View {
+/// The rules' view in this version's types. Older versions convert from it
+/// with `legal` false: their worlds have no legal list, so it is not built
+/// for them on every move.
+pub(super) fn wit_view(v: &View, legal: bool) -> wit::View {
     wit::View {
         seat: small(v.seat),
         variant: wit_variant(v.variant),
@@ -56,14 +58,17 @@ pub(super) fn wit_view(v: &View) -> wit::View {
             direction: wit_direction(m.mv.direction),
             parried: m.parried,
         }),
-        legal_moves: v
-            .legal_moves()
-            .into_iter()
-            .map(|m| wit::FencerMove {
-                card: m.card,
-                direction: wit_direction(m.direction),
-            })
-            .collect(),
+        legal_moves: if legal {
+            v.legal_moves()
+                .into_iter()
+                .map(|m| wit::FencerMove {
+                    card: m.card,
+                    direction: wit_direction(m.direction),
+                })
+                .collect()
+        } else {
+            Vec::new()
+        },
     }
 }
 
@@ -111,7 +116,7 @@ impl Fencer for WasmBot<Bindings> {
     }
 
     fn choose_move(&mut self, view: &View) -> Result<Move, Failure> {
-        let view = wit_view(view);
+        let view = wit_view(view, true);
         let mv = self.call(Call::Move, |b, store| b.call_choose_move(store, &view))?;
         Ok(rules_move(mv))
     }

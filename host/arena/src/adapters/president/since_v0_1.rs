@@ -85,7 +85,7 @@ impl PresidentPlayer for WasmBot<Bindings> {
     }
 
     fn play(&mut self, view: &View) -> Result<Option<Vec<Card>>, Failure> {
-        let view = wit::View::from(newest::wit_view(view));
+        let view = wit::View::from(newest::wit_view(view, false));
         let answer = self.call(Call::Move, |b, store| b.call_play(store, &view))?;
         newest::rules_play(answer.map(|cards| cards.into_iter().map(new::Card::from).collect()))
     }

@@ -50,8 +50,10 @@ pub(super) fn wit_game_info(info: &GameInfo) -> wit::GameInfo {
     }
 }
 
-/// The rules' view in this version's types (older versions convert from it).
-pub(super) fn wit_view(view: &View) -> wit::View {
+/// The rules' view in this version's types. Older versions convert from it
+/// with `legal` false: their worlds have no legal list, so it is not built
+/// for them on every move.
+pub(super) fn wit_view(view: &View, legal: bool) -> wit::View {
     wit::View {
         seat: view.seat as u8,
         hand: wit_cards(&view.hand),
@@ -68,7 +70,11 @@ pub(super) fn wit_view(view: &View) -> wit::View {
                 cards: t.cards.as_deref().map(wit_cards),
             })
             .collect(),
-        legal_plays: view.legal_plays().iter().map(|p| wit_cards(p)).collect(),
+        legal_plays: if legal {
+            view.legal_plays().iter().map(|p| wit_cards(p)).collect()
+        } else {
+            Vec::new()
+        },
     }
 }
 
@@ -103,7 +109,7 @@ impl PresidentPlayer for WasmBot<Bindings> {
     }
 
     fn play(&mut self, view: &View) -> Result<Option<Vec<Card>>, Failure> {
-        let view = wit_view(view);
+        let view = wit_view(view, true);
         let answer = self.call(Call::Move, |b, store| b.call_play(store, &view))?;
         rules_play(answer)
     }

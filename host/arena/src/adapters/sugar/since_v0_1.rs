@@ -108,7 +108,7 @@ impl SugarPlayer for WasmBot<Bindings> {
     }
 
     fn choose(&mut self, view: &View) -> Result<Action, Failure> {
-        let view = wit::View::from(newest::wit_view(view));
+        let view = wit::View::from(newest::wit_view(view, false));
         let action = self.call(Call::Move, |b, store| b.call_choose_action(store, &view))?;
         Ok(newest::rules_action(action.into()))
     }

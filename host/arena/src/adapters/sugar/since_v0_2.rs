@@ -66,8 +66,10 @@ pub(super) fn wit_place_info(info: &PlaceInfo) -> wit::PlaceInfo {
     }
 }
 
-/// The rules' view in this version's types (older versions convert from it).
-pub(super) fn wit_view(view: &View) -> wit::View {
+/// The rules' view in this version's types. Older versions convert from it
+/// with `legal` false: their worlds have no legal list, so it is not built
+/// for them on every move.
+pub(super) fn wit_view(view: &View, legal: bool) -> wit::View {
     wit::View {
         seat: view.seat as u8,
         step: view.step,
@@ -85,7 +87,7 @@ pub(super) fn wit_view(view: &View) -> wit::View {
         my_score: view.my_score,
         opponent_score: view.opponent_score,
         last_actions: view.last_actions.iter().map(|a| a.as_ref().map(wit_action)).collect(),
-        legal_actions: legal_actions(view),
+        legal_actions: if legal { legal_actions(view) } else { Vec::new() },
     }
 }
 
@@ -112,7 +114,7 @@ impl SugarPlayer for WasmBot<Bindings> {
     }
 
     fn choose(&mut self, view: &View) -> Result<Action, Failure> {
-        let view = wit_view(view);
+        let view = wit_view(view, true);
         let action = self.call(Call::Move, |b, store| b.call_choose_action(store, &view))?;
         Ok(rules_action(action))
     }
