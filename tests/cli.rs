@@ -299,3 +299,60 @@ fn a_missing_argument_is_named_with_the_commands_own_help() {
     );
     assert_one_line_error(&["frob"], "unrecognized subcommand 'frob' (see `arena --help`)");
 }
+
+/// Every file of a folder, by its path inside it, with its bytes.
+fn tree(dir: &std::path::Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    fn walk(root: &std::path::Path, dir: &std::path::Path, out: &mut std::collections::BTreeMap<String, Vec<u8>>) {
+        for entry in std::fs::read_dir(dir).expect("a folder") {
+            let path = entry.expect("an entry").path();
+            if path.is_dir() {
+                walk(root, &path, out);
+            } else {
+                let rel = path.strip_prefix(root).expect("inside").display().to_string();
+                out.insert(rel, std::fs::read(&path).expect("readable"));
+            }
+        }
+    }
+    let mut out = std::collections::BTreeMap::new();
+    walk(dir, dir, &mut out);
+    out
+}
+
+/// `arena new` is the library's `scaffold::create` plus printing: the same
+/// files, byte for byte, and the same next steps, for every game and language.
+#[test]
+fn the_new_project_library_call_writes_what_the_command_writes() {
+    use arena::scaffold::{Lang, create};
+    for game in arena::adapters::GAMES {
+        for (lang, flag) in [
+            (Lang::Rust, "rust"),
+            (Lang::Python, "python"),
+            (Lang::Js, "js"),
+            (Lang::C, "c"),
+        ] {
+            let base = temp(&format!("new-lib-{}-{flag}", game.name()));
+            // The same folder name: a project's package is named after its folder.
+            let by_lib = base.join("lib").join("my-bot");
+            let by_cli = base.join("cli").join("my-bot");
+            let project = create(game.name(), lang, &by_lib).expect("created");
+            let out = arena(&[
+                "new",
+                "--game",
+                game.name(),
+                "--lang",
+                flag,
+                by_cli.to_str().expect("utf-8"),
+            ]);
+            assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+            let lib_files = tree(&by_lib);
+            assert!(lib_files.contains_key("build.sh") && lib_files.contains_key("README.md"));
+            assert_eq!(lib_files, tree(&by_cli), "{} {flag}", game.name());
+            let printed = String::from_utf8_lossy(&out.stdout).replace(by_cli.to_str().expect("utf-8"), "DIR");
+            assert_eq!(printed, project.text().replace(by_lib.to_str().expect("utf-8"), "DIR"));
+            assert!(
+                printed.contains(&format!("arena check --game {} DIR/bot.wasm", game.name())),
+                "{printed}"
+            );
+        }
+    }
+}

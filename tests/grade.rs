@@ -307,7 +307,7 @@ fn rubric_errors_name_the_file_and_line() {
 fn a_rubric_can_make_illegal_moves_forfeit_and_the_command_line_overrides_it() {
     let dir = temp("illegal-rubric");
     let rubric = dir.join("strict.toml");
-    let text = include_str!("../host/arena/src/adapters/en_garde/rubric.toml").replacen(
+    let text = include_str!("../host/runner/src/adapters/en_garde/rubric.toml").replacen(
         "games = 200",
         "games = 20\nillegal = \"forfeit\"",
         1,

@@ -378,7 +378,7 @@ fn grade_class_writes_valid_results_with_the_class_rating_and_counts_the_ranking
     std::fs::copy(bot("en-garde/cowardly"), class.join("carol.wasm")).unwrap();
     std::fs::write(class.join("dave.wasm"), "not wasm at all").unwrap();
     let rubric = class.join("rubric.txt");
-    let text = include_str!("../host/arena/src/adapters/en_garde/rubric.toml").to_string()
+    let text = include_str!("../host/runner/src/adapters/en_garde/rubric.toml").to_string()
         + "\n[[gradescope.leaderboard]]\nname = \"Rating\"\nfrom = \"class-rating\"\n\
            [[gradescope.leaderboard]]\nname = \"Percentile\"\nitem = \"Class ranking\"\n";
     std::fs::write(&rubric, text).unwrap();

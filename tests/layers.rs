@@ -109,3 +109,116 @@ fn the_bot_sdk_uses_the_rules_not_the_host() {
     let g = closure();
     assert_never(g, "arena-bot-sdk", &["arena-sandbox", "arena", "wasmtime"]);
 }
+
+/// Every crate above the sandbox, with the crates it must never reach: the
+/// runner plays matches without knowing who uses them; tournaments and
+/// grading are siblings; reports render both; a course composes them; the
+/// terminal and scaffolding stand beside; only `arena` (the command) sees all.
+const ABOVE: &[(&str, &[&str])] = &[
+    (
+        "arena-runner",
+        &[
+            "arena-competition",
+            "arena-grading",
+            "arena-report",
+            "arena-terminal",
+            "arena-course",
+            "arena-scaffold",
+            "arena",
+        ],
+    ),
+    (
+        "arena-competition",
+        &[
+            "arena-grading",
+            "arena-report",
+            "arena-terminal",
+            "arena-course",
+            "arena-scaffold",
+            "arena",
+        ],
+    ),
+    (
+        "arena-grading",
+        &[
+            "arena-competition",
+            "arena-report",
+            "arena-terminal",
+            "arena-course",
+            "arena-scaffold",
+            "arena",
+        ],
+    ),
+    (
+        "arena-report",
+        &["arena-terminal", "arena-course", "arena-scaffold", "arena"],
+    ),
+    (
+        "arena-terminal",
+        &[
+            "arena-competition",
+            "arena-grading",
+            "arena-report",
+            "arena-course",
+            "arena-scaffold",
+            "arena",
+        ],
+    ),
+    ("arena-course", &["arena-terminal", "arena-scaffold", "arena"]),
+    (
+        "arena-scaffold",
+        &[
+            "arena-competition",
+            "arena-grading",
+            "arena-report",
+            "arena-terminal",
+            "arena-course",
+            "arena",
+        ],
+    ),
+];
+
+#[test]
+fn the_library_crates_depend_only_downwards() {
+    let g = closure();
+    for (layer, forbidden) in ABOVE {
+        assert_never(g, layer, forbidden);
+        assert!(g[*layer].contains("arena-core"), "{layer} speaks the common vocabulary");
+    }
+    // Progress bars and argument parsing are the command's; the HTML viewer's packing is the report's.
+    for (layer, forbidden) in [
+        ("arena-runner", ["indicatif", "clap"]),
+        ("arena-competition", ["flate2", "base64"]),
+    ] {
+        assert_never(g, layer, &forbidden);
+    }
+}
+
+/// A host crate added to the workspace and not to [`ABOVE`] would have no
+/// direction checked: every `host/` member of the workspace is in the test.
+#[test]
+fn every_host_crate_is_in_the_graph_test() {
+    let manifest = std::fs::read_to_string(arena_tests::root().join("Cargo.toml")).expect("workspace manifest");
+    let members: Vec<String> = manifest
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("\"host/"))
+        .map(|l| l.trim_end_matches(['"', ',']).to_string())
+        .collect();
+    assert!(members.len() >= 10, "{members:?}");
+    let tested: BTreeSet<&str> = ABOVE
+        .iter()
+        .map(|(c, _)| *c)
+        .chain(["arena-core", "arena-games", "arena-sandbox", "arena"])
+        .collect();
+    for m in members {
+        let name = if m == "arena" {
+            "arena".to_string()
+        } else {
+            format!("arena-{m}")
+        };
+        assert!(
+            tested.contains(name.as_str()),
+            "{name} is a host crate the graph test does not check"
+        );
+    }
+}

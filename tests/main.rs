@@ -11,6 +11,7 @@ mod cli;
 mod compile;
 mod connect_fwar;
 mod corpus;
+mod events;
 mod failures;
 mod fixtures;
 mod fuzz;

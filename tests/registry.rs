@@ -26,7 +26,7 @@ fn every_registered_game_has_its_files_in_every_layer() {
             format!("docs/rules/{name}.md"),
             format!("wit/0.2.0/{name}.wit"),
             format!("host/games/src/{module}/rules.rs"),
-            format!("host/arena/src/adapters/{module}/rubric.toml"),
+            format!("host/runner/src/adapters/{module}/rubric.toml"),
             format!("bot-sdk/src/{module}.rs"),
             format!("bot-sdk/python/arena_bot/{module}.py"),
             format!("bot-sdk/js/src/{name}.js"),
@@ -43,8 +43,8 @@ fn every_registered_game_has_its_files_in_every_layer() {
 
 #[test]
 fn every_registered_game_has_a_viewer_renderer_and_title() {
-    let model = std::fs::read_to_string(root().join("host/arena/src/view/model.js")).expect("model.js");
-    let viewer = std::fs::read_to_string(root().join("host/arena/src/view/viewer.js")).expect("viewer.js");
+    let model = std::fs::read_to_string(root().join("host/report/src/view/model.js")).expect("model.js");
+    let viewer = std::fs::read_to_string(root().join("host/report/src/view/viewer.js")).expect("viewer.js");
     // A key is written `"en-garde":` or, when it is a plain identifier, `sugar:` or `sugar,`.
     let keyed = |text: &str, table: &str, name: &str| {
         let start = text

@@ -668,3 +668,80 @@ fn bots_out_in_the_same_losers_round_share_the_place_in_rating_order() {
         "{standings:?}"
     );
 }
+
+/// `arena tournament` is the library's `contest::run` plus printing: the
+/// same standings and matches, and with an output folder its files. (The
+/// text, not the JSON: interval ends may differ in the last bits between
+/// two binaries whose float libraries were built with other features.)
+#[test]
+fn the_tournament_library_call_gives_the_standings_the_command_prints() {
+    use arena::course::contest::{ContestJob, Contestant, run};
+    let game = arena::adapters::game("en-garde").expect("en-garde");
+    let sandbox = arena::adapters::sandbox(game.default_limits()).expect("a sandbox");
+    let bots = ["house:aggressive", "house:random", "house:cowardly"];
+    let out = arena_tests::temp("contest-lib");
+    let notes = std::sync::Mutex::new(Vec::new());
+    let job = ContestJob {
+        game,
+        setup: arena::runner::entrants::setup(game, &sandbox, None, None).expect("setup"),
+        sandbox: &sandbox,
+        contestants: bots
+            .iter()
+            .map(|b| Contestant {
+                bot: b.to_string(),
+                student: None,
+            })
+            .collect(),
+        without: Vec::new(),
+        format: arena::tournament::Format::RoundRobin,
+        games: 4,
+        rounds: None,
+        seeding: arena::tournament::Seeding::Order,
+        seed: 3,
+        out: Some(&out),
+        stop: Default::default(),
+        progress: false,
+        note: &|line| notes.lock().unwrap().push(line.to_string()),
+    };
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    let outcome = run(&job, &pool).expect("played");
+    assert!(notes.lock().unwrap().is_empty(), "{:?}", notes.lock().unwrap());
+    assert!(out.join("index.html").is_file() && outcome.index.is_some());
+    for file in [
+        "standings.txt",
+        "standings.csv",
+        "standings.json",
+        "standings.md",
+        "journal.jsonl",
+    ] {
+        assert!(out.join(file).is_file(), "{file}");
+    }
+    let mut args = vec![
+        "tournament",
+        "--game",
+        "en-garde",
+        "--format",
+        "round-robin",
+        "--games",
+        "4",
+        "--seed",
+        "3",
+    ];
+    args.extend(bots);
+    let cli = arena_tests::arena(&args);
+    assert!(cli.status.success(), "{}", String::from_utf8_lossy(&cli.stderr));
+    let printed = String::from_utf8_lossy(&cli.stdout);
+    assert_eq!(printed, arena::report::standings::table(game.title(), &outcome.report));
+    assert!(printed.contains("house:aggressive"), "{printed}");
+    // A second run of the same tournament resumes from the journal and changes nothing.
+    let again = run(&job, &pool).expect("played again");
+    assert!(
+        notes.lock().unwrap()[0].starts_with("resuming: 12 finished games"),
+        "{:?}",
+        notes.lock().unwrap()
+    );
+    assert_eq!(
+        serde_json::to_value(&again.report).unwrap(),
+        serde_json::to_value(&outcome.report).unwrap()
+    );
+}

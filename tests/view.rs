@@ -1,4 +1,4 @@
-//! The replay viewer's model (`host/arena/src/view/model.js`), run under
+//! The replay viewer's model (`host/report/src/view/model.js`), run under
 //! Node, against the rules themselves: for every game, the state it redraws
 //! from a replay's events alone must be the state the rules showed each bot
 //! at each of its decisions, after every event that preceded it.
@@ -207,7 +207,7 @@ fn record_president(seed: u64, names: &[&str], games: usize) -> Vec<Recorded> {
 
 /// Every game's states after every event, as the viewer's model redraws them.
 fn redraw(games: &[Recorded]) -> Vec<Vec<Value>> {
-    let model = root().join("host/arena/src/view/model.js");
+    let model = root().join("host/report/src/view/model.js");
     let script = "const M = require(process.argv[1]); let s = ''; process.stdin.on('data', d => s += d); \
         process.stdin.on('end', () => process.stdout.write(JSON.stringify(JSON.parse(s).map(g => M.redraw(g.game, g.events)))));";
     let mut child = Command::new("node")
@@ -766,4 +766,48 @@ fn the_verify_library_call_finds_the_replay_identical_or_where_it_differs() {
         other.warnings
     );
     assert!(other.line().starts_with("DIFFERENT at line "), "{}", other.line());
+}
+
+/// A game event edited by hand into something the game never writes is
+/// named as such by the typed events, not as a list of differing fields.
+#[test]
+fn verify_names_a_line_that_is_no_event_of_the_game() {
+    use arena::verify::verify;
+    let dir = arena_tests::temp("verify-typed");
+    let replay = dir.join("r.jsonl");
+    let out = arena_tests::arena(&[
+        "match",
+        "--game",
+        "en-garde",
+        "house:aggressive",
+        "house:random",
+        "--games",
+        "2",
+        "--replay",
+        &replay.display().to_string(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = std::fs::read_to_string(&replay).unwrap();
+    let mut lines: Vec<String> = text.lines().map(String::from).collect();
+    let at = lines
+        .iter()
+        .position(|l| l.contains("\"type\":\"move\""))
+        .expect("a move");
+    let mut edited: serde_json::Value = serde_json::from_str(&lines[at]).unwrap();
+    edited["note"] = serde_json::json!("<script>alert(1)</script>");
+    lines[at] = edited.to_string();
+    std::fs::write(&replay, lines.join("\n") + "\n").unwrap();
+    let sandbox = |_: &'static dyn arena::runner::GameDef, header: &arena::replay::CheckedHeader| {
+        arena::adapters::sandbox(header.limits.clone())
+    };
+    let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+    let verdict = verify(&replay, Default::default(), &sandbox, &pool).expect("a verdict");
+    let line = verdict.line();
+    assert!(
+        line.starts_with(&format!("DIFFERENT at line {} (game ", at + 1))
+            && line.contains(
+                "the \"move\" line is not one of En Garde's events as this arena writes them: unknown field `note`"
+            ),
+        "{line}"
+    );
 }

@@ -89,16 +89,34 @@ impl Failure {
     /// Record this failure as `seat`'s forfeit: the replay event now, and
     /// the forfeit for the outcome. Every forfeit in every game is built here.
     pub fn forfeit(self, seat: Seat, events: &mut dyn EventSink) -> Forfeit {
-        if events.enabled() {
-            events.event(serde_json::json!({
-                "type": "forfeit", "seat": seat, "reason": self.reason, "detail": self.detail,
-            }));
-        }
-        Forfeit {
+        let forfeit = Forfeit {
             seat,
             reason: self.reason,
             detail: self.detail,
+        };
+        if events.enabled() {
+            record(events, &CommonEvent::Forfeit(forfeit.clone()));
         }
+        forfeit
+    }
+}
+
+/// The events every game records the same way; each game's own event enum
+/// has these variants too, with the same shape.
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "kebab-case")]
+enum CommonEvent {
+    Forfeit(Forfeit),
+}
+
+/// Record `event`, a game's typed event, as the JSON object the replay
+/// keeps (the enum's `type` tag and its fields). Call it only when
+/// `events.enabled()`: building the event costs time on the hot path.
+pub fn record<E: Serialize>(events: &mut dyn EventSink, event: &E) {
+    // A game's events are plain data (numbers, strings, lists, maps with
+    // string keys), which always serialize.
+    if let Ok(value) = serde_json::to_value(event) {
+        events.event(value);
     }
 }
 

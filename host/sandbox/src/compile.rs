@@ -336,7 +336,8 @@ impl ChildCompiler {
     }
 }
 
-pub(crate) fn mib(bytes: u64) -> String {
+/// A size in whole MiB (or GiB), as limits are written in messages.
+pub fn mib(bytes: u64) -> String {
     if bytes >= 1 << 30 && bytes.is_multiple_of(1 << 30) {
         format!("{} GiB", bytes >> 30)
     } else {

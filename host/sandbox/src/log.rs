@@ -112,32 +112,19 @@ impl BotLog {
         false
     }
 
-    /// The most recent Rust panic report in the log ("panicked at FILE:" and its message), if any.
-    pub fn last_panic(&self) -> Option<String> {
+    /// Every line kept so far and the unterminated one, with a message
+    /// logged with newlines split into its lines.
+    pub fn recent_lines(&self) -> Vec<String> {
         let inner = self.lock();
         let partial = String::from_utf8_lossy(&inner.partial).into_owned();
-        let mut lines: Vec<&str> = inner.lines.iter().map(String::as_str).collect();
-        lines.push(&partial);
-        let at = lines.iter().rposition(|l| l.contains("panicked at"))?;
-        let message = lines.get(at + 1).map(|m| format!(" {m}")).unwrap_or_default();
-        Some(format!("{}{message}", lines[at].trim_end()))
-    }
-
-    /// The most recent uncaught exception of an interpreted bot, in one
-    /// line: a Python traceback's last line and innermost frame, the line
-    /// the JavaScript SDK logs, or what StarlingMonkey or QuickJS print.
-    pub fn last_exception(&self) -> Option<String> {
-        let inner = self.lock();
-        let partial = String::from_utf8_lossy(&inner.partial).into_owned();
-        // A message logged with newlines is one entry: look at its lines.
-        let lines: Vec<&str> = inner
+        inner
             .lines
             .iter()
             .map(String::as_str)
             .chain(std::iter::once(partial.as_str()))
             .flat_map(str::lines)
-            .collect();
-        last_exception(&lines)
+            .map(String::from)
+            .collect()
     }
 
     /// Whole lines kept so far.
@@ -158,92 +145,6 @@ impl BotLog {
             truncated: inner.truncated,
         }
     }
-}
-
-/// See [`BotLog::last_exception`]; the latest report in `lines` wins.
-fn last_exception(lines: &[&str]) -> Option<String> {
-    let found = |at: Option<usize>, what: Option<String>| at.zip(what);
-    // Python: "Traceback (most recent call last):", frames indented, then
-    // the exception ("KeyError: 'x'") as the first line that is not.
-    let python = lines.iter().rposition(|l| *l == "Traceback (most recent call last):");
-    let python = found(
-        python,
-        python.and_then(|at| {
-            let rest = &lines[at + 1..];
-            let end = rest.iter().position(|l| !l.starts_with(' '))?;
-            let frame = rest[..end].iter().rev().find_map(|l| python_frame(l));
-            // When CPython cannot print the exception (out of memory, say)
-            // it dumps the object instead: its type is the exception.
-            let exception = if rest[end].starts_with("object address") {
-                rest[end..]
-                    .iter()
-                    .take(8)
-                    .find_map(|l| l.strip_prefix("object type name:"))
-                    .map_or(rest[end].trim(), str::trim)
-            } else {
-                rest[end].trim()
-            };
-            Some(match frame {
-                Some(frame) => format!("{exception} ({frame})"),
-                None => exception.to_string(),
-            })
-        }),
-    );
-    // The JavaScript SDK's own line.
-    let sdk = lines.iter().rposition(|l| l.starts_with("arena: uncaught "));
-    let sdk = found(sdk, sdk.map(|at| lines[at]["arena: uncaught ".len()..].to_string()));
-    // StarlingMonkey: the message, "Stack:", then "  function@file:line:col".
-    let spider = lines.iter().rposition(|l| *l == "Stack:").filter(|&at| at > 0);
-    let spider = found(
-        spider,
-        spider.map(
-            |at| match lines.get(at + 1).map(|l| l.trim()).filter(|l| !l.is_empty()) {
-                Some(frame) => format!("{} (at {frame})", lines[at - 1].trim()),
-                None => lines[at - 1].trim().to_string(),
-            },
-        ),
-    );
-    // QuickJS (componentize-qjs): its runtime's panic message quotes it.
-    let quick = lines.iter().rposition(|l| l.contains("Exception { message: Some(\""));
-    let quick = found(
-        quick,
-        quick.and_then(|at| {
-            let line = lines[at];
-            let message = line.split("message: Some(\"").nth(1)?.split("\"), stack").next()?;
-            let frame = line
-                .split("stack: Some(\"")
-                .nth(1)
-                .and_then(|s| s.split("\\n").next())
-                .map(|f| f.trim().trim_start_matches("at ").to_string())
-                .filter(|f| !f.is_empty());
-            Some(match frame {
-                Some(frame) => format!("{message} (at {frame})"),
-                None => message.to_string(),
-            })
-        }),
-    );
-    // The engines print the exception the SDK already logged, with less
-    // (StarlingMonkey leaves out its type): the SDK's line wins over them.
-    let engines = if sdk.is_some() { [None, None] } else { [spider, quick] };
-    [python, sdk]
-        .into_iter()
-        .chain(engines)
-        .flatten()
-        .max_by_key(|(at, _)| *at)
-        .map(|(_, what)| what)
-}
-
-/// `File "/0/bot.py", line 4, in choose_move` as `bot.py, line 4, in choose_move`
-/// (componentize-py names each source folder /0, /1, ...).
-fn python_frame(line: &str) -> Option<String> {
-    let rest = line.trim().strip_prefix("File \"")?;
-    let (file, rest) = rest.split_once('"')?;
-    let file = file.trim_start_matches('/');
-    let file = match file.split_once('/') {
-        Some((root, path)) if root.chars().all(|c| c.is_ascii_digit()) => path,
-        _ => file,
-    };
-    Some(format!("{file}{rest}"))
 }
 
 /// stdout or stderr of a bot, writing into its [`BotLog`].
@@ -317,95 +218,12 @@ impl tokio::io::AsyncWrite for LogStream {
 mod tests {
     use super::*;
 
-    // The lines below are what componentize-py 0.25, the JavaScript SDK,
-    // componentize-js 0.23 and componentize-qjs 0.4 wrote for a bot that
-    // threw in choose-move (copied from real logs).
     #[test]
-    fn finds_the_exception_of_each_interpreter() {
-        let python = [
-            "Traceback (most recent call last):",
-            "  File \"/1/arena_bot/en_garde.py\", line 66, in choose_move",
-            "  File \"/0/sdk.py\", line 4, in choose_move",
-            "KeyError: 'missing key'",
-            "",
-            "thread '<unnamed>' (1) panicked at runtime/src/lib.rs:1280:25:",
-            "Python function threw an unexpected exception",
-        ];
-        assert_eq!(
-            last_exception(&python).as_deref(),
-            Some("KeyError: 'missing key' (sdk.py, line 4, in choose_move)")
-        );
-        // CPython out of memory: it dumps the exception object instead of printing it.
-        let memory = [
-            "Traceback (most recent call last):",
-            "  File \"/0/arena_bot/en_garde.py\", line 64, in choose_move",
-            "  File \"/0/app.py\", line 10, in choose_move",
-            "object address  : 0x4817a8",
-            "object refcount : 2",
-            "object type     : 0x373230",
-            "object type name: MemoryError",
-            "object repr     : MemoryError()",
-            "lost sys.stderr",
-            "",
-            "thread '<unnamed>' (1) panicked at runtime/src/lib.rs:1280:25:",
-        ];
-        assert_eq!(
-            last_exception(&memory).as_deref(),
-            Some("MemoryError (app.py, line 10, in choose_move)")
-        );
-        let sdk = ["arena: uncaught TypeError: null has no properties (at chooseMove@bot.js:40:26)"];
-        assert_eq!(
-            last_exception(&sdk).as_deref(),
-            Some("TypeError: null has no properties (at chooseMove@bot.js:40:26)")
-        );
-        let spider = [
-            "raw boom",
-            "Stack:",
-            "  chooseMove@raw.js:3:63",
-            "",
-            "Redirecting call to abort()",
-        ];
-        assert_eq!(
-            last_exception(&spider).as_deref(),
-            Some("raw boom (at chooseMove@raw.js:3:63)")
-        );
-        let quick = [
-            "thread '<unnamed>' (1) panicked at crates/runtime/src/interpreter.rs:51:31:",
-            r#"Failed to call 'chooseMove': Exception(Exception { message: Some("raw boom"), stack: Some("    at chooseMove (/raw.js:3:67)\n") })"#,
-        ];
-        assert_eq!(
-            last_exception(&quick).as_deref(),
-            Some("raw boom (at chooseMove (/raw.js:3:67))")
-        );
-        assert_eq!(
-            last_exception(&["just a log line", "panicked at src/lib.rs:3:5:"]),
-            None
-        );
-    }
-
-    #[test]
-    fn the_sdk_line_wins_over_the_engine_printing_the_same_exception() {
-        let lines = [
-            "arena: uncaught TypeError: x is null (at chooseMove@bot.js:4:7)",
-            "x is null",
-            "Stack:",
-            "  chooseMove@bot.js:4:7",
-        ];
-        assert_eq!(
-            last_exception(&lines).as_deref(),
-            Some("TypeError: x is null (at chooseMove@bot.js:4:7)")
-        );
-    }
-
-    #[test]
-    fn the_latest_report_wins_and_multi_line_entries_are_split() {
+    fn recent_lines_split_multi_line_entries_and_keep_the_unfinished_one() {
         let log = BotLog::new(10_000);
-        log.line("arena: uncaught Error: first");
-        log.line("Traceback (most recent call last):\n  File \"/0/bot.py\", line 2, in f\nValueError: second");
-        assert_eq!(
-            log.last_exception().as_deref(),
-            Some("ValueError: second (bot.py, line 2, in f)")
-        );
+        log.line("one\ntwo");
+        log.lock().write_bytes(b"three");
+        assert_eq!(log.recent_lines(), ["one", "two", "three"]);
     }
 
     #[test]

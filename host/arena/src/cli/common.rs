@@ -1,9 +1,9 @@
 //! What several subcommands share: limits, threads, games and bot arguments.
 
-use crate::adapters;
 use crate::games::IllegalMoves;
 use crate::runner::GameDef;
-use crate::sandbox::{ChildCompiler, CompileLimits, Compiler, Limits, Sandbox};
+use crate::runner::settings::{MAX_JOBS, RunSettings};
+use crate::sandbox::Sandbox;
 use anyhow::{Context, bail};
 use clap::Args;
 use std::path::PathBuf;
@@ -106,9 +106,7 @@ impl CacheArgs {
     }
 }
 
-/// The hidden subcommand that makes the `arena` binary a compiler process
-/// (see `arena_sandbox::compile`); `main` runs it before parsing anything else.
-pub const COMPILE_SUBCOMMAND: &str = "__compile";
+pub use crate::runner::settings::COMPILE_SUBCOMMAND;
 
 /// The least memory a compile may be given: the compiler itself needs about that much.
 const MIN_COMPILE_MEMORY: u64 = 256 << 20;
@@ -121,113 +119,54 @@ fn parse_compile_memory(s: &str) -> Result<u64, String> {
     Ok(v)
 }
 
-/// A thread count: positive, and small enough that the sandbox's instance pool
-/// always has a slot for every seat of every game in flight.
+/// A thread count: positive, and at most [`MAX_JOBS`].
 fn parse_jobs(s: &str) -> Result<u64, String> {
     let j = super::parse_positive_u64(s)?;
-    let most = u64::from(crate::sandbox::MAX_LIVE_INSTANCES) / 6;
-    if j > most {
-        return Err(format!("at most {most} threads"));
+    if j > MAX_JOBS {
+        return Err(format!("at most {MAX_JOBS} threads"));
     }
     Ok(j)
 }
 
 impl RunArgs {
-    /// The limits: defaults, overridden by the command line.
-    /// The game's default limits with the command line's changes, checked.
-    pub fn limits(&self, game: &dyn GameDef) -> anyhow::Result<Limits> {
-        let mut limits = game.default_limits();
-        if let Some(f) = self.fuel {
-            limits.fuel = f;
-        }
-        if let Some(b) = self.bank {
-            limits.bank = b;
-        }
-        if let Some(s) = self.start_fuel {
-            limits.start_fuel = s;
-        } else if self.fuel.is_some() {
-            // A larger per-move budget lifts the default start allowance with it.
-            limits.start_fuel = limits.start_fuel.max(limits.fuel);
-        }
-        if let Some(m) = self.memory {
-            limits.memory_bytes = usize::try_from(m).unwrap_or(usize::MAX);
-        }
-        let floor = limits.backstop_floor();
-        match self.timeout {
-            Some(t) => {
-                if t < floor {
-                    eprintln!(
-                        "warning: --timeout {} s is less than the {} s after which fuel decides first for these \
-                         budgets: a bot that runs its fuel out slowly may forfeit by time on a slower machine",
-                        t.as_secs_f64(),
-                        floor.as_secs()
-                    );
-                }
-                limits.timeout = t;
-            }
-            // A larger budget lifts the backstop with it.
-            None => limits.timeout = limits.timeout.max(floor),
-        }
-        if let Some(l) = self.log_bytes {
-            limits.log_bytes = usize::try_from(l).unwrap_or(usize::MAX);
-        }
-        if let Some(b) = self.max_file_bytes {
-            limits.max_file_bytes = b;
-        }
-        limits.check().map_err(anyhow::Error::msg)?;
-        Ok(limits)
-    }
-
-    /// The limits on compiling one bot file.
-    pub fn compile_limits(&self) -> CompileLimits {
-        let mut limits = CompileLimits::DEFAULT;
-        if let Some(s) = self.compile_seconds {
-            limits = limits.with_cpu(s);
-        }
-        if let Some(m) = self.compile_memory {
-            limits.memory_bytes = m;
-        }
-        limits
-    }
-
-    /// A sandbox for `game` under the command line's limits, compiling every
-    /// bot file in a child process (this executable, as `arena __compile`)
-    /// under the compile limits, so a file that takes minutes to compile is
-    /// rejected instead of holding up the run, and keeping what the child
-    /// compiled in the compile cache (unless `--no-cache`).
-    pub fn sandbox(&self, game: &dyn GameDef) -> anyhow::Result<Sandbox> {
-        let sandbox = self.sandbox_uncached(game)?;
-        Ok(match self.cache.dir() {
-            Some(dir) => sandbox.with_bounded_disk_cache(dir, self.cache.max_bytes()?),
-            None => sandbox,
+    /// The run's settings from the command line: this executable compiles
+    /// bots in a child process, with the cache the flags and environment give.
+    pub fn settings(&self) -> anyhow::Result<RunSettings> {
+        Ok(RunSettings {
+            fuel: self.fuel,
+            bank: self.bank,
+            start_fuel: self.start_fuel,
+            memory: self.memory,
+            timeout: self.timeout,
+            log_bytes: self.log_bytes,
+            max_file_bytes: self.max_file_bytes,
+            compile_seconds: self.compile_seconds,
+            compile_memory: self.compile_memory,
+            jobs: self.jobs,
+            cache_dir: self.cache.dir(),
+            cache_max: self.cache.max_bytes()?,
+            compiler: Some(std::env::current_exe().context("cannot find the arena executable to compile bots with")?),
         })
     }
 
-    /// Like [`RunArgs::sandbox`], but never using the compile cache: every
-    /// bot file is compiled afresh (so `arena check` times a real compile).
-    pub fn sandbox_uncached(&self, game: &dyn GameDef) -> anyhow::Result<Sandbox> {
-        let sandbox = adapters::sandbox(self.limits(game)?)?;
-        let program = std::env::current_exe().context("cannot find the arena executable to compile bots with")?;
-        Ok(sandbox.with_compiler(Compiler::Child(ChildCompiler {
-            program,
-            args: vec![COMPILE_SUBCOMMAND.into()],
-            limits: self.compile_limits(),
-        })))
+    /// A sandbox for `game` under the command line's settings
+    /// ([`RunSettings::sandbox`]), after printing their warnings.
+    pub fn sandbox(&self, game: &dyn GameDef) -> anyhow::Result<Sandbox> {
+        let settings = self.settings()?;
+        for w in settings.warnings(game) {
+            eprintln!("warning: {w}");
+        }
+        settings.sandbox(game)
     }
 
     /// A thread pool of `--jobs` threads (all cores by default).
     pub fn pool(&self) -> anyhow::Result<rayon::ThreadPool> {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(self.jobs.map_or_else(default_jobs, |j| j as usize))
-            .build()
-            .context("cannot start worker threads")
+        RunSettings {
+            jobs: self.jobs,
+            ..RunSettings::default()
+        }
+        .pool()
     }
-}
-
-/// All cores, within what the instance pool allows.
-fn default_jobs() -> usize {
-    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
-    cores.min(crate::sandbox::MAX_LIVE_INSTANCES as usize / 6)
 }
 
 /// Read a class folder as grading and tournaments both do, saying on stderr

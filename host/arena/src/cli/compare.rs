@@ -103,28 +103,11 @@ fn head_to_head(
     setup: crate::runner::GameSetup<'_>,
     entrants: Vec<crate::runner::Entrant>,
 ) -> anyhow::Result<()> {
-    let sprt = if args.sprt {
-        if args.elo1.partial_cmp(&args.elo0) != Some(std::cmp::Ordering::Greater) {
-            bail!(
-                "--elo1 ({}) must be above --elo0 ({}): H1 says \"better by at least elo1\"",
-                args.elo1,
-                args.elo0
-            );
-        }
-        for (name, v) in [("--alpha", args.alpha), ("--beta", args.beta)] {
-            if !(0.0 < v && v < 0.5) || v.is_nan() {
-                bail!("{name} {v}: an error rate between 0 and 0.5, such as 0.05");
-            }
-        }
-        Some(Sprt {
-            elo0: args.elo0,
-            elo1: args.elo1,
-            alpha: args.alpha,
-            beta: args.beta,
-        })
-    } else {
-        None
-    };
+    let sprt = args
+        .sprt
+        .then(|| Sprt::new(args.elo0, args.elo1, args.alpha, args.beta))
+        .transpose()
+        .map_err(anyhow::Error::msg)?;
     let games = args.games.unwrap_or(if sprt.is_some() { 20_000 } else { 1000 });
     let [new, old]: [crate::runner::Entrant; 2] = entrants
         .try_into()

@@ -1,14 +1,11 @@
 //! `arena tournament`: round robin, double elimination or Swiss, with ratings.
 
 use super::common::RunArgs;
-use crate::report::standings::{csv, markdown, table, write_outputs};
-use crate::runner::Entrant;
-use crate::runner::entrants::{entrant, find_game, setup};
-use crate::tournament::{self, Engine, Format, Journal, Seeding, TournamentSpec};
-use anyhow::{Context, bail};
+use crate::report::standings::{csv, markdown, table};
+use crate::runner::entrants::{find_game, setup};
+use crate::tournament::{Format, Seeding};
+use arena_course::contest::{ContestJob, ContestOutcome, Contestant};
 use clap::Args;
-use rayon::prelude::*;
-use serde_json::json;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -83,112 +80,39 @@ fn bot_specs(args: &TournamentArgs) -> anyhow::Result<Specs> {
     Ok((specs, without))
 }
 
-/// Run `arena tournament`.
+/// Run `arena tournament`: [`arena_course::contest::run`], printed.
 pub fn run(args: TournamentArgs) -> anyhow::Result<()> {
     let game = find_game(&args.game)?;
     let (specs, without) = bot_specs(&args)?;
-    if specs.len() < 2 {
-        bail!("a tournament needs at least two bots, got {}", specs.len());
-    }
     let sandbox = args.run.sandbox(game)?;
-    let setup = setup(game, &sandbox, args.variant.clone(), args.run.illegal)?;
-    let mut entrants: Vec<Entrant> = Vec::new();
-    let mut disqualified = Vec::new();
-    for (name, why) in without {
-        eprintln!("disqualified {name}: {why}");
-        disqualified.push((name, why));
-    }
-    let pool = args.run.pool()?;
-    // Compiling is the slow part of loading: do it on every core, then take
-    // the results in the order given so names and seeds do not depend on timing.
-    let loaded: Vec<anyhow::Result<Entrant>> = pool.install(|| {
-        specs
-            .par_iter()
-            .map(|(spec, _)| entrant(game, &sandbox, spec))
-            .collect()
-    });
-    for ((spec, student), result) in specs.iter().zip(loaded) {
-        match result {
-            Ok(mut e) => {
-                if let Some(student) = student {
-                    e.name.clone_from(student);
-                }
-                e.name = crate::runner::entrants::unique_name(&e.name, &entrants);
-                entrants.push(e);
-            }
-            Err(err) if !spec.starts_with("house:") => {
-                let name = student.clone().unwrap_or_else(|| {
-                    PathBuf::from(spec)
-                        .file_stem()
-                        .map(|s| s.to_string_lossy().into_owned())
-                        .unwrap_or(spec.clone())
-                });
-                eprintln!("disqualified {name}: {err:#}");
-                disqualified.push((name, format!("{err:#}")));
-            }
-            Err(err) => return Err(err),
-        }
-    }
-    let spec = TournamentSpec {
-        game,
-        setup,
-        entrants,
-        disqualified,
-        format: args.format,
-        games: usize::try_from(args.games).unwrap_or(usize::MAX),
-        rounds: args.rounds.map(|r| r as usize),
-        seeding: args.seeding,
-        seed: args.seed,
-    };
-    let journal = match &args.out {
-        Some(dir) => {
-            let header = json!({
-                "type": "tournament", "arena-version": crate::VERSION, "game": game.name(),
-                "variant": spec.setup.variant, "illegal": spec.setup.illegal, "format": spec.format, "seed": spec.seed, "games": spec.games,
-                "rounds": spec.rounds, "seeding": spec.seeding, "limits": sandbox.limits(),
-                "bots": spec.entrants.iter().map(|e| json!({"name": e.name, "sha256": match &e.bot {
-                    crate::runner::BotRef::Wasm(p) => Some(p.sha256.clone()),
-                    crate::runner::BotRef::House(_) => None,
-                }})).collect::<Vec<_>>(),
-            });
-            let journal = Journal::open(dir, &header).map_err(anyhow::Error::msg)?;
-            if journal.finished() > 0 {
-                eprintln!(
-                    "resuming: {} finished games found in {}",
-                    journal.finished(),
-                    journal.path().display()
-                );
-            }
-            Some(journal)
-        }
-        None => None,
-    };
     let stop = Arc::new(AtomicBool::new(false));
     {
         let stop = stop.clone();
         // If a handler is already set (tests calling in-process), Ctrl-C keeps its default.
         let _ = ctrlc::set_handler(move || stop.store(true, Ordering::Relaxed));
     }
-    let engine = Engine::new(&spec, journal, stop.clone(), std::io::stderr().is_terminal());
-    let report = pool.install(|| tournament::run(&spec, &engine))?;
-    if !report.complete {
-        let kept = match &args.out {
-            Some(dir) => format!(
-                "finished games are kept in {}; run the same command again to continue",
-                dir.join("journal.jsonl").display()
-            ),
-            None => "no --out folder was given, so nothing was kept".to_string(),
-        };
-        bail!("stopped after {} new games: {kept}", engine.games_played());
-    }
-    if let Some(dir) = &args.out {
-        write_outputs(dir, game.title(), &report)?;
-        let jobs = crate::report::tournament_pages(&spec, &report, "");
-        let replays = pool.install(|| crate::report::write_replays(dir, &jobs))?;
-        let index = dir.join(crate::report::INDEX);
-        std::fs::write(&index, crate::report::tournament_index(&spec, &report, &replays))
-            .with_context(|| format!("{}: cannot write", index.display()))?;
-        eprintln!("wrote {}: {}", index.display(), replays.summary());
+    let job = ContestJob {
+        game,
+        setup: setup(game, &sandbox, args.variant.clone(), args.run.illegal)?,
+        sandbox: &sandbox,
+        contestants: specs
+            .into_iter()
+            .map(|(bot, student)| Contestant { bot, student })
+            .collect(),
+        without,
+        format: args.format,
+        games: usize::try_from(args.games).unwrap_or(usize::MAX),
+        rounds: args.rounds.map(|r| r as usize),
+        seeding: args.seeding,
+        seed: args.seed,
+        out: args.out.as_deref(),
+        stop,
+        progress: std::io::stderr().is_terminal(),
+        note: &|line| eprintln!("{line}"),
+    };
+    let ContestOutcome { report, index } = arena_course::contest::run(&job, &args.run.pool()?)?;
+    if let Some((index, summary)) = index {
+        eprintln!("wrote {}: {summary}", index.display());
     }
     let text = if args.json {
         serde_json::to_string_pretty(&report)? + "\n"

@@ -3,10 +3,12 @@
 //! This module reads like `docs/rules/connect-fwar.md`; each rule there
 //! names the test that pins it down. Nothing here knows about WebAssembly.
 
+mod events;
 mod house;
 mod rules;
 #[cfg(test)]
 mod tests;
 
+pub use events::Event;
 pub use house::{HOUSE_BOTS, house_bot};
 pub use rules::*;

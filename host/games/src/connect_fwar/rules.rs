@@ -1,11 +1,11 @@
 //! The rules of ConnectFwar (see `docs/rules/connect-fwar.md`).
 
-use crate::{EventSink, Failure, Outcome, derive_seed};
+use super::Event;
+use crate::{EventSink, Failure, Outcome, derive_seed, record};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
-use serde::Serialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 
 /// Columns on the board.
 pub const COLUMNS: usize = 4;
@@ -17,7 +17,7 @@ pub const DECK_SIZE: usize = 52;
 pub const BEST_SCORE: i64 = (DECK_SIZE - 4) as i64;
 
 /// A suit, numbered 1-4 as in the course.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Suit {
     /// 1
@@ -60,7 +60,7 @@ impl Suit {
 }
 
 /// A playing card: rank 1 (Ace) to 13 (King), and a suit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Card {
     /// 1 = Ace, 11 = Jack, 12 = Queen, 13 = King.
     pub rank: u8,
@@ -102,14 +102,14 @@ pub fn fresh_deck() -> Vec<Card> {
 }
 
 /// The four columns, each listed bottom-up.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Board {
     /// Column `c` holds its cards from the bottom up.
     pub columns: [Vec<Card>; COLUMNS],
 }
 
 /// A line of four cells: row, column or diagonal.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum Line {
     /// Row `index` (0 = bottom), left to right.
@@ -227,8 +227,8 @@ pub fn play_game(seed: u64, player: &mut dyn Player, events: &mut dyn EventSink)
     let mut board = Board::default();
     let mut discard: Vec<Card> = Vec::new();
     if events.enabled() {
-        let order: Vec<Card> = deck.iter().rev().copied().collect();
-        events.event(json!({"type": "game-start", "seed": seed, "deck": order}));
+        let deck = deck.iter().rev().copied().collect();
+        record(events, &Event::GameStart { seed, deck });
     }
     let forfeit =
         |failure: Failure, events: &mut dyn EventSink| Outcome::forfeited(vec![0], failure.forfeit(0, events));
@@ -258,17 +258,29 @@ pub fn play_game(seed: u64, player: &mut dyn Player, events: &mut dyn EventSink)
         }
         let four = placed.and_then(|_| board.connected_four());
         if events.enabled() {
-            events.event(json!({
-                "type": "draw", "card": card, "answer": answer, "placed": placed,
-                "deck-remaining": deck.len(), "connected": four,
-            }));
+            record(
+                events,
+                &Event::Draw {
+                    card,
+                    answer,
+                    placed,
+                    deck_remaining: deck.len(),
+                    connected: four,
+                },
+            );
         }
         if four.is_some() {
             break deck.len() as i64;
         }
     };
     if events.enabled() {
-        events.event(json!({"type": "game-end", "score": score, "board": board}));
+        record(
+            events,
+            &Event::GameEnd {
+                score,
+                board: board.clone(),
+            },
+        );
     }
     Outcome {
         scores: vec![score],

@@ -1,11 +1,11 @@
 //! The rules of En Garde (see `docs/rules/en-garde.md`).
 
-use crate::{EventSink, Failure, ForfeitReason, Outcome, Seat, derive_seed};
+use super::Event;
+use crate::{EventSink, Failure, ForfeitReason, Outcome, Seat, derive_seed, record};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};
-use serde_json::json;
 
 /// Number of spaces on the strip (spaces 0..=22).
 pub const STRIP_LENGTH: u8 = 23;
@@ -62,6 +62,16 @@ pub enum Direction {
     Forward,
     /// Away from the opponent.
     Backward,
+}
+
+impl Direction {
+    /// The direction as the rules and the replay write it: `forward`, `backward`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Direction::Forward => "forward",
+            Direction::Backward => "backward",
+        }
+    }
 }
 
 /// A move: play `card` and move that many spaces in `direction`.
@@ -166,7 +176,7 @@ pub fn landing(seat: Seat, from: u8, mv: Move) -> Option<u8> {
 }
 
 /// Why a move is illegal.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Illegal {
     /// The card is not in the hand (rule 3.1).
@@ -230,7 +240,7 @@ impl View {
 }
 
 /// How a round ended.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "cause", rename_all = "kebab-case")]
 pub enum RoundEnd {
     /// A move landed on the opponent (rule 3.3).
@@ -548,17 +558,30 @@ pub(crate) fn play_round(
                 }
                 hands.iter_mut().for_each(|h| h.sort_unstable());
             }
-            events.event(json!({
-                "type": "move", "seat": seat, "card": mv.card, "direction": mv.direction,
-                "parried": parried, "positions": round.positions,
-                "deck-remaining": round.deck.len(), "hands": hands,
-            }));
+            record(
+                events,
+                &Event::Move {
+                    seat,
+                    card: mv.card,
+                    direction: mv.direction,
+                    parried,
+                    positions: round.positions,
+                    deck_remaining: round.deck.len(),
+                    hands,
+                },
+            );
             if let Some(last) = round.last_chance {
-                events.event(json!({
-                    "type": "last-chance", "seat": last.seat, "card": last.mv.card,
-                    "direction": last.mv.direction, "parried": last.parried,
-                    "positions": round.positions, "hands": round.hands,
-                }));
+                record(
+                    events,
+                    &Event::LastChance {
+                        seat: last.seat,
+                        card: last.mv.card,
+                        direction: last.mv.direction,
+                        parried: last.parried,
+                        positions: round.positions,
+                        hands: round.hands.clone(),
+                    },
+                );
             }
         }
         if let Some(end) = result {
@@ -576,7 +599,13 @@ pub fn play_game(config: Config, seed: u64, players: [&mut dyn Fencer; 2], event
     let mut players: [&mut dyn Fencer; 2] = [p0, p1];
     let mut scores = [0u8; 2];
     if events.enabled() {
-        events.event(json!({"type": "game-start", "variant": config.variant, "seed": seed}));
+        record(
+            events,
+            &Event::GameStart {
+                variant: config.variant,
+                seed,
+            },
+        );
     }
     for (seat, player) in players.iter_mut().enumerate() {
         let info = GameInfo {
@@ -596,11 +625,17 @@ pub fn play_game(config: Config, seed: u64, players: [&mut dyn Fencer; 2], event
         let first = ((round_no - 1) % 2) as Seat;
         let mut round = Round::deal(config.variant, first, &mut round_rng(seed, round_no));
         if events.enabled() {
-            events.event(json!({
-                "type": "round-start", "round": round_no, "first-to-move": first,
-                "positions": round.positions, "hands": round.hands,
-                "deck": round.deck.iter().rev().collect::<Vec<_>>(), "scores": scores,
-            }));
+            record(
+                events,
+                &Event::RoundStart {
+                    round: round_no,
+                    first_to_move: first,
+                    positions: round.positions,
+                    hands: round.hands.clone(),
+                    deck: round.deck.iter().rev().copied().collect(),
+                    scores,
+                },
+            );
         }
         let info = RoundInfo {
             round: round_no,
@@ -620,15 +655,16 @@ pub fn play_game(config: Config, seed: u64, players: [&mut dyn Fencer; 2], event
             scores[scorer] += 1;
         }
         if events.enabled() {
-            let mut event = serde_json::to_value(end).unwrap_or_default();
-            if let Some(obj) = event.as_object_mut() {
-                obj.insert("type".into(), json!("round-end"));
-                obj.insert("round".into(), json!(round_no));
-                obj.insert("scores".into(), json!(scores));
-                obj.insert("positions".into(), json!(round.positions));
-                obj.insert("last-move".into(), json!(round.last_move));
-            }
-            events.event(event);
+            record(
+                events,
+                &Event::RoundEnd {
+                    end,
+                    round: round_no,
+                    scores,
+                    positions: round.positions,
+                    last_move: round.last_move,
+                },
+            );
         }
     }
     let winner = match scores[0].cmp(&scores[1]) {
@@ -637,7 +673,14 @@ pub fn play_game(config: Config, seed: u64, players: [&mut dyn Fencer; 2], event
         std::cmp::Ordering::Equal => None,
     };
     if events.enabled() {
-        events.event(json!({"type": "game-end", "scores": scores, "winner": winner, "rounds": round_no}));
+        record(
+            events,
+            &Event::GameEnd {
+                scores,
+                winner,
+                rounds: round_no,
+            },
+        );
     }
     Outcome {
         scores: scores.iter().map(|&s| i64::from(s)).collect(),

@@ -1,11 +1,11 @@
 //! The rules of President (see `docs/rules/president.md`).
 
-use crate::{EventSink, Failure, Forfeit, Outcome, Seat, derive_seed};
+use super::Event;
+use crate::{EventSink, Failure, Forfeit, Outcome, Seat, derive_seed, record};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;
-use serde::Serialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 
 /// Fewest and most players at a table.
 pub const PLAYERS: std::ops::RangeInclusive<usize> = 2..=6;
@@ -17,7 +17,7 @@ pub const WILD: u8 = 3;
 pub const TWO: u8 = 2;
 
 /// A suit, low to high (rule 1.3).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Suit {
     /// 1, the lowest.
@@ -41,7 +41,7 @@ impl Suit {
 }
 
 /// A card: a rank and suit, or a Joker.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum Card {
     /// A card of the 52.
@@ -130,7 +130,7 @@ pub fn deal(seed: u64, players: usize) -> Vec<Vec<Card>> {
 }
 
 /// What a set of cards plays as (rules 3-6).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum Play {
     /// Cards of one normal rank 4-Ace, wildcards standing in.
@@ -164,7 +164,7 @@ impl Play {
 }
 
 /// Why a set of cards is not a play, or does not beat the state.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Illegal {
     /// No cards.
@@ -181,6 +181,21 @@ pub enum Illegal {
     DoesNotBeat,
     /// A pass by the player who leads.
     PassOnLead,
+}
+
+impl Illegal {
+    /// Why, in words: `not in hand`, `does not beat`, ...
+    pub fn words(self) -> &'static str {
+        match self {
+            Illegal::Empty => "empty",
+            Illegal::NotInHand => "not in hand",
+            Illegal::Mixed => "mixed",
+            Illegal::TooMany => "too many",
+            Illegal::Duplicate => "duplicate",
+            Illegal::DoesNotBeat => "does not beat",
+            Illegal::PassOnLead => "pass on lead",
+        }
+    }
 }
 
 /// Read a set of cards as a play (rules 3.1, 4, 5, 6).
@@ -235,7 +250,7 @@ pub fn classify(cards: &[Card]) -> Result<Play, Illegal> {
 }
 
 /// How a play meets the state (rules 3.2, 4, 6, 7).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Meets {
     /// Opens a fresh round.
@@ -717,8 +732,17 @@ pub fn play_game(
     };
     let first = leader(&hands, last_positions.as_deref());
     if events.enabled() {
-        events.event(json!({"type": "game-start", "seed": seed, "players": n, "hands": hands,
-            "last-positions": last_positions, "exchange": moved, "leader": first}));
+        record(
+            events,
+            &Event::GameStart {
+                seed,
+                players: n,
+                hands: hands.clone(),
+                last_positions: last_positions.clone(),
+                exchange: moved.clone(),
+                leader: first,
+            },
+        );
     }
     let mut table = Table::new(hands, first);
     let mut forfeits: Vec<Forfeit> = Vec::new();
@@ -751,14 +775,29 @@ pub fn play_game(
         match table.apply(answer.clone()) {
             Ok(meets) => {
                 if events.enabled() {
-                    events.event(json!({"type": "turn", "seat": seat, "cards": answer, "meets": meets,
-                        "counts": table.hands.iter().map(Vec::len).collect::<Vec<_>>(),
-                        "positions": table.positions, "state": table.state.as_ref().map(|s| &s.0)}));
+                    record(
+                        events,
+                        &Event::Turn {
+                            seat,
+                            cards: answer,
+                            meets,
+                            counts: table.hands.iter().map(Vec::len).collect(),
+                            positions: table.positions.clone(),
+                            state: table.state.as_ref().map(|s| s.0.clone()),
+                        },
+                    );
                 }
             }
             Err(why) => {
                 if events.enabled() {
-                    events.event(json!({"type": "illegal", "seat": seat, "cards": answer, "why": why}));
+                    record(
+                        events,
+                        &Event::Illegal {
+                            seat,
+                            cards: answer,
+                            why,
+                        },
+                    );
                 }
                 table.put_out(seat);
             }
@@ -767,8 +806,14 @@ pub fn play_game(
     let positions = table.positions.clone();
     let winner = positions.iter().position(|&p| p == 1);
     if events.enabled() {
-        let titles: Vec<&str> = positions.iter().map(|&p| title(p, n)).collect();
-        events.event(json!({"type": "game-end", "positions": positions, "titles": titles}));
+        let titles = positions.iter().map(|&p| title(p, n).to_string()).collect();
+        record(
+            events,
+            &Event::GameEnd {
+                positions: positions.clone(),
+                titles,
+            },
+        );
     }
     let mut forfeits = forfeits.into_iter();
     GameRecord {

@@ -1,10 +1,10 @@
 //! The rules of Sugargame (see `docs/rules/sugar.md`).
 
-use crate::{EventSink, Failure, Forfeit, ForfeitReason, Outcome, Seat, derive_seed};
+use super::Event;
+use crate::{EventSink, Failure, Forfeit, ForfeitReason, Outcome, Seat, derive_seed, record};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
-use serde::Serialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 
 /// Cells per side of the grid.
 pub const SIZE: u8 = 5;
@@ -20,7 +20,7 @@ pub const GROWBACK_EVERY: u32 = 4;
 pub const STEPS: std::ops::RangeInclusive<u32> = 100..=200;
 
 /// A direction on the grid; y grows downwards.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Direction {
     /// y - 1
@@ -46,10 +46,20 @@ impl Direction {
             Direction::Right => (1, 0),
         }
     }
+
+    /// The direction as the rules and the replay write it: `up`, `down`, `left`, `right`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Direction::Up => "up",
+            Direction::Down => "down",
+            Direction::Left => "left",
+            Direction::Right => "right",
+        }
+    }
 }
 
 /// A player's answer on its turn.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(tag = "kind", rename_all = "kebab-case")]
 pub enum Action {
     /// Move `agent` one cell.
@@ -64,7 +74,7 @@ pub enum Action {
 }
 
 /// A live agent.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Agent {
     /// 0-4 for player 1, 5-9 for player 2.
     pub id: u8,
@@ -150,7 +160,7 @@ pub fn check_placement(placement: &[u8]) -> Result<[u8; AGENTS as usize], String
 }
 
 /// Why an action loses the game (rule 4.3, 4.4).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Illegal {
     /// The agent is not one of the player's live agents.
@@ -161,6 +171,18 @@ pub enum Illegal {
     Occupied,
     /// A pass while a legal move exists.
     PassWithMoves,
+}
+
+impl Illegal {
+    /// Why, in words: `not your agent`, `off grid`, `occupied`, `pass with moves`.
+    pub fn words(self) -> &'static str {
+        match self {
+            Illegal::NotYourAgent => "not your agent",
+            Illegal::OffGrid => "off grid",
+            Illegal::Occupied => "occupied",
+            Illegal::PassWithMoves => "pass with moves",
+        }
+    }
 }
 
 /// What one step did.
@@ -470,9 +492,15 @@ fn finish(state: &State, loser: Option<Seat>, forfeit: Option<Forfeit>, events: 
         },
     };
     if events.enabled() {
-        events.event(
-            json!({"type": "game-end", "scores": scores, "winner": winner, "steps": state.step,
-            "collected": state.collected, "kills": state.kills}),
+        record(
+            events,
+            &Event::GameEnd {
+                scores,
+                winner,
+                steps: state.step,
+                collected: state.collected,
+                kills: state.kills,
+            },
         );
     }
     Outcome {
@@ -511,9 +539,14 @@ pub fn play_game(seed: u64, players: [&mut dyn SugarPlayer; 2], events: &mut dyn
     }
     let mut state = State::new(seed, placements);
     if events.enabled() {
-        events.event(
-            json!({"type": "game-start", "seed": seed, "capacity": capacity, "peaks": peaks,
-            "max-steps": state.max_steps}),
+        record(
+            events,
+            &Event::GameStart {
+                seed,
+                capacity,
+                peaks,
+                max_steps: state.max_steps,
+            },
         );
     }
     let forfeit = |state: &State, seat: Seat, failure: Failure, events: &mut dyn EventSink| {
@@ -539,7 +572,13 @@ pub fn play_game(seed: u64, players: [&mut dyn SugarPlayer; 2], events: &mut dyn
         }
     }
     if events.enabled() {
-        events.event(json!({"type": "placement", "agents": state.agents, "sugar": state.sugar}));
+        record(
+            events,
+            &Event::Placement {
+                agents: state.agents.clone(),
+                sugar: state.sugar,
+            },
+        );
     }
     while !state.is_over() {
         let seat = state.to_move();
@@ -554,17 +593,32 @@ pub fn play_game(seed: u64, players: [&mut dyn SugarPlayer; 2], events: &mut dyn
         match state.apply(action) {
             Ok(report) => {
                 if events.enabled() {
-                    events.event(
-                        json!({"type": "step", "step": state.step, "seat": seat, "action": action,
-                        "collected": report.collected, "killed": report.killed, "agents": state.agents,
-                        "sugar": state.sugar, "scores": state.scores()}),
+                    record(
+                        events,
+                        &Event::Step {
+                            step: state.step,
+                            seat,
+                            action,
+                            collected: report.collected,
+                            killed: report.killed,
+                            agents: state.agents.clone(),
+                            sugar: state.sugar,
+                            scores: state.scores(),
+                        },
                     );
                 }
             }
             Err(why) => {
                 if events.enabled() {
-                    events.event(json!({"type": "illegal", "step": state.step + 1, "seat": seat,
-                        "action": action, "why": why}));
+                    record(
+                        events,
+                        &Event::Illegal {
+                            step: state.step + 1,
+                            seat,
+                            action,
+                            why,
+                        },
+                    );
                 }
                 return finish(&state, Some(seat), None, events);
             }

@@ -1,0 +1,404 @@
+//! Standings: the ranking, with each bot's record, rating and forfeits, and a
+//! short reading of which differences are real and which are noise.
+
+use super::ratings::Rating;
+use super::{Bracket, Format, MatchRecord, TournamentSpec, ratings};
+use crate::games::{ForfeitReason, Kind};
+use crate::stats::{Estimate, estimate};
+use serde::Serialize;
+use std::collections::BTreeMap;
+
+/// One line of the standings.
+#[derive(Debug, Clone, Serialize)]
+pub struct Standing {
+    /// 1 = first.
+    pub rank: usize,
+    /// The rank of the first bot of this bot's group: bots whose 95%
+    /// intervals (rating, or mean score for solitaires) do not separate them
+    /// from the bot above share a group, so `tier` says where a bot stands
+    /// beyond noise (equal tiers: too close to call).
+    pub tier: usize,
+    /// The bot's name.
+    pub name: String,
+    /// SHA-256 of its file, for wasm bots.
+    pub sha256: Option<String>,
+    /// Games played.
+    pub games: u32,
+    /// Games won (first place at a table).
+    pub wins: u32,
+    /// Games drawn.
+    pub draws: u32,
+    /// Games lost.
+    pub losses: u32,
+    /// Game points: a win 1, a draw ½.
+    pub points: f64,
+    /// Swiss: match points (a match won 1, drawn ½, a bye 1).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub match_points: Option<f64>,
+    /// Mean score per game with its interval (solitaires).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub score: Option<Estimate>,
+    /// Mean finishing position (games of more than two players).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mean_position: Option<f64>,
+    /// The rating from every game.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rating: Option<Rating>,
+    /// Double elimination: where the bot finished in the bracket.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub placement: Option<String>,
+    /// Forfeits by reason.
+    pub forfeits: BTreeMap<String, u32>,
+}
+
+impl Standing {
+    /// Its main measure as the reports print it: mean score [95% CI],
+    /// mean position, or won-drew-lost.
+    pub fn measure_text(&self) -> String {
+        if let Some(e) = self.score {
+            return format!("{:.2} [{:.2} to {:.2}]", e.mean, e.ci95[0], e.ci95[1]);
+        }
+        if let Some(p) = self.mean_position {
+            return format!("{p:.2}");
+        }
+        format!("{}-{}-{}", self.wins, self.draws, self.losses)
+    }
+
+    /// Its rating with the 95% interval as the reports print it, `-` if none.
+    pub fn rating_text(&self) -> String {
+        self.rating.map_or("-".into(), |r| {
+            format!("{:.0} [{:.0} to {:.0}]", r.value, r.low, r.high)
+        })
+    }
+
+    /// Its forfeits as the reports print them, `trap 2, fuel 1` or `-`.
+    pub fn forfeits_text(&self) -> String {
+        crate::runner::forfeit_list(&self.forfeits)
+    }
+}
+
+/// The name of the standings' main measure (the header of [`Standing::measure_text`]).
+pub fn measure_name(rows: &[Standing]) -> &'static str {
+    match rows.first() {
+        Some(s) if s.score.is_some() => "mean score [95% CI]",
+        Some(s) if s.mean_position.is_some() => "mean position",
+        _ => "won-drew-lost",
+    }
+}
+
+/// Rank the bots of a tournament.
+pub fn standings(spec: &TournamentSpec<'_>, matches: &[MatchRecord], bracket: Option<&Bracket>) -> Vec<Standing> {
+    let n = spec.entrants.len();
+    let kind = spec.game.kind();
+    let mut rows = tally(spec, matches);
+    let ratings = match kind {
+        Kind::Solitaire => None,
+        Kind::Duel | Kind::Table => Some(ratings::fitted(n, matches)),
+    };
+    if let Some(r) = &ratings {
+        for (row, rating) in rows.iter_mut().zip(r) {
+            row.rating = Some(*rating);
+        }
+    }
+    if spec.format == Format::Swiss {
+        for (bot, row) in rows.iter_mut().enumerate() {
+            row.match_points = Some(swiss_points(bot, n, matches));
+        }
+    }
+    let order = order(spec, &mut rows, bracket);
+    let mut ranked: Vec<Standing> = order.into_iter().map(|i| rows[i].clone()).collect();
+    for (i, row) in ranked.iter_mut().enumerate() {
+        row.rank = i + 1;
+    }
+    if spec.format == Format::DoubleElimination {
+        // The bracket decides the places; bots out in the same losers'
+        // round share one (champion, runner-up and third stand alone).
+        for i in 0..ranked.len() {
+            let same_round = i >= 4
+                && ranked[i].placement.is_some()
+                && ranked[i].placement.as_deref().map(placement_round)
+                    == ranked[i - 1].placement.as_deref().map(placement_round);
+            ranked[i].tier = if same_round { ranked[i - 1].tier } else { ranked[i].rank };
+        }
+    } else {
+        set_tiers(&mut ranked);
+    }
+    ranked
+}
+
+/// Every bot's row with its games, results, points, forfeits and (alone) score.
+fn tally(spec: &TournamentSpec<'_>, matches: &[MatchRecord]) -> Vec<Standing> {
+    let n = spec.entrants.len();
+    let kind = spec.game.kind();
+    let mut rows: Vec<Standing> = spec
+        .entrants
+        .iter()
+        .map(|e| Standing {
+            rank: 0,
+            tier: 0,
+            name: e.name.clone(),
+            sha256: match &e.bot {
+                crate::runner::BotRef::Wasm(p) => Some(p.sha256.clone()),
+                crate::runner::BotRef::House(_) => None,
+            },
+            games: 0,
+            wins: 0,
+            draws: 0,
+            losses: 0,
+            points: 0.0,
+            match_points: None,
+            score: None,
+            mean_position: None,
+            rating: None,
+            placement: None,
+            forfeits: ForfeitReason::ALL.iter().map(|r| (r.as_str().to_string(), 0)).collect(),
+        })
+        .collect();
+    let mut scores: Vec<Vec<f64>> = vec![Vec::new(); n];
+    let mut positions: Vec<Vec<f64>> = vec![Vec::new(); n];
+    for m in matches.iter().filter(|m| !m.id.starts_with("seed:")) {
+        for g in &m.results {
+            for (seat, &local) in g.seats.iter().enumerate() {
+                let bot = m.bots[local];
+                let row = &mut rows[bot];
+                row.games += 1;
+                scores[bot].push(g.scores[seat] as f64);
+                if let Some(p) = &g.positions {
+                    positions[bot].push(f64::from(p[seat]));
+                }
+                if kind != Kind::Solitaire {
+                    match g.winner {
+                        Some(w) if w == seat => row.wins += 1,
+                        Some(_) => row.losses += 1,
+                        None => row.draws += 1,
+                    }
+                }
+                for f in g.forfeits.iter().filter(|f| f.seat == seat) {
+                    *row.forfeits.entry(f.reason.as_str().to_string()).or_default() += 1;
+                }
+            }
+        }
+    }
+    for (bot, row) in rows.iter_mut().enumerate() {
+        row.points = f64::from(row.wins) + 0.5 * f64::from(row.draws);
+        if kind == Kind::Solitaire {
+            row.score = Some(estimate(&scores[bot]));
+        }
+        if !positions[bot].is_empty() {
+            row.mean_position = Some(positions[bot].iter().sum::<f64>() / positions[bot].len() as f64);
+        }
+    }
+    rows
+}
+
+/// The bots in standings order: by the bracket's placement, by score when
+/// alone, else by the rating fitted to every game.
+fn order(spec: &TournamentSpec<'_>, rows: &mut [Standing], bracket: Option<&Bracket>) -> Vec<usize> {
+    let n = rows.len();
+    let kind = spec.game.kind();
+    let rating = |r: &Standing| r.rating.map_or(0.0, |x| x.value);
+    let mut order: Vec<usize> = (0..n).collect();
+    match (spec.format, bracket) {
+        (Format::DoubleElimination, Some(b)) => {
+            for (bot, row) in rows.iter_mut().enumerate() {
+                row.placement = b.describe(bot);
+            }
+            // The bracket orders the rounds in which bots went out; inside
+            // one round nothing was played between them, so the rating of
+            // all their games orders them, and they share the place.
+            let place = |bot: usize| b.placement.iter().position(|&x| x == bot).unwrap_or(usize::MAX);
+            let round = |bot: usize| {
+                b.placement
+                    .iter()
+                    .position(|&x| x == bot)
+                    .filter(|&p| p >= 3)
+                    .and(rows[bot].placement.as_deref().map(placement_round))
+            };
+            order.sort_by(|&x, &y| match (round(x), round(y)) {
+                (Some(rx), Some(ry)) if rx == ry => rating(&rows[y]).total_cmp(&rating(&rows[x])).then(x.cmp(&y)),
+                _ => place(x).cmp(&place(y)),
+            });
+        }
+        _ if kind == Kind::Solitaire => order.sort_by(|&a, &b| {
+            let m = |r: &Standing| r.score.map_or(f64::NEG_INFINITY, |s| s.mean);
+            m(&rows[b]).total_cmp(&m(&rows[a])).then(a.cmp(&b))
+        }),
+        // One order: the rating fitted to every game decides, so rank and
+        // rating never disagree (Swiss shows its match points beside it).
+        _ => order.sort_by(|&a, &b| rating(&rows[b]).total_cmp(&rating(&rows[a])).then(a.cmp(&b))),
+    }
+    order
+}
+
+/// The 95% interval a standing is judged by: its rating's, or for a
+/// solitaire its mean score's.
+fn interval(r: &Standing) -> Option<(f64, f64)> {
+    r.rating
+        .map(|x| (x.low, x.high))
+        .or(r.score.map(|s| (s.ci95[0], s.ci95[1])))
+}
+
+/// Group the ranked bots: a bot joins the group above while that group's
+/// first bot is not clearly ahead of it (their 95% intervals overlap), and
+/// starts a new group otherwise. Comparing with the group's first bot, not
+/// the bot just above, keeps a chain of small overlaps from putting a clear
+/// winner and a clear loser in one group.
+fn set_tiers(rows: &mut [Standing]) {
+    let mut leader = 0;
+    for i in 0..rows.len() {
+        let joins = i > 0
+            && match (interval(&rows[leader]), interval(&rows[i])) {
+                (Some((leader_low, _)), Some((_, high))) => leader_low <= high,
+                _ => false,
+            };
+        if !joins {
+            leader = i;
+        }
+        rows[i].tier = rows[leader].rank;
+    }
+}
+
+/// A rank that noise cannot change: one more than the number of bots
+/// clearly ahead (whose whole 95% interval is above this bot's), whatever
+/// the format's order. Byte-identical bots get the same one.
+pub fn rank_beyond_noise(rows: &[Standing], i: usize) -> usize {
+    let Some((_, high)) = interval(&rows[i]) else {
+        return rows[i].rank;
+    };
+    1 + rows
+        .iter()
+        .filter(|r| interval(r).is_some_and(|(low, _)| low > high))
+        .count()
+}
+
+/// A double-elimination placement without its note ("out in losers' round
+/// 2", whether or not a drawn match decided it).
+fn placement_round(placement: &str) -> &str {
+    placement.split(" (").next().unwrap_or(placement)
+}
+
+/// The rank as the reports print it: `3`, or `=3` when the bot shares its
+/// group (within noise of the bot above or below).
+pub fn rank_text(rows: &[Standing], i: usize) -> String {
+    let shared = rows.iter().filter(|r| r.tier == rows[i].tier).count() > 1;
+    if shared {
+        format!("={}", rows[i].tier)
+    } else {
+        rows[i].rank.to_string()
+    }
+}
+
+fn swiss_points(bot: usize, n: usize, matches: &[MatchRecord]) -> f64 {
+    let mut points = 0.0;
+    let mut rounds_played = std::collections::BTreeSet::new();
+    let mut rounds = std::collections::BTreeSet::new();
+    for m in matches {
+        let round = m.id.split(':').nth(1).unwrap_or("").to_string();
+        rounds.insert(round.clone());
+        if let Some(me) = m.bots.iter().position(|&b| b == bot) {
+            rounds_played.insert(round);
+            let p = m.points();
+            let other = p[1 - me];
+            points += match p[me].total_cmp(&other) {
+                std::cmp::Ordering::Greater => 1.0,
+                std::cmp::Ordering::Equal => 0.5,
+                std::cmp::Ordering::Less => 0.0,
+            };
+        }
+    }
+    // A round without a match was a bye: one point (odd fields only).
+    if n % 2 == 1 {
+        points += (rounds.len() - rounds_played.len()) as f64;
+    }
+    points
+}
+
+/// A few sentences on which neighbours in the standings are clearly apart.
+pub fn reading(rows: &[Standing]) -> Vec<String> {
+    let interval = |r: &Standing| -> Option<(f64, f64, String)> {
+        if let Some(x) = r.rating {
+            return Some((
+                x.low,
+                x.high,
+                format!("rating {:.0} [{:.0} to {:.0}]", x.value, x.low, x.high),
+            ));
+        }
+        r.score.map(|s| {
+            (
+                s.ci95[0],
+                s.ci95[1],
+                format!("mean {:.2} [{:.2} to {:.2}]", s.mean, s.ci95[0], s.ci95[1]),
+            )
+        })
+    };
+    let mut out = Vec::new();
+    for pair in rows.windows(2).take(8) {
+        let (a, b) = (&pair[0], &pair[1]);
+        let (Some((alo, _, at)), Some((_, bhi, bt))) = (interval(a), interval(b)) else {
+            continue;
+        };
+        if alo > bhi {
+            out.push(format!(
+                "{} is clearly ahead of {} ({at} against {bt}).",
+                a.name, b.name
+            ));
+        } else {
+            out.push(format!(
+                "{} and {} are within noise of each other ({at} against {bt}): these games cannot tell them apart.",
+                a.name, b.name
+            ));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(rank: usize, value: f64, low: f64, high: f64) -> Standing {
+        Standing {
+            rank,
+            tier: 0,
+            name: format!("bot{rank}"),
+            sha256: None,
+            games: 8,
+            wins: 0,
+            draws: 0,
+            losses: 0,
+            points: 0.0,
+            match_points: None,
+            score: None,
+            mean_position: None,
+            rating: Some(Rating {
+                value,
+                low,
+                high,
+                system: "bradley-terry",
+            }),
+            placement: None,
+            forfeits: BTreeMap::new(),
+        }
+    }
+
+    #[test]
+    fn a_chain_of_overlaps_does_not_group_a_clear_winner_with_a_clear_loser() {
+        // The middle bot overlaps both neighbours; first and last do not overlap.
+        let mut rows = vec![
+            row(1, 1898.0, 1533.0, 2263.0),
+            row(2, 1500.0, 1241.0, 1759.0),
+            row(3, 1102.0, 737.0, 1467.0),
+        ];
+        set_tiers(&mut rows);
+        assert_eq!(rows.iter().map(|r| r.tier).collect::<Vec<_>>(), [1, 1, 3]);
+        assert_eq!(
+            (rank_text(&rows, 0), rank_text(&rows, 2)),
+            ("=1".to_string(), "3".to_string())
+        );
+        // Beyond noise: only the first is clearly ahead of the last.
+        assert_eq!(
+            (0..3).map(|i| rank_beyond_noise(&rows, i)).collect::<Vec<_>>(),
+            [1, 1, 2]
+        );
+    }
+}

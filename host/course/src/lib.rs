@@ -1,0 +1,13 @@
+//! arena-course: a class's grading run as one library call (every
+//! submission graded, the class tournament played, every report written),
+//! and a tournament of given bots with its outputs ([`contest`]).
+
+pub mod class;
+pub mod contest;
+
+// The layers below under the names the class code uses.
+use arena_competition::tournament;
+use arena_games as games;
+use arena_grading::grade;
+use arena_report::report;
+use arena_runner::{runner, sandbox, text};

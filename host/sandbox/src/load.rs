@@ -1,0 +1,603 @@
+//! Loading a bot file: read within the size limit, tell a file that is no
+//! component in a student's words, compile once (in a child process and
+//! through the caches), and check its world, imports and exports.
+
+use super::*;
+
+/// The world a bot must target: the part of a game's WIT world the sandbox checks.
+pub struct WorldSpec {
+    /// Full name, for messages: `arena:bots/en-garde@0.1.0`.
+    pub name: &'static str,
+    /// The package version, e.g. `0.1.0`: a bot importing the package's
+    /// interfaces at this version targets this world.
+    pub version: &'static str,
+    /// How its bots' calls are budgeted.
+    pub budget: Budget,
+    /// Functions the component must export.
+    pub exports: &'static [&'static str],
+    /// Type-check the exports against the world's bindings.
+    pub typecheck: fn(&InstancePre<BotState>) -> wasmtime::Result<()>,
+}
+
+/// Read at most `limit + 1` bytes of a file: enough to tell it is over the
+/// limit without holding more than that in memory.
+pub fn read_at_most(path: &Path, limit: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    std::fs::File::open(path)?
+        .take(limit.saturating_add(1))
+        .read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
+
+/// What a path that is not a regular file is, in a student's words.
+pub fn not_a_file(meta: &std::fs::Metadata) -> String {
+    let t = meta.file_type();
+    let what = if t.is_dir() { "a folder" } else { special_file(&t) };
+    format!("it is {what}, not a file: a bot is a .wasm file")
+}
+
+#[cfg(unix)]
+pub(crate) fn special_file(t: &std::fs::FileType) -> &'static str {
+    use std::os::unix::fs::FileTypeExt;
+    if t.is_fifo() {
+        "a named pipe"
+    } else if t.is_socket() {
+        "a socket"
+    } else if t.is_char_device() || t.is_block_device() {
+        "a device"
+    } else {
+        "not a regular file"
+    }
+}
+
+#[cfg(not(unix))]
+pub(crate) fn special_file(_: &std::fs::FileType) -> &'static str {
+    "not a regular file"
+}
+
+/// Why a bot file was rejected before any game.
+#[derive(Debug, thiserror::Error)]
+pub enum LoadError {
+    /// The file could not be read.
+    #[error("{path}: cannot read the bot file: {reason}")]
+    Read {
+        /// The file.
+        path: String,
+        /// The operating system's reason.
+        reason: String,
+    },
+    /// The file is over the size limit.
+    #[error(
+        "{path}: the file is {size} bytes, over the limit of {limit} bytes; strip debug info (`strip = true`, `opt-level = \"s\"` in the release profile) or raise --max-file-bytes"
+    )]
+    TooBig {
+        /// The file.
+        path: String,
+        /// Its size.
+        size: u64,
+        /// The limit.
+        limit: u64,
+    },
+    /// Not WebAssembly at all.
+    #[error("{path}: not a WebAssembly file (found {found}); {fix}")]
+    NotWasm {
+        /// The file.
+        path: String,
+        /// What the first bytes look like.
+        found: String,
+        /// What to do instead, for the world expected.
+        fix: String,
+    },
+    /// A core module rather than a component.
+    #[error(
+        "{path}: a core WebAssembly module, not a component; expected a component for world {world}: build for `--target wasm32-wasip2`, or wrap the module with `wasm-tools component new`"
+    )]
+    CoreModule {
+        /// The file.
+        path: String,
+        /// The expected world.
+        world: &'static str,
+    },
+    /// The bot's memory at start is larger than the memory cap.
+    #[error(
+        "{path}: the bot starts with {needs} bytes of memory, more than the cap of {cap} bytes per bot; raise --memory (at most 4G), or make the bot start with less (smaller static data, a smaller initial heap)"
+    )]
+    MemoryTooLarge {
+        /// The file.
+        path: String,
+        /// The bytes its memory starts with.
+        needs: u64,
+        /// The cap (`--memory`).
+        cap: usize,
+    },
+    /// The component failed validation or compilation.
+    #[error("{path}: not a valid WebAssembly component: {reason}")]
+    Invalid {
+        /// The file.
+        path: String,
+        /// The validator's reason.
+        reason: String,
+    },
+    /// A component for another world.
+    #[error("{path}: a component for another world; expected world {world} (exports {expected}), found {found}")]
+    WrongWorld {
+        /// The file.
+        path: String,
+        /// The expected world.
+        world: &'static str,
+        /// The exports expected.
+        expected: String,
+        /// What the component has instead.
+        found: String,
+    },
+    /// The component uses the component model's async ABI, which the arena
+    /// does not run.
+    #[error(
+        "{path}: uses the component model's async ABI, which the arena does not run (a bot's calls are synchronous): \
+         built with componentize-qjs? add --sync; otherwise build for plain synchronous exports"
+    )]
+    NeedsAsync {
+        /// The file.
+        path: String,
+    },
+    /// The component targets a version of the package the arena does not know.
+    #[error(
+        "{path}: built for {found}, a version this arena does not know; it runs bots built for versions {supported}: rebuild the bot against one of them (the arena's wit/ folder)"
+    )]
+    UnknownVersion {
+        /// The file.
+        path: String,
+        /// The package and version it imports.
+        found: String,
+        /// The versions this arena runs.
+        supported: String,
+    },
+    /// The component imports two versions of the package at once.
+    #[error(
+        "{path}: imports versions {found} of the bots' package at once; a bot targets one version (this arena runs {supported}): rebuild it against one wit/ folder"
+    )]
+    MixedVersions {
+        /// The file.
+        path: String,
+        /// The versions it imports.
+        found: String,
+        /// The versions this arena runs.
+        supported: String,
+    },
+    /// Compiling the component went over a limit (time or memory).
+    #[error(
+        "{path}: {exceeded} to compile (the limit is {flag}); a bot this large or this deeply nested cannot be run: make it smaller or its code less deeply nested"
+    )]
+    CompileLimit {
+        /// The file.
+        path: String,
+        /// What it took, e.g. "took more than 60 s".
+        exceeded: String,
+        /// The command-line flag that sets the limit.
+        flag: &'static str,
+    },
+    /// The code's shape is over a limit measured before compiling
+    /// ([`shape`]): the same verdict on every machine.
+    #[error(
+        "{path}: {reason}; code of this shape takes the compiler minutes on any machine: make the bot smaller or its code less deeply nested"
+    )]
+    TooComplex {
+        /// The file.
+        path: String,
+        /// What is over which limit.
+        reason: String,
+    },
+    /// The compiler process failed for a reason of its own (not the file's).
+    #[error("{path}: the arena could not compile it: {reason}")]
+    Compiler {
+        /// The file.
+        path: String,
+        /// What went wrong.
+        reason: String,
+    },
+    /// The component imports something the arena does not provide.
+    #[error(
+        "{path}: imports `{import}`, which the arena does not provide; bots may import only {allowed} and WASI 0.2"
+    )]
+    ForbiddenImport {
+        /// The file.
+        path: String,
+        /// The import.
+        import: String,
+        /// What bots may import besides WASI.
+        allowed: String,
+    },
+}
+
+/// A bot file, checked and compiled, ready to instantiate once per game.
+pub struct BotProgram {
+    /// The file it came from.
+    pub path: PathBuf,
+    /// SHA-256 of the file, hex.
+    pub sha256: String,
+    /// The world (and so the version) the file targets.
+    pub world: &'static WorldSpec,
+    /// Whether loading compiled it (`false`: a compile cache had it).
+    pub compiled: bool,
+    pub(crate) pre: InstancePre<BotState>,
+}
+
+impl std::fmt::Debug for BotProgram {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BotProgram")
+            .field("path", &self.path)
+            .field("sha256", &self.sha256)
+            .field("world", &self.world.name)
+            .finish()
+    }
+}
+
+impl Sandbox {
+    /// Read, check and compile a bot file for one of `worlds` (the versions
+    /// of one game's world, oldest first): the version of the package the
+    /// file imports picks the world.
+    pub fn load(&self, path: &Path, worlds: &[&'static WorldSpec]) -> Result<BotProgram, LoadError> {
+        self.load_checked(path, worlds).map_err(|e| match e {
+            // wasmtime says this in its own words; say it in the student's.
+            LoadError::Invalid { path, reason } => match initial_memory_over_cap(&reason) {
+                Some(needs) => LoadError::MemoryTooLarge {
+                    path,
+                    needs,
+                    cap: self.limits.memory_bytes,
+                },
+                None if reason.contains("requires the component model async feature") => LoadError::NeedsAsync { path },
+                None => LoadError::Invalid { path, reason },
+            },
+            other => other,
+        })
+    }
+
+    fn load_checked(&self, path: &Path, worlds: &[&'static WorldSpec]) -> Result<BotProgram, LoadError> {
+        let Some(&newest) = worlds.last() else {
+            return Err(LoadError::Invalid {
+                path: path.display().to_string(),
+                reason: "the game names no world to check the bot against".into(),
+            });
+        };
+        let world = newest;
+        let shown = path.display().to_string();
+        let read_err = |e: std::io::Error| LoadError::Read {
+            path: shown.clone(),
+            reason: match e.kind() {
+                std::io::ErrorKind::PermissionDenied => {
+                    "permission denied (whoever runs the arena must be able to read it: chmod a+r)".to_string()
+                }
+                std::io::ErrorKind::NotFound => "there is no such file".to_string(),
+                _ => e.to_string(),
+            },
+        };
+        let meta = std::fs::metadata(path).map_err(read_err)?;
+        // A device, pipe or socket (or a link to one) reports no size and
+        // can be read forever or block: only a regular file is a bot file.
+        if !meta.is_file() {
+            return Err(LoadError::Read {
+                path: shown,
+                reason: not_a_file(&meta),
+            });
+        }
+        let size = meta.len();
+        if size > self.limits.max_file_bytes {
+            return Err(LoadError::TooBig {
+                path: shown,
+                size,
+                limit: self.limits.max_file_bytes,
+            });
+        }
+        let bytes = read_at_most(path, self.limits.max_file_bytes).map_err(read_err)?;
+        // The file grew between the size check and the read.
+        if bytes.len() as u64 > self.limits.max_file_bytes {
+            return Err(LoadError::TooBig {
+                path: shown,
+                size: bytes.len() as u64,
+                limit: self.limits.max_file_bytes,
+            });
+        }
+        if bytes.len() < 8 || &bytes[..4] != b"\0asm" {
+            let (found, fix) = describe_non_wasm(path, &bytes, world.name);
+            return Err(LoadError::NotWasm {
+                path: shown,
+                found,
+                fix,
+            });
+        }
+        if bytes[4..8] == [1, 0, 0, 0] {
+            return Err(LoadError::CoreModule {
+                path: shown,
+                world: world.name,
+            });
+        }
+        let hash: [u8; 32] = Sha256::digest(&bytes).into();
+        let (component, compiled) = self.compile(&shown, &hash, &bytes)?;
+        let world = self.pick_world(&shown, &component, worlds)?;
+        self.check_world(&shown, &component, world)?;
+        let mut linker = self.linker.lock().unwrap_or_else(|e| e.into_inner());
+        stub_denied_imports(&mut linker, &self.engine, &component).map_err(|e| self.link_error(&shown, &e))?;
+        let pre = linker
+            .instantiate_pre(&component)
+            .map_err(|e| self.link_error(&shown, &e))?;
+        (world.typecheck)(&pre).map_err(|e| LoadError::WrongWorld {
+            path: shown.clone(),
+            world: world.name,
+            expected: world.exports.join(", "),
+            found: format!("exports of other types ({})", first_line(&e)),
+        })?;
+        let sha256 = hash.iter().map(|b| format!("{b:02x}")).collect();
+        Ok(BotProgram {
+            path: path.to_path_buf(),
+            sha256,
+            world,
+            compiled,
+            pre,
+        })
+    }
+
+    /// Compile once per file per run: in this process, or in a child
+    /// process under limits (see `compile.rs`).
+    /// Whether it was compiled now (`false`: it came from a cache).
+    fn compile(&self, shown: &str, hash: &[u8; 32], bytes: &[u8]) -> Result<(Component, bool), LoadError> {
+        if let Some(c) = self.cache.lock().unwrap_or_else(|e| e.into_inner()).get(hash) {
+            return Ok((c.clone(), false));
+        }
+        let (component, compiled) = self.compile_uncached(shown, hash, bytes)?;
+        self.cache
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(*hash, component.clone());
+        Ok((component, compiled))
+    }
+
+    /// Compile from the disk cache, or compile and keep the result there.
+    fn compile_uncached(&self, shown: &str, hash: &[u8; 32], bytes: &[u8]) -> Result<(Component, bool), LoadError> {
+        if let Some(disk) = &self.disk
+            && let Some(artifact) = disk.load(hash)
+        {
+            // SAFETY: the entry's checksum file names this file and engine, and
+            // the artifact hashes to the checksum this program wrote with it:
+            // these are the bytes a compile of this program serialized, in a
+            // folder only this user may write (cache.rs).
+            match unsafe { compile::map_artifact(&self.engine, shown, &artifact) } {
+                Ok(c) => return Ok((c, false)),
+                // Never trusted further: forget it and compile again.
+                Err(_) => disk.remove(hash),
+            }
+        }
+        let invalid = |e: wasmtime::Error| LoadError::Invalid {
+            path: shown.to_string(),
+            reason: first_line(&e),
+        };
+        if let Some(reason) = shape::measure(bytes).and_then(|s| s.over_limit()) {
+            return Err(LoadError::TooComplex {
+                path: shown.to_string(),
+                reason,
+            });
+        }
+        match &self.compiler {
+            Compiler::InProcess => {
+                let component = Component::new(&self.engine, bytes).map_err(invalid)?;
+                if let Some(disk) = &self.disk
+                    && let Ok(artifact) = component.serialize()
+                {
+                    disk.store(hash, &artifact);
+                }
+                Ok((component, true))
+            }
+            Compiler::Child(child) => {
+                let artifact = child.artifact(&self.limits, shown, bytes)?;
+                // Kept on disk, the artifact is mapped from there, as on later
+                // runs: a first run of a class holds no interpreter in memory
+                // that it does not run either.
+                if let Some(disk) = &self.disk {
+                    disk.store(hash, &artifact);
+                    // SAFETY: as for any verified entry (above).
+                    if let Some(path) = disk.load(hash)
+                        && let Ok(c) = unsafe { compile::map_artifact(&self.engine, shown, &path) }
+                    {
+                        return Ok((c, true));
+                    }
+                    disk.remove(hash);
+                }
+                // SAFETY: the child is this program's own executable, which just
+                // compiled them with `Component::serialize` for an engine of the
+                // same configuration, and they went straight from its stdout into
+                // memory here, never through a file anyone else can write.
+                unsafe { compile::load_artifact(&self.engine, shown, &artifact) }.map(|c| (c, true))
+            }
+        }
+    }
+
+    /// The world of the package version the component imports: one version,
+    /// and one the arena supports (a component importing nothing of the
+    /// package is checked against the newest).
+    fn pick_world(
+        &self,
+        shown: &str,
+        component: &Component,
+        worlds: &[&'static WorldSpec],
+    ) -> Result<&'static WorldSpec, LoadError> {
+        let ty = component.component_type();
+        let mut versions: Vec<String> = ty
+            .imports(&self.engine)
+            .filter(|(name, _)| name.starts_with(self.host.package))
+            .filter_map(|(name, _)| name.rsplit_once('@').map(|(_, v)| v.to_string()))
+            .collect();
+        versions.sort();
+        versions.dedup();
+        let supported = || worlds.iter().map(|w| w.version).collect::<Vec<_>>().join(", ");
+        let package = self.host.package.trim_end_matches('/');
+        match versions.as_slice() {
+            [] => worlds.last().copied().ok_or_else(|| LoadError::Invalid {
+                path: shown.to_string(),
+                reason: "no world to check against".into(),
+            }),
+            [v] => worlds
+                .iter()
+                .copied()
+                .find(|w| w.version == v)
+                .ok_or_else(|| LoadError::UnknownVersion {
+                    path: shown.to_string(),
+                    found: format!("{package}@{v}"),
+                    supported: supported(),
+                }),
+            many => Err(LoadError::MixedVersions {
+                path: shown.to_string(),
+                found: many.join(" and "),
+                supported: supported(),
+            }),
+        }
+    }
+
+    fn check_world(&self, shown: &str, component: &Component, world: &WorldSpec) -> Result<(), LoadError> {
+        let ty = component.component_type();
+        let exports: Vec<String> = ty.exports(&self.engine).map(|(name, _)| name.to_string()).collect();
+        if world.exports.iter().any(|e| !exports.iter().any(|x| x == e)) {
+            let found = if exports.is_empty() {
+                "no exports".to_string()
+            } else {
+                format!("exports {}", exports.join(", "))
+            };
+            return Err(LoadError::WrongWorld {
+                path: shown.to_string(),
+                world: world.name,
+                expected: world.exports.join(", "),
+                found,
+            });
+        }
+        for (name, item) in ty.imports(&self.engine) {
+            if name.starts_with("wasi:") || self.host.interfaces.iter().any(|i| i.name == name) {
+                continue;
+            }
+            // A world's shared types arrive as an import of an interface with
+            // no functions; give it an empty instance, it grants nothing.
+            let types_only = name.starts_with(self.host.package)
+                && match &item.ty {
+                    ComponentItem::ComponentInstance(inst) => inst
+                        .exports(&self.engine)
+                        .all(|(_, e)| matches!(e.ty, ComponentItem::Type(_) | ComponentItem::Resource(_))),
+                    _ => false,
+                };
+            if !types_only {
+                return Err(LoadError::ForbiddenImport {
+                    path: shown.to_string(),
+                    import: name.to_string(),
+                    allowed: self.allowed_imports(),
+                });
+            }
+            let mut linker = self.linker.lock().unwrap_or_else(|e| e.into_inner());
+            if linker.instance(name).is_err() {
+                // Already defined by an earlier bot: nothing to add.
+            }
+        }
+        Ok(())
+    }
+
+    /// Why linking failed, in the words of [`LoadError::ForbiddenImport`]
+    /// when the component imports a WASI or host interface (or a function of
+    /// one) that the arena does not link, rather than wasmtime's "not found
+    /// in the linker".
+    fn link_error(&self, shown: &str, error: &wasmtime::Error) -> LoadError {
+        let messages: Vec<String> = error.chain().map(|e| e.to_string()).collect();
+        let quoted = |m: &str| m.split('`').nth(1).map(str::to_string);
+        let import = messages
+            .iter()
+            .find(|m| m.starts_with("component imports ") && m.contains("not found in the linker"))
+            .and_then(|m| quoted(m));
+        match import {
+            Some(name) => {
+                let member = messages
+                    .iter()
+                    .find(|m| m.starts_with("instance export `"))
+                    .and_then(|m| quoted(m));
+                LoadError::ForbiddenImport {
+                    path: shown.to_string(),
+                    import: match member {
+                        Some(f) => format!("{name}#{f}"),
+                        None => name,
+                    },
+                    allowed: self.allowed_imports(),
+                }
+            }
+            None => LoadError::Invalid {
+                path: shown.to_string(),
+                reason: first_line(error),
+            },
+        }
+    }
+
+    fn allowed_imports(&self) -> String {
+        self.host
+            .interfaces
+            .iter()
+            .map(|i| i.name)
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+/// The bytes a memory starts with, when wasmtime refused it for being over
+/// the pool's cap ("memory has a minimum byte size of N which exceeds the limit").
+pub(crate) fn initial_memory_over_cap(reason: &str) -> Option<u64> {
+    let (_, rest) = reason.split_once("minimum byte size of ")?;
+    rest.split(|c: char| !c.is_ascii_digit()).next()?.parse().ok()
+}
+
+pub(crate) fn describe_non_wasm(path: &Path, bytes: &[u8], world: &str) -> (String, String) {
+    let build = format!(
+        "expected a component for world {world}: build the bot first with its project's build command \
+         (`./build.sh` in a project of `arena new`, for Rust, Python, JavaScript and C) and pass the .wasm it writes"
+    );
+    let source = |language: &str, how: &str| {
+        (
+            format!("{language} source"),
+            format!(
+                "the arena runs the built .wasm file, not the source: build it with {how} (`arena new --lang ... DIR` writes a project whose README has the command), then pass the .wasm"
+            ),
+        )
+    };
+    let extension = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let text = String::from_utf8_lossy(&bytes[..bytes.len().min(4096)]);
+    match extension.as_str() {
+        "py" => return source("Python", "componentize-py"),
+        "js" | "mjs" | "ts" => return source("JavaScript", "componentize-js"),
+        "rs" => return source("Rust", "`cargo build --release --target wasm32-wasip2`"),
+        "wat" => {
+            return (
+                "WebAssembly text".into(),
+                format!("{build}; a .wat file must be assembled and made a component"),
+            );
+        }
+        _ => {}
+    }
+    if text.contains("WitWorld") || (text.contains("def ") && text.contains("import ")) {
+        return source("Python", "componentize-py");
+    }
+    if text.contains("export function") || text.contains("export const") {
+        return source("JavaScript", "componentize-js");
+    }
+    let found = if bytes.is_empty() {
+        "an empty file".into()
+    } else if bytes.starts_with(b"\x7fELF") {
+        "a native ELF executable".into()
+    } else if bytes.starts_with(b"PK") {
+        "a zip archive".into()
+    } else if bytes
+        .iter()
+        .take(64)
+        .all(|b| b.is_ascii() && (!b.is_ascii_control() || b.is_ascii_whitespace()))
+    {
+        "text".into()
+    } else {
+        let head: Vec<String> = bytes.iter().take(4).map(|b| format!("{b:02x}")).collect();
+        format!("bytes {}", head.join(" "))
+    };
+    (found, build)
+}
