@@ -280,6 +280,8 @@ struct Totals {
     /// Duel games played and won (a bot that never wins is not ready).
     duels: u32,
     wins: u32,
+    /// Each match: whom against, and its result in one line.
+    matches: Vec<(String, String)>,
 }
 
 /// Play the smoke matches and gather the report.
@@ -301,50 +303,9 @@ fn smoke(spec: &CheckSpec<'_>, loaded: Loaded) -> Result<CheckReport, CheckError
         name: stem(spec.bot),
         bot: BotRef::Wasm(Arc::new(program)),
     };
-    let mut totals = Totals::default();
-    let mut matches = Vec::new();
-    for opponents in opponents(game) {
-        let mut entrants = vec![me.clone()];
-        for o in &opponents {
-            entrants.push(entrant(game, &sandbox, o)?);
-        }
-        let spec = MatchSpec {
-            game,
-            setup: setup.clone(),
-            entrants,
-            games: spec.games,
-            seed: spec.seed,
-            record: true,
-        };
-        let outcome = run_match(&spec).map_err(|e| CheckError::Failed(e.into()))?;
-        let against = if opponents.is_empty() {
-            "alone".to_string()
-        } else if game.kind() == Kind::Table {
-            format!("table with {}", opponents.join(", "))
-        } else {
-            format!("vs {}", opponents.join(", "))
-        };
-        matches.push((against.clone(), match_line(game, &outcome)));
-        tally(&mut totals, &outcome, &against, game.kind() == Kind::Duel);
-    }
-    let never_won = totals.duels > 0 && totals.wins == 0;
-    let forfeited: u32 = totals.forfeits.values().map(|(c, _, _)| c).sum();
-    let mut not_ready = Vec::new();
-    if forfeited > 0 {
-        not_ready.push(format!("forfeited {forfeited} of {} games", totals.games));
-    }
-    if totals.illegal > 0 {
-        not_ready.push(format!(
-            "played {} illegal moves in {} of {} games (under the course's rule, {})",
-            crate::grade::thousands(u64::from(totals.illegal)),
-            totals.illegal_games,
-            totals.games,
-            game.illegal_rule()
-        ));
-    }
-    if never_won {
-        not_ready.push(format!("won none of {} games", totals.duels));
-    }
+    let mut totals = play_matches(spec, game, &sandbox, &setup, &me)?;
+    let not_ready = not_ready(game, &totals);
+    let matches = std::mem::take(&mut totals.matches);
     Ok(CheckReport {
         file: spec.bot.display().to_string(),
         game: game.name(),
@@ -396,9 +357,94 @@ fn smoke(spec: &CheckSpec<'_>, loaded: Loaded) -> Result<CheckReport, CheckError
     })
 }
 
+/// The smoke matches: the bot against each first opponent set of its game.
+fn play_matches(
+    spec: &CheckSpec<'_>,
+    game: &'static dyn GameDef,
+    sandbox: &Sandbox,
+    setup: &crate::runner::GameSetup<'_>,
+    me: &Entrant,
+) -> Result<Totals, CheckError> {
+    let mut totals = Totals::default();
+    for opponents in opponents(game) {
+        let mut entrants = vec![me.clone()];
+        for o in &opponents {
+            entrants.push(entrant(game, sandbox, o)?);
+        }
+        let spec = MatchSpec {
+            game,
+            setup: setup.clone(),
+            entrants,
+            games: spec.games,
+            seed: spec.seed,
+            record: true,
+        };
+        let outcome = run_match(&spec).map_err(|e| CheckError::Failed(e.into()))?;
+        let against = if opponents.is_empty() {
+            "alone".to_string()
+        } else if game.kind() == Kind::Table {
+            format!("table with {}", opponents.join(", "))
+        } else {
+            format!("vs {}", opponents.join(", "))
+        };
+        totals.matches.push((against.clone(), match_line(game, &outcome)));
+        tally(&mut totals, &outcome, &against, game.kind() == Kind::Duel);
+    }
+    Ok(totals)
+}
+
+/// Why the bot is not ready to submit, in words; none when it is.
+fn not_ready(game: &dyn GameDef, totals: &Totals) -> Vec<String> {
+    let never_won = totals.duels > 0 && totals.wins == 0;
+    let forfeited: u32 = totals.forfeits.values().map(|(c, _, _)| c).sum();
+    let mut not_ready = Vec::new();
+    if forfeited > 0 {
+        not_ready.push(format!("forfeited {forfeited} of {} games", totals.games));
+    }
+    if totals.illegal > 0 {
+        not_ready.push(format!(
+            "played {} illegal moves in {} of {} games (under the course's rule, {})",
+            crate::grade::thousands(u64::from(totals.illegal)),
+            totals.illegal_games,
+            totals.games,
+            game.illegal_rule()
+        ));
+    }
+    if never_won {
+        not_ready.push(format!("won none of {} games", totals.duels));
+    }
+    not_ready
+}
+
 impl CheckReport {
     /// The report as `arena check` prints it: one screen.
     pub fn text(&self) -> String {
+        let mut s = self.file_text();
+        let _ = writeln!(s, "smoke games (every deal played from every seat):");
+        for (against, line) in &self.matches {
+            let _ = writeln!(s, "  {against:<24} {line}");
+        }
+        self.write_fuel_and_log(&mut s);
+        if self.ready {
+            // Only a duel has wins to count; the other games' results are in the lines above.
+            let won = if self.duels > 0 {
+                format!(" and won {} of {}", self.wins, self.duels)
+            } else {
+                String::new()
+            };
+            let _ = writeln!(
+                s,
+                "ready to submit: it loads, forfeited none of {} games, played no illegal move{won}",
+                self.games
+            );
+        } else {
+            s.push_str(&self.not_ready_text());
+        }
+        s
+    }
+
+    /// The file: its path, toolchain, world, size, compile and memory.
+    fn file_text(&self) -> String {
         let mut s = String::new();
         let _ = writeln!(s, "{}", self.file);
         let _ = writeln!(s, "  toolchain  {}", self.toolchain);
@@ -436,25 +482,13 @@ impl CheckReport {
                 size(self.memory_limit)
             );
         }
-        let _ = writeln!(s, "smoke games (every deal played from every seat):");
-        for (against, line) in &self.matches {
-            let _ = writeln!(s, "  {against:<24} {line}");
-        }
-        self.write_fuel_and_log(&mut s);
-        if self.ready {
-            // Only a duel has wins to count; the other games' results are in the lines above.
-            let won = if self.duels > 0 {
-                format!(" and won {} of {}", self.wins, self.duels)
-            } else {
-                String::new()
-            };
-            let _ = writeln!(
-                s,
-                "ready to submit: it loads, forfeited none of {} games, played no illegal move{won}",
-                self.games
-            );
-            return s;
-        }
+        s
+    }
+
+    /// Why the bot is not ready, each forfeit with the end of its log, and
+    /// the command that shows its illegal moves.
+    fn not_ready_text(&self) -> String {
+        let mut s = String::new();
         let _ = writeln!(s, "not ready: {}", self.not_ready.join("; "));
         for f in &self.forfeits {
             let _ = writeln!(s, "  {} ({}): {}", f.reason, f.count, f.first);
@@ -781,50 +815,11 @@ pub fn toolchain(scan: &Scan) -> String {
             _ => "ComponentizeJS (JavaScript)".to_string(),
         };
     }
-    // A C bot made a component with the WASI adapter also carries the
-    // adapter's Rust producers: the language the bot's code names decides.
-    let c_family: Vec<&str> = scan
-        .producers
-        .iter()
-        .filter(|(f, n, _)| f == "language" && (n.starts_with("C9") || n.starts_with("C1") || n.starts_with("C++")))
-        .map(|(_, n, _)| n.as_str())
-        .collect();
-    if let Some(first) = c_family.first() {
-        let label = if c_family.iter().any(|n| n.starts_with("C++")) {
-            "C++"
-        } else {
-            "C"
-        };
-        let mut parts = vec![first.to_string()];
-        if let Some(v) = version("clang").filter(|v| !v.is_empty()) {
-            parts.push(format!("clang {v}"));
-        }
-        if let Some(v) = version("wit-bindgen-c").filter(|v| !v.is_empty()) {
-            parts.push(format!("wit-bindgen-c {v}"));
-        }
-        return format!("{label} ({})", parts.join(", "));
+    if let Some(c) = c_family(scan, &version) {
+        return c;
     }
-    let rust = scan
-        .producers
-        .iter()
-        .any(|(f, n, _)| (f == "language" && n == "Rust") || n == "rustc" || n == "wit-bindgen-rust");
-    if rust {
-        let mut parts = Vec::new();
-        if let Some(v) = version("rustc").filter(|v| !v.is_empty()) {
-            parts.push(format!("rustc {v}"));
-        }
-        if let Some((_, n, v)) = scan.producers.iter().find(|(_, n, _)| n == "wit-bindgen-rust") {
-            parts.push(
-                format!("{n} {}", v.split_whitespace().next().unwrap_or(""))
-                    .trim()
-                    .to_string(),
-            );
-        }
-        return if parts.is_empty() {
-            "Rust".to_string()
-        } else {
-            format!("Rust ({})", parts.join(", "))
-        };
+    if let Some(rust) = rust(scan, &version) {
+        return rust;
     }
     let languages: Vec<&str> = scan
         .producers
@@ -837,6 +832,59 @@ pub fn toolchain(scan: &Scan) -> String {
     } else {
         format!("unknown toolchain for {}", languages.join(", "))
     }
+}
+
+/// A C or C++ bot: its language and the compiler and bindings versions.
+fn c_family(scan: &Scan, version: &dyn Fn(&str) -> Option<String>) -> Option<String> {
+    // A C bot made a component with the WASI adapter also carries the
+    // adapter's Rust producers: the language the bot's code names decides.
+    let c_family: Vec<&str> = scan
+        .producers
+        .iter()
+        .filter(|(f, n, _)| f == "language" && (n.starts_with("C9") || n.starts_with("C1") || n.starts_with("C++")))
+        .map(|(_, n, _)| n.as_str())
+        .collect();
+    let first = c_family.first()?;
+    let label = if c_family.iter().any(|n| n.starts_with("C++")) {
+        "C++"
+    } else {
+        "C"
+    };
+    let mut parts = vec![first.to_string()];
+    if let Some(v) = version("clang").filter(|v| !v.is_empty()) {
+        parts.push(format!("clang {v}"));
+    }
+    if let Some(v) = version("wit-bindgen-c").filter(|v| !v.is_empty()) {
+        parts.push(format!("wit-bindgen-c {v}"));
+    }
+    Some(format!("{label} ({})", parts.join(", ")))
+}
+
+/// A Rust bot: the compiler and bindings versions.
+fn rust(scan: &Scan, version: &dyn Fn(&str) -> Option<String>) -> Option<String> {
+    let rust = scan
+        .producers
+        .iter()
+        .any(|(f, n, _)| (f == "language" && n == "Rust") || n == "rustc" || n == "wit-bindgen-rust");
+    if !rust {
+        return None;
+    }
+    let mut parts = Vec::new();
+    if let Some(v) = version("rustc").filter(|v| !v.is_empty()) {
+        parts.push(format!("rustc {v}"));
+    }
+    if let Some((_, n, v)) = scan.producers.iter().find(|(_, n, _)| n == "wit-bindgen-rust") {
+        parts.push(
+            format!("{n} {}", v.split_whitespace().next().unwrap_or(""))
+                .trim()
+                .to_string(),
+        );
+    }
+    Some(if parts.is_empty() {
+        "Rust".to_string()
+    } else {
+        format!("Rust ({})", parts.join(", "))
+    })
 }
 
 #[cfg(test)]

@@ -118,6 +118,8 @@ fn makes_float_or_vector(op: &str) -> bool {
 }
 
 /// The price of `op` from its own measured time, where that is above 1.
+/// Long because it is a price table, one arm per family of operators in
+/// the order they are matched: split, the order that decides would be hidden.
 fn latency_price(op: &str) -> Option<u8> {
     let vector =
         op.contains("x16") || op.contains("x8") || op.contains("x4") || op.contains("x2") || op.starts_with("V128");

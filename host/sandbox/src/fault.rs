@@ -59,6 +59,10 @@ impl Fault {
 /// overflowing the stack, is reported as such even after a refused memory
 /// growth that the bot handled. Only a failure that follows a refusal
 /// directly (an allocator's abort) is reported as `memory`.
+///
+/// Long because the order of its checks is the priority of the reasons
+/// (the machine's failure, fuel, time, stack, memory, a trap, an answer):
+/// split, that order would be spread over several functions.
 pub(crate) fn classify(
     error: wasmtime::Error,
     store: &Store<BotState>,

@@ -223,8 +223,53 @@ pub fn head_table(title: &str, r: &HeadReport) -> String {
 /// The human-readable comparison.
 pub fn table(title: &str, report: &CompareReport) -> String {
     use std::fmt::Write;
-    let mut s = String::new();
     let width = report.bots.iter().map(|b| b.name.len()).max().unwrap_or(3).max(3);
+    let mut s = table_head(title, report, width);
+    for b in &report.bots {
+        let forfeits = super::matches::forfeit_list(&b.forfeits);
+        if let Some(p) = &b.positions {
+            let ci = format!("{:.2} to {:.2}", b.estimate.ci95[0], b.estimate.ci95[1]);
+            let _ = writeln!(
+                s,
+                "{:<width$}  {:>13.2}  {:>11}  {:>6.2}  {:>5}  {:>5}  {forfeits}",
+                b.name, b.estimate.mean, ci, b.estimate.sd, p.first, p.last
+            );
+            continue;
+        }
+        match b.record {
+            None => {
+                let ci = format!("{:.2} to {:.2}", b.estimate.ci95[0], b.estimate.ci95[1]);
+                let _ = writeln!(
+                    s,
+                    "{:<width$}  {:>10.2}  {:>15}  {:>6.2}  {forfeits}",
+                    b.name, b.estimate.mean, ci, b.estimate.sd
+                );
+            }
+            Some([w, d, l]) => {
+                let pct = |x: f64| format!("{:.1}%", 100.0 * x.clamp(0.0, 1.0));
+                let ci = format!("{}-{}", pct(b.estimate.ci95[0]), pct(b.estimate.ci95[1]));
+                let record = format!("{w}-{d}-{l}");
+                let _ = writeln!(
+                    s,
+                    "{:<width$}  {:>8}  {:>15}  {:>6.3}  {:>14}  {:>6}  {forfeits}",
+                    b.name,
+                    pct(b.estimate.mean),
+                    ci,
+                    b.estimate.sd,
+                    record,
+                    b.los.map_or_else(String::new, pct)
+                );
+            }
+        }
+    }
+    s
+}
+
+/// The comparison's title line and column heads: a table game's positions,
+/// a solitaire game's scores, or a duel's win rates.
+fn table_head(title: &str, report: &CompareReport, width: usize) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
     match (&report.against, report.players) {
         (Some(against), Some(players)) => {
             let _ = writeln!(
@@ -267,43 +312,6 @@ pub fn table(title: &str, report: &CompareReport) -> String {
                 "{:<width$}  {:>8}  {:>15}  {:>6}  {:>14}  {:>6}  forfeits",
                 "bot", "win rate", "95% CI", "sd", "won-drew-lost", "LOS"
             );
-        }
-    }
-    for b in &report.bots {
-        let forfeits = super::matches::forfeit_list(&b.forfeits);
-        if let Some(p) = &b.positions {
-            let ci = format!("{:.2} to {:.2}", b.estimate.ci95[0], b.estimate.ci95[1]);
-            let _ = writeln!(
-                s,
-                "{:<width$}  {:>13.2}  {:>11}  {:>6.2}  {:>5}  {:>5}  {forfeits}",
-                b.name, b.estimate.mean, ci, b.estimate.sd, p.first, p.last
-            );
-            continue;
-        }
-        match b.record {
-            None => {
-                let ci = format!("{:.2} to {:.2}", b.estimate.ci95[0], b.estimate.ci95[1]);
-                let _ = writeln!(
-                    s,
-                    "{:<width$}  {:>10.2}  {:>15}  {:>6.2}  {forfeits}",
-                    b.name, b.estimate.mean, ci, b.estimate.sd
-                );
-            }
-            Some([w, d, l]) => {
-                let pct = |x: f64| format!("{:.1}%", 100.0 * x.clamp(0.0, 1.0));
-                let ci = format!("{}-{}", pct(b.estimate.ci95[0]), pct(b.estimate.ci95[1]));
-                let record = format!("{w}-{d}-{l}");
-                let _ = writeln!(
-                    s,
-                    "{:<width$}  {:>8}  {:>15}  {:>6.3}  {:>14}  {:>6}  {forfeits}",
-                    b.name,
-                    pct(b.estimate.mean),
-                    ci,
-                    b.estimate.sd,
-                    record,
-                    b.los.map_or_else(String::new, pct)
-                );
-            }
         }
     }
     s

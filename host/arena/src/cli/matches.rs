@@ -186,65 +186,87 @@ fn fuel_table(report: &MatchReport) -> String {
 
 /// The results of a match: wins and points, scores, or finishing positions.
 fn results(game: &dyn GameDef, report: &MatchReport) -> String {
+    match game.kind() {
+        Kind::Solitaire => solitaire_results(game, report),
+        Kind::Table => table_results(game, report),
+        Kind::Duel => duel_results(game, report),
+    }
+}
+
+/// A game played alone: each bot's mean score with its interval.
+fn solitaire_results(game: &dyn GameDef, report: &MatchReport) -> String {
+    use std::fmt::Write;
+    let title = game.title();
+    let mut s = String::new();
+    let width = report.bots.iter().map(|b| b.name.len()).max().unwrap_or(3).max(3);
+    let _ = writeln!(s, "{title}, seed {}: {} games", report.seed, report.games);
+    let _ = writeln!(
+        s,
+        "{:<width$}  {:>6}  {:>10}  {:>15}  {:>6}  forfeits",
+        "bot", "games", "mean score", "95% CI", "sd"
+    );
+    for b in &report.bots {
+        let ci = format!("{:.2} to {:.2}", b.score.ci95[0], b.score.ci95[1]);
+        let _ = writeln!(
+            s,
+            "{:<width$}  {:>6}  {:>10.2}  {:>15}  {:>6.2}  {}",
+            b.name,
+            b.games,
+            b.score.mean,
+            ci,
+            b.score.sd,
+            forfeit_list(&b.forfeits)
+        );
+    }
+    s
+}
+
+/// A table game: each bot's mean position and how often it was first and last.
+fn table_results(game: &dyn GameDef, report: &MatchReport) -> String {
     use std::fmt::Write;
     let title = game.title();
     let n = report.bots.len().max(1);
     let mut s = String::new();
     let width = report.bots.iter().map(|b| b.name.len()).max().unwrap_or(3).max(3);
-    if game.kind() == Kind::Solitaire {
-        let _ = writeln!(s, "{title}, seed {}: {} games", report.seed, report.games);
+    let _ = writeln!(
+        s,
+        "{title}, seed {}: {} games at a table of {n}, {} deals each played in {} seat orders (every seat, and every neighbour on each side, equally often)",
+        report.seed,
+        report.games,
+        report.games / crate::runner::seat_orders(n),
+        crate::runner::seat_orders(n)
+    );
+    let _ = writeln!(
+        s,
+        "{:<width$}  {:>6}  {:>13}  {:>9}  {:>5}  forfeits",
+        "bot", "games", "mean position", "president", "bum"
+    );
+    for b in &report.bots {
+        let (mean, first, last) = b
+            .positions
+            .as_ref()
+            .map_or((f64::NAN, 0, 0), |p| (p.mean, p.first, p.last));
         let _ = writeln!(
             s,
-            "{:<width$}  {:>6}  {:>10}  {:>15}  {:>6}  forfeits",
-            "bot", "games", "mean score", "95% CI", "sd"
+            "{:<width$}  {:>6}  {:>13.2}  {:>9}  {:>5}  {}",
+            b.name,
+            b.games,
+            mean,
+            first,
+            last,
+            forfeit_list(&b.forfeits)
         );
-        for b in &report.bots {
-            let ci = format!("{:.2} to {:.2}", b.score.ci95[0], b.score.ci95[1]);
-            let _ = writeln!(
-                s,
-                "{:<width$}  {:>6}  {:>10.2}  {:>15}  {:>6.2}  {}",
-                b.name,
-                b.games,
-                b.score.mean,
-                ci,
-                b.score.sd,
-                forfeit_list(&b.forfeits)
-            );
-        }
-        return s;
     }
-    if game.kind() == Kind::Table {
-        let _ = writeln!(
-            s,
-            "{title}, seed {}: {} games at a table of {n}, {} deals each played in {} seat orders (every seat, and every neighbour on each side, equally often)",
-            report.seed,
-            report.games,
-            report.games / crate::runner::seat_orders(n),
-            crate::runner::seat_orders(n)
-        );
-        let _ = writeln!(
-            s,
-            "{:<width$}  {:>6}  {:>13}  {:>9}  {:>5}  forfeits",
-            "bot", "games", "mean position", "president", "bum"
-        );
-        for b in &report.bots {
-            let (mean, first, last) = b
-                .positions
-                .as_ref()
-                .map_or((f64::NAN, 0, 0), |p| (p.mean, p.first, p.last));
-            let _ = writeln!(
-                s,
-                "{:<width$}  {:>6}  {:>13.2}  {:>9}  {:>5}  {}",
-                b.name,
-                b.games,
-                mean,
-                first,
-                last,
-                forfeit_list(&b.forfeits)
-            );
-        }
-        return s;
-    }
+    s
+}
+
+/// A duel: each bot's wins, losses, draws and points.
+fn duel_results(game: &dyn GameDef, report: &MatchReport) -> String {
+    use std::fmt::Write;
+    let title = game.title();
+    let n = report.bots.len().max(1);
+    let mut s = String::new();
+    let width = report.bots.iter().map(|b| b.name.len()).max().unwrap_or(3).max(3);
     let _ = writeln!(
         s,
         "{title} ({} variant), seed {}: {} games, {} deal{} each played from {} seats",

@@ -594,6 +594,10 @@ pub(crate) fn play_round(
 ///
 /// A player's failure forfeits the game to the other seat (rule 8). Every
 /// event goes to `events`, complete enough to replay the game.
+///
+/// Long because it is the game's order of play as the rules document gives
+/// it, top to bottom, with each event recorded where it happens: split,
+/// the order of play would be read across functions.
 pub fn play_game(config: Config, seed: u64, players: [&mut dyn Fencer; 2], events: &mut dyn EventSink) -> Outcome {
     let [p0, p1] = players;
     let mut players: [&mut dyn Fencer; 2] = [p0, p1];

@@ -718,6 +718,10 @@ pub struct GameRecord {
 }
 
 /// Play one game from `seed`, after the exchange from `last_positions` if any (rules 1-10).
+///
+/// Long because it is the game's order of play as the rules document gives
+/// it, top to bottom, with each event recorded where it happens: split,
+/// the order of play would be read across functions.
 pub fn play_game(
     seed: u64,
     last_positions: Option<Vec<u32>>,

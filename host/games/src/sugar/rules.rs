@@ -514,6 +514,10 @@ fn finish(state: &State, loser: Option<Seat>, forfeit: Option<Forfeit>, events: 
 }
 
 /// Play one game from `seed` between `players`, indexed by seat.
+///
+/// Long because it is the game's order of play as the rules document gives
+/// it, top to bottom, with each event recorded where it happens: split,
+/// the order of play would be read across functions.
 pub fn play_game(seed: u64, players: [&mut dyn SugarPlayer; 2], events: &mut dyn EventSink) -> Outcome {
     let [p0, p1] = players;
     let mut players: [&mut dyn SugarPlayer; 2] = [p0, p1];

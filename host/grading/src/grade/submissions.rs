@@ -319,42 +319,8 @@ fn pick(found: Found) -> Result<Chosen, String> {
     if let Some(line) = outside.into_iter().next() {
         return Err(line);
     }
-    let list = |names: &[&str]| {
-        let mut s = names.iter().take(4).copied().collect::<Vec<_>>().join(", ");
-        if names.len() > 4 {
-            s.push_str(&format!(" and {} more", names.len() - 4));
-        }
-        s
-    };
     if wasm.is_empty() {
-        if other.is_empty()
-            && let Some(why) = unreadable.first()
-        {
-            return Err(format!("no .wasm file found: {why}"));
-        }
-        if seen > MAX_ENTRIES {
-            return Err(format!(
-                "more than {MAX_ENTRIES} files and no .wasm among the first; submit only the built .wasm file"
-            ));
-        }
-        if other.is_empty() {
-            return Err("nothing was submitted (an empty folder)".into());
-        }
-        let names: Vec<&str> = other.iter().map(String::as_str).collect();
-        let source = other.iter().any(|n| {
-            [
-                ".py", ".rs", ".js", ".ts", ".java", ".cs", ".c", ".cpp", ".toml", ".zip",
-            ]
-            .iter()
-            .any(|x| n.to_ascii_lowercase().ends_with(x))
-        });
-        let hint = if source {
-            "; submit the built bot (a .wasm component, see `arena new`), not its source or an archive"
-        } else {
-            "; a bot is a .wasm component"
-        };
-        let also = unreadable.first().map_or(String::new(), |why| format!("; also, {why}"));
-        return Err(format!("no .wasm file (found {}){hint}{also}", list(&names)));
+        return Err(no_wasm(&other, &unreadable, seen));
     }
     wasm.sort_by(|a, b| (a.2, &a.0).cmp(&(b.2, &b.0)));
     let top = wasm[0].2;
@@ -366,7 +332,7 @@ fn pick(found: Found) -> Result<Chosen, String> {
             format!(
                 "{} is the .wasm nearest the top of the folder; {} deeper down ignored",
                 chosen.0,
-                list(&ignored(&chosen.0))
+                name_list(&ignored(&chosen.0))
             )
         });
         return Ok(Chosen {
@@ -384,15 +350,55 @@ fn pick(found: Found) -> Result<Chosen, String> {
             why: Some(format!(
                 "{} is the release build; {} ignored",
                 chosen.0,
-                list(&ignored(&chosen.0))
+                name_list(&ignored(&chosen.0))
             )),
         });
     }
     let names: Vec<&str> = nearest.iter().map(|w| w.0.as_str()).collect();
     Err(format!(
         "several .wasm files ({}): which one is the bot? Submit exactly one",
-        list(&names)
+        name_list(&names)
     ))
+}
+
+/// At most four names, then how many more.
+fn name_list(names: &[&str]) -> String {
+    let mut s = names.iter().take(4).copied().collect::<Vec<_>>().join(", ");
+    if names.len() > 4 {
+        s.push_str(&format!(" and {} more", names.len() - 4));
+    }
+    s
+}
+
+/// Why a submission without a .wasm file has no bot: what it holds
+/// instead (source code, an archive, nothing) and what to submit.
+fn no_wasm(other: &[String], unreadable: &[String], seen: usize) -> String {
+    if other.is_empty()
+        && let Some(why) = unreadable.first()
+    {
+        return format!("no .wasm file found: {why}");
+    }
+    if seen > MAX_ENTRIES {
+        return format!("more than {MAX_ENTRIES} files and no .wasm among the first; submit only the built .wasm file");
+    }
+    if other.is_empty() {
+        return "nothing was submitted (an empty folder)".into();
+    }
+    let names: Vec<&str> = other.iter().map(String::as_str).collect();
+    let source = other.iter().any(|n| {
+        [
+            ".py", ".rs", ".js", ".ts", ".java", ".cs", ".c", ".cpp", ".toml", ".zip",
+        ]
+        .iter()
+        .any(|x| n.to_ascii_lowercase().ends_with(x))
+    });
+    let hint = if source {
+        "; submit the built bot (a .wasm component, see `arena new`), not its source or an archive"
+    } else {
+        "; a bot is a .wasm component"
+    };
+    let also = unreadable.first().map_or(String::new(), |why| format!("; also, {why}"));
+    format!("no .wasm file (found {}){hint}{also}", name_list(&names))
 }
 
 /// A name a folder or file can have on any system, made from a student's name:

@@ -25,90 +25,97 @@ pub fn class_pages<'a>(
     let mut jobs = Vec::new();
     for (s, (report, me)) in graded.iter().enumerate() {
         let Some(me) = me else { continue };
-        let student = &report.student;
         if report.smoke_forfeited {
-            let spec = grader.smoke_spec(me);
-            let against: Vec<&str> = spec.entrants[1..].iter().map(|e| e.name.as_str()).collect();
-            jobs.push((
-                ClassPage { student: s, item: None },
-                PageJob {
-                    file: crate::grade::smoke_replay_file(&report.folder),
-                    title: format!(
-                        "{student} vs {}: the smoke game, whose forfeit rejected the submission",
-                        against.join(", ")
-                    ),
-                    spec,
-                    games: vec![Chosen {
-                        index: 0,
-                        what: String::new(),
-                        scored: None,
-                        forfeit: true,
-                    }],
-                    left_out: None,
-                    forfeit: true,
-                    minor: false,
-                },
-            ));
+            jobs.push((ClassPage { student: s, item: None }, smoke_page(grader, report, me)));
             continue;
         }
         for (i, (item, result)) in grader.rubric.items.iter().zip(&report.items).enumerate() {
             if result.status != "graded" || item.measure == Measure::ClassPercentile || result.games == 0 {
                 continue;
             }
-            let mut games: Vec<Chosen> = result
-                .forfeit_games
-                .iter()
-                .take(super::FORFEITS_SHOWN)
-                .map(|&index| Chosen {
-                    index,
-                    what: String::new(),
-                    scored: None,
-                    forfeit: true,
-                })
-                .collect();
-            let sample = match result.sample_game {
-                Some(g) => (g, "its worst game in this item"),
-                None => (0, "a sample game (it lost none)"),
+            let page = ClassPage {
+                student: s,
+                item: Some(i),
             };
-            if !games.iter().any(|c| c.index == sample.0) {
-                games.push(Chosen {
-                    index: sample.0,
-                    what: sample.1.to_string(),
-                    scored: None,
-                    forfeit: false,
-                });
-            }
-            games.sort_by_key(|c| c.index);
-            let more = result.forfeit_games.len().saturating_sub(super::FORFEITS_SHOWN);
-            jobs.push((
-                ClassPage {
-                    student: s,
-                    item: Some(i),
-                },
-                PageJob {
-                    file: format!("{}-item{}.html", report.folder, i + 1),
-                    title: format!(
-                        "{student} vs {}: rubric item {} \"{}\" ({} games)",
-                        item.against.join(", "),
-                        i + 1,
-                        item.name,
-                        result.games
-                    ),
-                    spec: grader.item_spec(i, me, &item.against),
-                    games,
-                    left_out: (more > 0).then(|| {
-                        format!(
-                            "{more} more forfeit{} of {student} in this item",
-                            if more == 1 { "" } else { "s" }
-                        )
-                    }),
-                    forfeit: !result.forfeit_games.is_empty(),
-                    minor: false,
-                },
-            ));
+            jobs.push((page, item_page(grader, report, me, i)));
         }
     }
     jobs
+}
+
+/// The page of the smoke game whose forfeit rejected a submission.
+fn smoke_page<'a>(grader: &'a Grader<'_>, report: &GradeReport, me: &Entrant) -> PageJob<'a> {
+    let student = &report.student;
+    let spec = grader.smoke_spec(me);
+    let against: Vec<&str> = spec.entrants[1..].iter().map(|e| e.name.as_str()).collect();
+    PageJob {
+        file: crate::grade::smoke_replay_file(&report.folder),
+        title: format!(
+            "{student} vs {}: the smoke game, whose forfeit rejected the submission",
+            against.join(", ")
+        ),
+        spec,
+        games: vec![Chosen {
+            index: 0,
+            what: String::new(),
+            scored: None,
+            forfeit: true,
+        }],
+        left_out: None,
+        forfeit: true,
+        minor: false,
+    }
+}
+
+/// The page of one rubric item of a student: its first forfeits and its worst game.
+fn item_page<'a>(grader: &'a Grader<'_>, report: &GradeReport, me: &Entrant, i: usize) -> PageJob<'a> {
+    let student = &report.student;
+    let (item, result) = (&grader.rubric.items[i], &report.items[i]);
+    let mut games: Vec<Chosen> = result
+        .forfeit_games
+        .iter()
+        .take(super::FORFEITS_SHOWN)
+        .map(|&index| Chosen {
+            index,
+            what: String::new(),
+            scored: None,
+            forfeit: true,
+        })
+        .collect();
+    let sample = match result.sample_game {
+        Some(g) => (g, "its worst game in this item"),
+        None => (0, "a sample game (it lost none)"),
+    };
+    if !games.iter().any(|c| c.index == sample.0) {
+        games.push(Chosen {
+            index: sample.0,
+            what: sample.1.to_string(),
+            scored: None,
+            forfeit: false,
+        });
+    }
+    games.sort_by_key(|c| c.index);
+    let more = result.forfeit_games.len().saturating_sub(super::FORFEITS_SHOWN);
+    PageJob {
+        file: format!("{}-item{}.html", report.folder, i + 1),
+        title: format!(
+            "{student} vs {}: rubric item {} \"{}\" ({} games)",
+            item.against.join(", "),
+            i + 1,
+            item.name,
+            result.games
+        ),
+        spec: grader.item_spec(i, me, &item.against),
+        games,
+        left_out: (more > 0).then(|| {
+            format!(
+                "{more} more forfeit{} of {student} in this item",
+                if more == 1 { "" } else { "s" }
+            )
+        }),
+        forfeit: !result.forfeit_games.is_empty(),
+        minor: false,
+    }
 }
 
 /// Everything the class report shows.
@@ -247,70 +254,91 @@ fn gradebook_section(c: &ClassReport<'_>) -> String {
             points(r.total),
             points(r.max_total)
         );
-        for i in &r.items {
-            let class = if i.status == "graded" && i.points >= i.max_points && i.max_points > 0.0 {
-                "num good"
-            } else if i.status != "pending" && i.points == 0.0 {
-                "num bad"
-            } else {
-                "num"
-            };
-            let shown = if i.status == "pending" {
-                "pending".to_string()
-            } else {
-                points(i.points)
-            };
-            let _ = write!(s, "<td class=\"{class}\">{shown}</td>");
-        }
-        let k = &r.conduct;
-        if k.games == 0 {
-            let _ = write!(
-                s,
-                "<td class=\"num\">-</td><td class=\"num\">-</td><td class=\"num\">-</td>"
-            );
-        } else {
-            let forfeits = k.total_forfeits();
-            let _ = write!(
-                s,
-                "<td class=\"num{}\" title=\"{}\">{forfeits}</td><td class=\"num\">{}</td><td class=\"num{}\">{}</td>",
-                if forfeits > 0 { " bad" } else { "" },
-                esc(&k.forfeits_by_reason()),
-                k.illegal_moves,
-                if k.worst_share_of_budget > 1.0 { " bad" } else { "" },
-                esc(&k.worst_share_text())
-            );
-        }
-        match r.reason_for_student(None) {
-            Some(reason) => {
-                // The reason in full is in the rejected table; here it would make every row tall.
-                // Without the file's name, which the row already names.
-                let name = std::path::Path::new(&r.file).file_name().map(|n| n.to_string_lossy());
-                let cause = name
-                    .and_then(|n| reason.strip_prefix(n.as_ref()))
-                    .map_or(reason.as_str(), |rest| rest.trim_start_matches(": "));
-                let short: String = cause.chars().take(28).collect();
-                let more = if short.len() < cause.len() { "..." } else { "" };
-                let _ = writeln!(
-                    s,
-                    "<td class=\"why nw\" title=\"{}\"><a href=\"#rejected\">rejected</a>: {}{more}</td></tr>",
-                    esc(&reason),
-                    esc(&short)
-                );
-            }
-            None => {
-                let plays_like = r.plays_like.as_deref().map_or(String::new(), |house| {
-                    format!("<br><span class=\"why\">plays like {}</span>", esc(house))
-                });
-                // One flag per line: the cell wraps instead of widening the table.
-                let _ = writeln!(
-                    s,
-                    "<td><span class=\"ok\">graded</span>{}{plays_like}</td></tr>",
-                    same_note(&r.student)
-                );
-            }
-        }
+        s.push_str(&item_cells(r));
+        s.push_str(&conduct_cells(&r.conduct));
+        s.push_str(&status_cell(r, &same_note(&r.student)));
     }
     let _ = writeln!(s, "</tbody></table></div>");
+    s
+}
+
+/// A student's points per item, marked full or none.
+fn item_cells(r: &GradeReport) -> String {
+    let mut s = String::new();
+    for i in &r.items {
+        let class = if i.status == "graded" && i.points >= i.max_points && i.max_points > 0.0 {
+            "num good"
+        } else if i.status != "pending" && i.points == 0.0 {
+            "num bad"
+        } else {
+            "num"
+        };
+        let shown = if i.status == "pending" {
+            "pending".to_string()
+        } else {
+            points(i.points)
+        };
+        let _ = write!(s, "<td class=\"{class}\">{shown}</td>");
+    }
+    s
+}
+
+/// How a student's bot behaved: forfeits (by reason on hover), illegal
+/// moves and its worst call's share of the budget.
+fn conduct_cells(k: &crate::grade::Conduct) -> String {
+    let mut s = String::new();
+    if k.games == 0 {
+        let _ = write!(
+            s,
+            "<td class=\"num\">-</td><td class=\"num\">-</td><td class=\"num\">-</td>"
+        );
+    } else {
+        let forfeits = k.total_forfeits();
+        let _ = write!(
+            s,
+            "<td class=\"num{}\" title=\"{}\">{forfeits}</td><td class=\"num\">{}</td><td class=\"num{}\">{}</td>",
+            if forfeits > 0 { " bad" } else { "" },
+            esc(&k.forfeits_by_reason()),
+            k.illegal_moves,
+            if k.worst_share_of_budget > 1.0 { " bad" } else { "" },
+            esc(&k.worst_share_text())
+        );
+    }
+    s
+}
+
+/// A student's status: graded (with what is flagged), or rejected in short.
+fn status_cell(r: &GradeReport, same_note: &str) -> String {
+    let mut s = String::new();
+    match r.reason_for_student(None) {
+        Some(reason) => {
+            // The reason in full is in the rejected table; here it would make every row tall.
+            // Without the file's name, which the row already names.
+            let name = std::path::Path::new(&r.file).file_name().map(|n| n.to_string_lossy());
+            let cause = name
+                .and_then(|n| reason.strip_prefix(n.as_ref()))
+                .map_or(reason.as_str(), |rest| rest.trim_start_matches(": "));
+            let short: String = cause.chars().take(28).collect();
+            let more = if short.len() < cause.len() { "..." } else { "" };
+            let _ = writeln!(
+                s,
+                "<td class=\"why nw\" title=\"{}\"><a href=\"#rejected\">rejected</a>: {}{more}</td></tr>",
+                esc(&reason),
+                esc(&short)
+            );
+        }
+        None => {
+            let plays_like = r.plays_like.as_deref().map_or(String::new(), |house| {
+                format!("<br><span class=\"why\">plays like {}</span>", esc(house))
+            });
+            // One flag per line: the cell wraps instead of widening the table.
+            let _ = writeln!(
+                s,
+                "<td><span class=\"ok\">graded</span>{}{plays_like}</td></tr>",
+                same_note
+            );
+        }
+    }
     s
 }
 
@@ -343,117 +371,132 @@ fn rejected_section(c: &ClassReport<'_>) -> String {
 fn student_sections(c: &ClassReport<'_>) -> String {
     let same = crate::grade::same_files(c.graded.iter().map(|(r, _)| r));
     let mut s = String::new();
-    // Each student.
     let _ = writeln!(s, "<h2 id=\"students\">Students</h2>");
     for (n, (r, _)) in c.graded.iter().enumerate() {
-        let _ = writeln!(
-            s,
-            "<h3 id=\"{}\">{} <span class=\"muted\">{} / {} points</span></h3>",
-            anchor("student", &r.folder),
-            esc(&r.student),
-            points(r.total),
-            points(r.max_total)
-        );
-        let _ = writeln!(
-            s,
-            "<p class=\"meta\">file {}, SHA-256 {}</p>",
-            esc(&r.file),
-            esc(r.sha256.as_deref().unwrap_or("-"))
-        );
-        if let Some(why) = &r.chosen_because {
-            let _ = writeln!(s, "<p class=\"meta\">Chosen from several .wasm files: {}</p>", esc(why));
-        }
-        if let Some(conduct) = r.conduct.describe() {
-            let _ = writeln!(s, "<p class=\"meta\">Conduct over {}</p>", esc(&conduct));
-        }
-        if let Some(others) = same.get(&r.student) {
-            let _ = writeln!(
-                s,
-                "<p class=\"why\">Byte-identical to the file of {} (same SHA-256). Only identical bytes are flagged; this is not a plagiarism detector.</p>",
-                esc(&others.join(", "))
-            );
-        }
-        if let Some(reason) = &r.reason {
-            let link = match page_of(c, n, None) {
-                Some(page) => format!(" ({})", replay_link(page, "watch the smoke game")),
-                None => String::new(),
-            };
-            let _ = writeln!(s, "<p class=\"why\">Rejected: {}{link}</p>", esc(reason));
-        }
+        s.push_str(&student_header(c, n, r, same.get(&r.student)));
         let _ = writeln!(
             s,
             "<table><thead><tr><th>item</th><th class=\"num\">points</th><th class=\"num\">measured [95% CI]</th>\
              <th class=\"num\">games</th><th>verdict</th><th>replay</th></tr></thead><tbody>"
         );
         for (i, item) in r.items.iter().enumerate() {
-            let measured = match (item.value, item.ci95) {
-                (Some(v), Some(ci)) => format!(
-                    "{} [{} to {}]",
-                    value(item.measure, v),
-                    value(item.measure, ci[0]),
-                    value(item.measure, ci[1])
-                ),
-                (Some(v), None) => value(item.measure, v),
-                _ => "-".into(),
-            };
-            // Only a bot that played the tournament has matches to link to.
-            let entered = c
-                .tournament
-                .as_ref()
-                .is_some_and(|(_, t, _)| t.standings.iter().any(|x| x.name == r.student));
-            let replay = if item.measure == Measure::ClassPercentile && entered {
-                format!(
-                    "<a href=\"#{}\">its tournament matches</a>",
-                    anchor("t-bot", &r.student)
-                )
-            } else {
-                match page_of(c, n, Some(i)) {
-                    Some(page) => {
-                        let sample = if item.sample_game.is_some() {
-                            "worst game"
-                        } else {
-                            "game"
-                        };
-                        let label = page.map_or(String::new(), |p| super::link_label(p, sample));
-                        let forfeits = item.forfeit_games.len();
-                        let mut link = replay_link(page, &label);
-                        if forfeits > 0 {
-                            link = format!(
-                                "<span class=\"ff\">{forfeits} forfeit{}</span> {link}",
-                                if forfeits == 1 { "" } else { "s" }
-                            );
-                        }
-                        link
-                    }
-                    None => "-".into(),
-                }
-            };
-            let _ = writeln!(
-                s,
-                "<tr><td>{}{}</td><td class=\"num\">{} / {}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td><td>{replay}</td></tr>",
-                esc(&item.name),
-                if item.visible {
-                    ""
-                } else {
-                    " <span class=\"muted\">(hidden from students)</span>"
-                },
-                if item.status == "pending" {
-                    "-".into()
-                } else {
-                    points(item.points)
-                },
-                points(item.max_points),
-                esc(&measured),
-                if item.games == 0 {
-                    "-".to_string()
-                } else {
-                    item.games.to_string()
-                },
-                esc(&item.note)
-            );
+            s.push_str(&item_row(c, n, r, i, item));
         }
         let _ = writeln!(s, "</tbody></table>");
     }
+    s
+}
+
+/// A student's heading: points, file, how it was chosen, conduct, identical
+/// files and a rejection.
+fn student_header(c: &ClassReport<'_>, n: usize, r: &GradeReport, same: Option<&Vec<String>>) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "<h3 id=\"{}\">{} <span class=\"muted\">{} / {} points</span></h3>",
+        anchor("student", &r.folder),
+        esc(&r.student),
+        points(r.total),
+        points(r.max_total)
+    );
+    let _ = writeln!(
+        s,
+        "<p class=\"meta\">file {}, SHA-256 {}</p>",
+        esc(&r.file),
+        esc(r.sha256.as_deref().unwrap_or("-"))
+    );
+    if let Some(why) = &r.chosen_because {
+        let _ = writeln!(s, "<p class=\"meta\">Chosen from several .wasm files: {}</p>", esc(why));
+    }
+    if let Some(conduct) = r.conduct.describe() {
+        let _ = writeln!(s, "<p class=\"meta\">Conduct over {}</p>", esc(&conduct));
+    }
+    if let Some(others) = same {
+        let _ = writeln!(
+            s,
+            "<p class=\"why\">Byte-identical to the file of {} (same SHA-256). Only identical bytes are flagged; this is not a plagiarism detector.</p>",
+            esc(&others.join(", "))
+        );
+    }
+    if let Some(reason) = &r.reason {
+        let link = match page_of(c, n, None) {
+            Some(page) => format!(" ({})", replay_link(page, "watch the smoke game")),
+            None => String::new(),
+        };
+        let _ = writeln!(s, "<p class=\"why\">Rejected: {}{link}</p>", esc(reason));
+    }
+    s
+}
+
+/// One rubric item of a student: points, measure with its interval, games,
+/// verdict and the replay to watch.
+fn item_row(c: &ClassReport<'_>, n: usize, r: &GradeReport, i: usize, item: &crate::grade::ItemResult) -> String {
+    let mut s = String::new();
+    let measured = match (item.value, item.ci95) {
+        (Some(v), Some(ci)) => format!(
+            "{} [{} to {}]",
+            value(item.measure, v),
+            value(item.measure, ci[0]),
+            value(item.measure, ci[1])
+        ),
+        (Some(v), None) => value(item.measure, v),
+        _ => "-".into(),
+    };
+    // Only a bot that played the tournament has matches to link to.
+    let entered = c
+        .tournament
+        .as_ref()
+        .is_some_and(|(_, t, _)| t.standings.iter().any(|x| x.name == r.student));
+    let replay = if item.measure == Measure::ClassPercentile && entered {
+        format!(
+            "<a href=\"#{}\">its tournament matches</a>",
+            anchor("t-bot", &r.student)
+        )
+    } else {
+        match page_of(c, n, Some(i)) {
+            Some(page) => {
+                let sample = if item.sample_game.is_some() {
+                    "worst game"
+                } else {
+                    "game"
+                };
+                let label = page.map_or(String::new(), |p| super::link_label(p, sample));
+                let forfeits = item.forfeit_games.len();
+                let mut link = replay_link(page, &label);
+                if forfeits > 0 {
+                    link = format!(
+                        "<span class=\"ff\">{forfeits} forfeit{}</span> {link}",
+                        if forfeits == 1 { "" } else { "s" }
+                    );
+                }
+                link
+            }
+            None => "-".into(),
+        }
+    };
+    let _ = writeln!(
+        s,
+        "<tr><td>{}{}</td><td class=\"num\">{} / {}</td><td class=\"num\">{}</td><td class=\"num\">{}</td><td>{}</td><td>{replay}</td></tr>",
+        esc(&item.name),
+        if item.visible {
+            ""
+        } else {
+            " <span class=\"muted\">(hidden from students)</span>"
+        },
+        if item.status == "pending" {
+            "-".into()
+        } else {
+            points(item.points)
+        },
+        points(item.max_points),
+        esc(&measured),
+        if item.games == 0 {
+            "-".to_string()
+        } else {
+            item.games.to_string()
+        },
+        esc(&item.note)
+    );
     s
 }
 

@@ -304,6 +304,15 @@ fn make_page(job: &PageJob<'_>) -> anyhow::Result<(String, bool)> {
         .map(|p| crate::replay::game_lines(&p.result, &p.events, &spec.entrants))
         .collect();
     let names: Vec<String> = spec.entrants.iter().map(|e| e.name.clone()).collect();
+    let (note, same) = page_note(job, &played, &names);
+    let (html, _) = crate::view::page_in_report(&header, &games, Some(&note), "../index.html");
+    Ok((html, same))
+}
+
+/// The note above a replay page: what it shows, what each game is (games
+/// that are the same thing share one sentence), a game that came out other
+/// than scored, and what was left out. `false` when a game differed.
+fn page_note(job: &PageJob<'_>, played: &BTreeMap<usize, Played>, names: &[String]) -> (String, bool) {
     let mut note = format!("{}.", job.title);
     let mut same = true;
     // Games that are the same thing (a bot that forfeits every game the
@@ -314,7 +323,7 @@ fn make_page(job: &PageJob<'_>) -> anyhow::Result<(String, bool)> {
         // A game chosen for its forfeit says which, from the game played again.
         let what = match played.get(&c.index) {
             Some(p) if c.what.is_empty() && !p.result.forfeits.is_empty() => {
-                forfeits_text(&p.result.forfeits, &p.result.seats, &names)
+                forfeits_text(&p.result.forfeits, &p.result.seats, names)
             }
             Some(_) if c.what.is_empty() => "a game without a forfeit when played again".to_string(),
             _ => c.what.clone(),
@@ -351,8 +360,7 @@ fn make_page(job: &PageJob<'_>) -> anyhow::Result<(String, bool)> {
     if let Some(left) = &job.left_out {
         let _ = write!(note, " Not shown: {left}.");
     }
-    let (html, _) = crate::view::page_in_report(&header, &games, Some(&note), "../index.html");
-    Ok((html, same))
+    (note, same)
 }
 
 /// Text for HTML: `&`, `<`, `>`, `"` and `'` escaped.

@@ -452,54 +452,8 @@ fn capital(s: &str) -> String {
 
 /// The double-elimination bracket: each round a column of match boxes.
 fn bracket(b: &Bracket, report: &TournamentReport, pages: &[Option<PageLink>], id: &str) -> String {
-    let seed = |i: usize| b.seeds.iter().position(|&s| s == i).map_or(0, |p| p + 1);
     let name = |i: usize| b.names.get(i).map_or("?", String::as_str);
-    let boxed = |m: &BracketMatch| -> String {
-        let mut s = String::from("<div class=\"match\">");
-        match m.bots {
-            [Some(x), Some(y)] => {
-                for (side, bot) in [x, y].into_iter().enumerate() {
-                    let class = if m.winner == Some(bot) { "w" } else { "l" };
-                    let _ = write!(
-                        s,
-                        "<div class=\"{class}\"><span><span class=\"seed\">({})</span>{}</span><span>{}</span></div>",
-                        seed(bot),
-                        esc(name(bot)),
-                        points(m.points[side])
-                    );
-                }
-                let at = report.matches.iter().position(|r| r.id == m.id);
-                let link = match at {
-                    Some(i) => page_label(pages.get(i).and_then(Option::as_ref)),
-                    None => String::new(),
-                };
-                let tie = if m.points[0] == m.points[1] {
-                    " (tie: better seed)"
-                } else {
-                    ""
-                };
-                let _ = write!(
-                    s,
-                    "<div class=\"foot\"><span>winner: {}{tie}</span><span>{link}</span></div>",
-                    esc(m.winner.map_or("-", name))
-                );
-            }
-            [one, other] => match one.or(other) {
-                Some(bot) => {
-                    let _ = write!(
-                        s,
-                        "<div class=\"w\"><span><span class=\"seed\">({})</span>{}</span><span class=\"muted\">bye</span></div><div class=\"foot\"><span>winner: {} (bye)</span></div>",
-                        seed(bot),
-                        esc(name(bot)),
-                        esc(name(bot))
-                    );
-                }
-                None => return String::new(),
-            },
-        }
-        s.push_str("</div>");
-        s
-    };
+    let boxed = |m: &BracketMatch| match_box(b, m, report, pages);
     let column = |title: &str, ms: &[BracketMatch]| -> String {
         let body: String = ms.iter().map(boxed).collect();
         if body.is_empty() {
@@ -560,6 +514,57 @@ fn bracket(b: &Bracket, report: &TournamentReport, pages: &[Option<PageLink>], i
     if !podium.is_empty() {
         let _ = writeln!(s, "<p><b>Podium:</b> {}</p>", podium.join(" &nbsp; "));
     }
+    s
+}
+
+/// One match of the bracket as a box: both bots with their seeds and
+/// points, the winner and the replay; a bye; nothing for an empty slot.
+fn match_box(b: &Bracket, m: &BracketMatch, report: &TournamentReport, pages: &[Option<PageLink>]) -> String {
+    let seed = |i: usize| b.seeds.iter().position(|&s| s == i).map_or(0, |p| p + 1);
+    let name = |i: usize| b.names.get(i).map_or("?", String::as_str);
+    let mut s = String::from("<div class=\"match\">");
+    match m.bots {
+        [Some(x), Some(y)] => {
+            for (side, bot) in [x, y].into_iter().enumerate() {
+                let class = if m.winner == Some(bot) { "w" } else { "l" };
+                let _ = write!(
+                    s,
+                    "<div class=\"{class}\"><span><span class=\"seed\">({})</span>{}</span><span>{}</span></div>",
+                    seed(bot),
+                    esc(name(bot)),
+                    points(m.points[side])
+                );
+            }
+            let at = report.matches.iter().position(|r| r.id == m.id);
+            let link = match at {
+                Some(i) => page_label(pages.get(i).and_then(Option::as_ref)),
+                None => String::new(),
+            };
+            let tie = if m.points[0] == m.points[1] {
+                " (tie: better seed)"
+            } else {
+                ""
+            };
+            let _ = write!(
+                s,
+                "<div class=\"foot\"><span>winner: {}{tie}</span><span>{link}</span></div>",
+                esc(m.winner.map_or("-", name))
+            );
+        }
+        [one, other] => match one.or(other) {
+            Some(bot) => {
+                let _ = write!(
+                    s,
+                    "<div class=\"w\"><span><span class=\"seed\">({})</span>{}</span><span class=\"muted\">bye</span></div><div class=\"foot\"><span>winner: {} (bye)</span></div>",
+                    seed(bot),
+                    esc(name(bot)),
+                    esc(name(bot))
+                );
+            }
+            None => return String::new(),
+        },
+    }
+    s.push_str("</div>");
     s
 }
 

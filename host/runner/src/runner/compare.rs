@@ -145,6 +145,53 @@ fn table_size(spec: &CompareSpec<'_>) -> Result<usize, CompareError> {
     }
 }
 
+/// A bot's row of a comparison from its match against the reference: the
+/// bot sits in seat 0 of the first game, and the unit is a deal played in
+/// every seat order (the games of a deal share their cards).
+fn compare_row(report: &super::MatchReport, kind: Kind, seats: usize) -> CompareRow {
+    let me = &report.bots[0];
+    // The bot's seat in a game: where bot 0 sits.
+    let mine = |r: &GameResult| r.seats.iter().position(|&b| b == 0).unwrap_or(0);
+    // The unit is a deal played in every seat order: the games of a
+    // deal share their cards, so they are not independent samples.
+    let per_deal = |value: &dyn Fn(&GameResult) -> f64| -> Vec<f64> {
+        report
+            .results
+            .chunks(super::seat_orders(seats))
+            .map(|deal| deal.iter().map(value).sum::<f64>() / deal.len() as f64)
+            .collect()
+    };
+    let (estimate, record, positions) = match kind {
+        Kind::Solitaire => (me.score, None, None),
+        Kind::Duel => {
+            let win = |r: &GameResult| match r.winner {
+                Some(w) if w == mine(r) => 1.0,
+                Some(_) => 0.0,
+                None => 0.5,
+            };
+            let deals = per_deal(&win);
+            let mut e = estimate(&deals);
+            // A rate: the Wilson interval over deals keeps its width at 0%, 100% and a tie.
+            e.ci95 = crate::stats::wilson(e.mean, deals.len());
+            (e, Some([me.wins, me.draws, me.losses]), None)
+        }
+        Kind::Table => {
+            let position = |r: &GameResult| r.positions.as_ref().map_or(f64::NAN, |p| f64::from(p[mine(r)]));
+            (estimate(&per_deal(&position)), None, me.positions.clone())
+        }
+    };
+    CompareRow {
+        name: me.name.clone(),
+        sha256: me.sha256.clone(),
+        games: me.games,
+        estimate,
+        los: record.map(|[w, _, l]| crate::stats::los(w, l)),
+        record,
+        positions,
+        forfeits: me.forfeits.clone(),
+    }
+}
+
 /// Run a comparison.
 pub fn run_compare(spec: CompareSpec<'_>) -> Result<CompareReport, CompareError> {
     let seats = table_size(&spec)?;
@@ -181,47 +228,7 @@ pub fn run_compare(spec: CompareSpec<'_>) -> Result<CompareReport, CompareError>
         let outcome = run_match(&match_spec)?;
         let report = outcome.report;
         variant = report.variant.clone();
-        let me = &report.bots[0];
-        // The bot's seat in a game: where bot 0 sits.
-        let mine = |r: &GameResult| r.seats.iter().position(|&b| b == 0).unwrap_or(0);
-        // The unit is a deal played in every seat order: the games of a
-        // deal share their cards, so they are not independent samples.
-        let per_deal = |value: &dyn Fn(&GameResult) -> f64| -> Vec<f64> {
-            report
-                .results
-                .chunks(super::seat_orders(seats))
-                .map(|deal| deal.iter().map(value).sum::<f64>() / deal.len() as f64)
-                .collect()
-        };
-        let (estimate, record, positions) = match kind {
-            Kind::Solitaire => (me.score, None, None),
-            Kind::Duel => {
-                let win = |r: &GameResult| match r.winner {
-                    Some(w) if w == mine(r) => 1.0,
-                    Some(_) => 0.0,
-                    None => 0.5,
-                };
-                let deals = per_deal(&win);
-                let mut e = estimate(&deals);
-                // A rate: the Wilson interval over deals keeps its width at 0%, 100% and a tie.
-                e.ci95 = crate::stats::wilson(e.mean, deals.len());
-                (e, Some([me.wins, me.draws, me.losses]), None)
-            }
-            Kind::Table => {
-                let position = |r: &GameResult| r.positions.as_ref().map_or(f64::NAN, |p| f64::from(p[mine(r)]));
-                (estimate(&per_deal(&position)), None, me.positions.clone())
-            }
-        };
-        rows.push(CompareRow {
-            name: me.name.clone(),
-            sha256: me.sha256.clone(),
-            games: me.games,
-            estimate,
-            los: record.map(|[w, _, l]| crate::stats::los(w, l)),
-            record,
-            positions,
-            forfeits: me.forfeits.clone(),
-        });
+        rows.push(compare_row(&report, kind, seats));
     }
     Ok(CompareReport {
         game: game.name().to_string(),

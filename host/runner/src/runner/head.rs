@@ -72,6 +72,47 @@ pub struct HeadReport {
     pub limits: crate::sandbox::Limits,
 }
 
+/// What a head to head has counted so far.
+#[derive(Default)]
+struct Tally {
+    /// The new bot's games won, drawn and lost.
+    record: [u32; 3],
+    /// The new bot's score per paired deal.
+    pairs: Vec<f64>,
+    /// The sum of the pair scores and of their squares (for the SPRT).
+    sum: f64,
+    sq: f64,
+    /// Forfeits per bot, by reason.
+    forfeits: [BTreeMap<String, u32>; 2],
+    games: usize,
+}
+
+impl Tally {
+    /// Count one deal played from both seats (its games, in order).
+    fn add_pair(&mut self, pair: &[Played]) {
+        let mut pair_score = 0.0;
+        for p in pair {
+            let r = &p.result;
+            let new_seat = r.seats.iter().position(|&b| b == 0).unwrap_or(0);
+            let (s, slot) = match r.winner {
+                Some(w) if w == new_seat => (1.0, 0),
+                Some(_) => (0.0, 2),
+                None => (0.5, 1),
+            };
+            self.record[slot] += 1;
+            pair_score += s / pair.len() as f64;
+            for f in &r.forfeits {
+                let bot = r.seats.get(f.seat).copied().unwrap_or(0).min(1);
+                *self.forfeits[bot].entry(f.reason.to_string()).or_default() += 1;
+            }
+        }
+        self.games += pair.len();
+        self.pairs.push(pair_score);
+        self.sum += pair_score;
+        self.sq += pair_score * pair_score;
+    }
+}
+
 /// Play head to head; `progress` sees the games played and, with a test, its ratio so far.
 pub fn run_head_to_head(
     spec: HeadSpec<'_>,
@@ -94,13 +135,9 @@ pub fn run_head_to_head(
     // read pair by pair in deal order, so where it stops never depends on
     // the number of threads.
     let batch = 8 * threads;
-    let (mut n, mut sum, mut sq) = (0.0, 0.0, 0.0);
-    let mut record = [0u32; 3];
-    let mut pairs: Vec<f64> = Vec::new();
-    let mut forfeits: [BTreeMap<String, u32>; 2] = Default::default();
+    let mut tally = Tally::default();
     let mut decision = SprtDecision::Continue;
     let mut llr = 0.0;
-    let mut played_games = 0;
     'deals: for first in (0..games / 2).step_by(batch) {
         let last = (first + batch).min(games / 2);
         let units: Vec<Vec<usize>> = (2 * first..2 * last).map(|i| vec![i]).collect();
@@ -111,48 +148,33 @@ pub fn run_head_to_head(
             .concat();
         played.sort_by_key(|p| p.result.index);
         for pair in played.chunks(2) {
-            let mut pair_score = 0.0;
-            for p in pair {
-                let r = &p.result;
-                let new_seat = r.seats.iter().position(|&b| b == 0).unwrap_or(0);
-                let s = match r.winner {
-                    Some(w) if w == new_seat => 1.0,
-                    Some(_) => 0.0,
-                    None => 0.5,
-                };
-                record[if s == 1.0 {
-                    0
-                } else if s == 0.5 {
-                    1
-                } else {
-                    2
-                }] += 1;
-                pair_score += s / pair.len() as f64;
-                for f in &r.forfeits {
-                    let bot = r.seats.get(f.seat).copied().unwrap_or(0).min(1);
-                    *forfeits[bot].entry(f.reason.to_string()).or_default() += 1;
-                }
-            }
-            played_games += pair.len();
-            pairs.push(pair_score);
-            n += 1.0;
-            sum += pair_score;
-            sq += pair_score * pair_score;
+            tally.add_pair(pair);
             if let Some(test) = &spec.sprt {
-                llr = test.llr(n, sum, sq);
+                llr = test.llr(tally.pairs.len() as f64, tally.sum, tally.sq);
                 decision = test.decide(llr);
                 if decision != SprtDecision::Continue {
-                    progress(played_games, Some(llr));
+                    progress(tally.games, Some(llr));
                     break 'deals;
                 }
             }
         }
-        progress(played_games, spec.sprt.map(|_| llr));
+        progress(tally.games, spec.sprt.map(|_| llr));
     }
-    let mut score = estimate(&pairs);
-    score.ci95 = crate::stats::wilson(score.mean, pairs.len());
+    let sprt = spec.sprt.map(|test| SprtOutcome {
+        test,
+        llr,
+        bounds: test.bounds(),
+        decision,
+    });
+    Ok(head_report(&spec, tally, sprt))
+}
+
+/// The report of a head to head from what it counted.
+fn head_report(spec: &HeadSpec<'_>, tally: Tally, sprt: Option<SprtOutcome>) -> HeadReport {
+    let mut score = estimate(&tally.pairs);
+    score.ci95 = crate::stats::wilson(score.mean, tally.pairs.len());
     let clamp = |s: f64| s.clamp(1e-9, 1.0 - 1e-9);
-    Ok(HeadReport {
+    HeadReport {
         game: spec.game.name().to_string(),
         variant: spec
             .setup
@@ -160,24 +182,19 @@ pub fn run_head_to_head(
             .clone()
             .unwrap_or_else(|| spec.game.variants().first().copied().unwrap_or("standard").to_string()),
         seed: spec.seed,
-        games: played_games,
+        games: tally.games,
         new: spec.bots[0].name.clone(),
         old: spec.bots[1].name.clone(),
-        record,
+        record: tally.record,
         score,
         elo: [
             elo_of_score(clamp(score.mean)),
             elo_of_score(clamp(score.ci95[0])),
             elo_of_score(clamp(score.ci95[1])),
         ],
-        los: los(record[0], record[2]),
-        sprt: spec.sprt.map(|test| SprtOutcome {
-            test,
-            llr,
-            bounds: test.bounds(),
-            decision,
-        }),
-        forfeits,
+        los: los(tally.record[0], tally.record[2]),
+        sprt,
+        forfeits: tally.forfeits,
         limits: spec.setup.sandbox.limits().clone(),
-    })
+    }
 }

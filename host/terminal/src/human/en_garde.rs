@@ -180,6 +180,8 @@ impl EventSink for Narrator {
 }
 
 impl Narrator {
+    /// Tell the person one event. Long because it has one arm per event
+    /// of the game's enum, each the sentence a person reads for it.
     fn narrate(&mut self, event: Event) {
         let me = self.me;
         match event {

@@ -460,41 +460,7 @@ impl PresidentPlayer for HumanPresident {
         let u = self.term.unicode;
         let plays = view.legal_plays();
         let state = view.state_play();
-        self.term.say("");
-        self.term.print(&self.table(view));
-        match state {
-            None => self
-                .term
-                .say("You lead: play any cards of one face value (a leader may not pass)."),
-            Some(s) => {
-                let by = view
-                    .state_seat
-                    .and_then(|seat| self.names.get(seat))
-                    .cloned()
-                    .unwrap_or_default();
-                self.term.say(&format!(
-                    "To beat: {} ({}, played by {by}).",
-                    cards_text(&view.state, u),
-                    play_words(s)
-                ));
-                match beat_and_burn(s, u) {
-                    (beat, Some(burn)) => {
-                        self.term.say(&format!("  You may {beat},"));
-                        self.term.say(&format!("  or {burn}."));
-                    }
-                    (beat, None) => self.term.say(&format!("  You may {beat}.")),
-                }
-            }
-        }
-        self.term.say(&format!("Your hand: {}", hand_text(&view.hand, u)));
-        if plays.is_empty() {
-            self.term.say("Nothing in your hand beats it: type p to pass.");
-        } else {
-            self.term.say("Your plays:");
-            for line in plays_text(&plays, state, u) {
-                self.term.say(&line);
-            }
-        }
+        self.show_turn(view, &plays, state);
         let prompt = match (plays.is_empty(), state.is_some()) {
             (true, _) => "Pass (p; ? for help, q to leave)> ",
             (false, true) => "Your play (number, cards like 7h 7s, p to pass; ? help, q leaves)> ",
@@ -535,6 +501,49 @@ impl PresidentPlayer for HumanPresident {
                 Answer::Unreadable(word) => self.term.say(&format!(
                     "`{word}` is not a card: type a play's number, cards like 7h 7s or 10d 3s, jk for a Joker, p to pass, ? for help."
                 )),
+            }
+        }
+    }
+}
+
+impl HumanPresident {
+    /// The table, what is to beat (and how it may be beaten or burnt), the
+    /// person's hand and their numbered plays.
+    fn show_turn(&self, view: &View, plays: &[Vec<Card>], state: Option<Play>) {
+        let u = self.term.unicode;
+        self.term.say("");
+        self.term.print(&self.table(view));
+        match state {
+            None => self
+                .term
+                .say("You lead: play any cards of one face value (a leader may not pass)."),
+            Some(s) => {
+                let by = view
+                    .state_seat
+                    .and_then(|seat| self.names.get(seat))
+                    .cloned()
+                    .unwrap_or_default();
+                self.term.say(&format!(
+                    "To beat: {} ({}, played by {by}).",
+                    cards_text(&view.state, u),
+                    play_words(s)
+                ));
+                match beat_and_burn(s, u) {
+                    (beat, Some(burn)) => {
+                        self.term.say(&format!("  You may {beat},"));
+                        self.term.say(&format!("  or {burn}."));
+                    }
+                    (beat, None) => self.term.say(&format!("  You may {beat}.")),
+                }
+            }
+        }
+        self.term.say(&format!("Your hand: {}", hand_text(&view.hand, u)));
+        if plays.is_empty() {
+            self.term.say("Nothing in your hand beats it: type p to pass.");
+        } else {
+            self.term.say("Your plays:");
+            for line in plays_text(plays, state, u) {
+                self.term.say(&line);
             }
         }
     }
@@ -821,6 +830,47 @@ pub fn play(
 ) -> Result<Outcome, SetupError> {
     let game = &President;
     game.check_setup(setup)?;
+    let names = table_names(seat, opponents)?;
+    let n = names.len();
+    term.say(&format!(
+        "President at a table of {n}: you are seat {seat}. Shed your cards: the first out is President,"
+    ));
+    term.say("the last is Bum. This is one game (one deal); after it you may play the next game of the");
+    term.say("series, which starts with the Bum and the President swapping cards (rule 8.3). ? at your turn: rules.");
+    let mut last: Option<Vec<u32>> = None;
+    let mut game = 1u64;
+    loop {
+        // Game k of the series is dealt from the seed (the first) or from it and k, so one --seed replays the series.
+        let deal_seed = if game == 1 { seed } else { derive_seed(seed, game) };
+        let seats = seat_table(setup, deal_seed, &term, seat, &names, opponents)?;
+        if game > 1 {
+            term.say(&format!("\n=== Game {game} of the series ==="));
+        }
+        let mut narrator = Narrator::new(term.clone(), seat, names.clone());
+        let mut positions = Vec::new();
+        let previous = last.clone();
+        let played = Table::of(seats).play(&mut narrator, |players, events| {
+            let mut players: Vec<&mut dyn PresidentPlayer> =
+                players.into_iter().map(|p| -> &mut dyn PresidentPlayer { p }).collect();
+            let record = rules::play_game(deal_seed, previous, &mut players, events);
+            positions = record.positions;
+            Ok(record.outcome)
+        })?;
+        if term.has_left() {
+            return Ok(played.outcome);
+        }
+        let again = term.ask("\nPlay the next game of the series, with the card exchange? (y/N)> ");
+        if !again.is_some_and(|a| matches!(a.to_ascii_lowercase().as_str(), "y" | "yes")) {
+            return Ok(played.outcome);
+        }
+        last = Some(positions);
+        game += 1;
+    }
+}
+
+/// The names at the table, the person's "You" in `seat`: checked to be a
+/// table President can seat, with two bots of one name told apart.
+fn table_names(seat: Seat, opponents: &[(String, BotRef)]) -> Result<Vec<String>, SetupError> {
     let n = opponents.len() + 1;
     if !rules::PLAYERS.contains(&n) {
         return Err(SetupError::Opponents(format!(
@@ -847,56 +897,37 @@ pub fn play(
         names.push(unique);
     }
     names.insert(seat, "You".to_string());
-    term.say(&format!(
-        "President at a table of {n}: you are seat {seat}. Shed your cards: the first out is President,"
-    ));
-    term.say("the last is Bum. This is one game (one deal); after it you may play the next game of the");
-    term.say("series, which starts with the Bum and the President swapping cards (rule 8.3). ? at your turn: rules.");
-    let mut last: Option<Vec<u32>> = None;
-    let mut game = 1u64;
-    loop {
-        // Game k of the series is dealt from the seed (the first) or from it and k, so one --seed replays the series.
-        let deal_seed = if game == 1 { seed } else { derive_seed(seed, game) };
-        let mut seats = Vec::with_capacity(n);
-        for s in 0..n {
-            if s == seat {
-                let person = HumanPresident::new(term.clone(), names.clone());
-                seats.push(Seated::Native(Box::new(person) as Box<dyn PresidentPlayer>));
-                continue;
-            }
-            let (name, bot) = &opponents[if s < seat { s } else { s - 1 }];
-            let bot = Seated::<President>::bot(setup, deal_seed, s, bot)?;
-            if let Some(failure) = bot.broken() {
-                return Err(SetupError::Opponents(format!(
-                    "{name} could not start: {}",
-                    failure.detail
-                )));
-            }
-            seats.push(bot);
+    Ok(names)
+}
+
+/// One game's seats: the person in `seat`, each bot in turn around them.
+fn seat_table(
+    setup: &GameSetup<'_>,
+    deal_seed: u64,
+    term: &Terminal,
+    seat: Seat,
+    names: &[String],
+    opponents: &[(String, BotRef)],
+) -> Result<Vec<Seated<President>>, SetupError> {
+    let n = names.len();
+    let mut seats = Vec::with_capacity(n);
+    for s in 0..n {
+        if s == seat {
+            let person = HumanPresident::new(term.clone(), names.to_vec());
+            seats.push(Seated::Native(Box::new(person) as Box<dyn PresidentPlayer>));
+            continue;
         }
-        if game > 1 {
-            term.say(&format!("\n=== Game {game} of the series ==="));
+        let (name, bot) = &opponents[if s < seat { s } else { s - 1 }];
+        let bot = Seated::<President>::bot(setup, deal_seed, s, bot)?;
+        if let Some(failure) = bot.broken() {
+            return Err(SetupError::Opponents(format!(
+                "{name} could not start: {}",
+                failure.detail
+            )));
         }
-        let mut narrator = Narrator::new(term.clone(), seat, names.clone());
-        let mut positions = Vec::new();
-        let previous = last.clone();
-        let played = Table::of(seats).play(&mut narrator, |players, events| {
-            let mut players: Vec<&mut dyn PresidentPlayer> =
-                players.into_iter().map(|p| -> &mut dyn PresidentPlayer { p }).collect();
-            let record = rules::play_game(deal_seed, previous, &mut players, events);
-            positions = record.positions;
-            Ok(record.outcome)
-        })?;
-        if term.has_left() {
-            return Ok(played.outcome);
-        }
-        let again = term.ask("\nPlay the next game of the series, with the card exchange? (y/N)> ");
-        if !again.is_some_and(|a| matches!(a.to_ascii_lowercase().as_str(), "y" | "yes")) {
-            return Ok(played.outcome);
-        }
-        last = Some(positions);
-        game += 1;
+        seats.push(bot);
     }
+    Ok(seats)
 }
 
 #[cfg(test)]
