@@ -124,6 +124,7 @@ const ABOVE: &[(&str, &[&str])] = &[
             "arena-terminal",
             "arena-course",
             "arena-scaffold",
+            "arena-server",
             "arena",
         ],
     ),
@@ -135,6 +136,7 @@ const ABOVE: &[(&str, &[&str])] = &[
             "arena-terminal",
             "arena-course",
             "arena-scaffold",
+            "arena-server",
             "arena",
         ],
     ),
@@ -146,12 +148,19 @@ const ABOVE: &[(&str, &[&str])] = &[
             "arena-terminal",
             "arena-course",
             "arena-scaffold",
+            "arena-server",
             "arena",
         ],
     ),
     (
         "arena-report",
-        &["arena-terminal", "arena-course", "arena-scaffold", "arena"],
+        &[
+            "arena-terminal",
+            "arena-course",
+            "arena-scaffold",
+            "arena-server",
+            "arena",
+        ],
     ),
     (
         "arena-terminal",
@@ -161,10 +170,16 @@ const ABOVE: &[(&str, &[&str])] = &[
             "arena-report",
             "arena-course",
             "arena-scaffold",
+            "arena-server",
             "arena",
         ],
     ),
-    ("arena-course", &["arena-terminal", "arena-scaffold", "arena"]),
+    (
+        "arena-course",
+        &["arena-terminal", "arena-scaffold", "arena-server", "arena"],
+    ),
+    // The course server grades, checks and renders through the libraries, never the command.
+    ("arena-server", &["arena-terminal", "arena-scaffold", "arena"]),
     (
         "arena-scaffold",
         &[
@@ -173,6 +188,7 @@ const ABOVE: &[(&str, &[&str])] = &[
             "arena-report",
             "arena-terminal",
             "arena-course",
+            "arena-server",
             "arena",
         ],
     ),

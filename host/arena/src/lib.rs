@@ -26,4 +26,5 @@ pub use arena_grading::{check, files, grade};
 pub use arena_report::{report, view};
 pub use arena_runner::{VERSION, adapters, replay, runner, sandbox, stats, text, verify};
 pub use arena_scaffold as scaffold;
+pub use arena_server as server;
 pub use arena_terminal::human;

@@ -6,6 +6,7 @@ mod check;
 mod common;
 mod compare;
 mod componentize;
+mod course;
 mod games;
 mod grade;
 mod matches;
@@ -66,6 +67,14 @@ pub enum Command {
     Replay(view::ReplayCommand),
     /// List the games, their worlds and their house bots.
     Games,
+    /// Make a course for the course server, or change its roster.
+    #[command(subcommand)]
+    Course(course::CourseCommand),
+    /// Serve a course: students submit and see their grade; the teacher follows the class.
+    Serve(course::ServeArgs),
+    /// Submit a bot to a course server and wait for its verdict. Exit status 0: accepted;
+    /// 1: rejected; 2: not submitted (bad token, server unreachable).
+    Submit(course::SubmitArgs),
     /// Show or empty the compile cache (compiled bots kept between runs).
     #[command(subcommand)]
     Cache(cache::CacheCommand),
@@ -87,6 +96,9 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::View(args) => view::run_view(args),
         Command::Replay(c) => return view::run_replay(c),
         Command::Games => games::run(),
+        Command::Course(c) => course::run_course(c),
+        Command::Serve(args) => course::run_serve(args),
+        Command::Submit(args) => return course::run_submit(args),
         Command::Cache(c) => cache::run(c),
     }
     .map(|()| ExitCode::SUCCESS)

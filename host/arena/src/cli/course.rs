@@ -1,0 +1,268 @@
+//! `arena course`, `arena serve` and `arena submit`: the course server's
+//! commands, each a call into `arena_server` plus printing.
+
+use anyhow::{Context, bail};
+use clap::{Args, Subcommand};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+/// `arena course ...`.
+#[derive(Debug, Subcommand)]
+pub enum CourseCommand {
+    /// Make a course folder from a class list: course.toml, the rubric, the database, and
+    /// tokens.csv with each student's secret login link for you to mail.
+    Init(InitArgs),
+    /// Change the roster: add students from a class list, take one off, or give one a new link.
+    Roster(RosterArgs),
+}
+
+/// Arguments of `arena course init`.
+#[derive(Debug, Args)]
+pub struct InitArgs {
+    /// The folder to make (it must not exist, or be empty).
+    pub dir: PathBuf,
+    /// The game (see `arena games`).
+    #[arg(long)]
+    pub game: String,
+    /// The class list: a CSV exported from Canvas, Moodle or Blackboard, or name,email,id.
+    #[arg(long, value_name = "CSV")]
+    pub roster: PathBuf,
+    /// The rubric [default: the game's, written to DIR/rubric.toml to edit].
+    #[arg(long, value_name = "TOML")]
+    pub rubric: Option<PathBuf>,
+    /// The deadline, e.g. 2026-12-15T23:59:00Z (RFC 3339, with its time zone).
+    #[arg(long)]
+    pub deadline: Option<String>,
+    /// Days after the deadline a version is still taken, marked late.
+    #[arg(long, default_value_t = 0)]
+    pub late_days: u32,
+    /// The address students reach the server at, for their login links.
+    #[arg(long, default_value = "http://127.0.0.1:8080")]
+    pub url: String,
+    /// The database [default: DIR/course.db, SQLite]; or postgres://USER@HOST/DB.
+    #[arg(long, value_name = "URL")]
+    pub database: Option<String>,
+    /// The course's name on every page [default: the folder's name].
+    #[arg(long)]
+    pub name: Option<String>,
+}
+
+/// Arguments of `arena course roster`.
+#[derive(Debug, Args)]
+#[group(required = true, multiple = false, id = "change")]
+pub struct RosterArgs {
+    /// The course folder.
+    pub dir: PathBuf,
+    /// Add the students of this class list who are not on the roster yet.
+    #[arg(long, value_name = "CSV", group = "change")]
+    pub add: Option<PathBuf>,
+    /// Take the student with this id off the roster (their link stops working).
+    #[arg(long, value_name = "ID", group = "change")]
+    pub remove: Option<String>,
+    /// Give the student with this id a new login link (the old one stops working).
+    #[arg(long, value_name = "ID", group = "change")]
+    pub reissue: Option<String>,
+    /// The database, when it is not the folder's SQLite file.
+    #[arg(long, value_name = "URL")]
+    pub database: Option<String>,
+}
+
+/// Arguments of `arena serve`.
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// The course folder (made by `arena course init`).
+    pub dir: PathBuf,
+    /// The address to listen on; put a TLS proxy in front for students (see docs/server.md).
+    #[arg(long, default_value = "127.0.0.1:8080")]
+    pub listen: SocketAddr,
+    /// The database, when it is not the folder's SQLite file.
+    #[arg(long, value_name = "URL")]
+    pub database: Option<String>,
+    /// Submissions graded at once [default: half the cores, at least one]; pages stay fast meanwhile.
+    #[arg(long)]
+    pub workers: Option<usize>,
+}
+
+/// Arguments of `arena submit`.
+#[derive(Debug, Args)]
+pub struct SubmitArgs {
+    /// The course server, e.g. https://bots.cs.example.edu.
+    #[arg(long)]
+    pub server: String,
+    /// Your token (in the email with your login link).
+    #[arg(long)]
+    pub token: String,
+    /// The bot file.
+    pub bot: PathBuf,
+    /// Print the verdict as one JSON object.
+    #[arg(long)]
+    pub json: bool,
+    /// Seconds to wait for the verdict.
+    #[arg(long, default_value_t = 900)]
+    pub wait: u64,
+}
+
+fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the server's threads")
+}
+
+/// Run `arena course ...`.
+pub fn run_course(command: CourseCommand) -> anyhow::Result<()> {
+    let rt = runtime()?;
+    match command {
+        CourseCommand::Init(a) => {
+            let spec = arena_server::init::InitSpec {
+                dir: &a.dir,
+                game: &a.game,
+                roster: &a.roster,
+                rubric: a.rubric.as_deref(),
+                deadline: a.deadline.clone(),
+                late_days: a.late_days,
+                url: a.url.clone(),
+                database: a.database.clone(),
+                name: a.name.clone(),
+            };
+            let made = rt
+                .block_on(arena_server::init::init(&spec))
+                .map_err(anyhow::Error::msg)?;
+            println!(
+                "Made the course in {} with {} students.",
+                a.dir.display(),
+                made.students
+            );
+            println!(
+                "Mail each student their link: {} (columns id,name,email,token,link; keep it secret).",
+                made.tokens.display()
+            );
+            println!("Your own link (the teacher's): {}", made.teacher_link);
+            println!("Start the server: arena serve {}", a.dir.display());
+        }
+        CourseCommand::Roster(a) => {
+            use arena_server::init::RosterChange;
+            let change = match (&a.add, &a.remove, &a.reissue) {
+                (Some(csv), _, _) => RosterChange::Add(csv),
+                (_, Some(id), _) => RosterChange::Remove(id),
+                (_, _, Some(id)) => RosterChange::Reissue(id),
+                _ => bail!("give --add CSV, --remove ID or --reissue ID"),
+            };
+            let lines = rt
+                .block_on(arena_server::init::roster(&a.dir, a.database.clone(), change))
+                .map_err(anyhow::Error::msg)?;
+            for line in lines {
+                println!("{line}");
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Run `arena serve` until Ctrl-C.
+pub fn run_serve(a: ServeArgs) -> anyhow::Result<()> {
+    let rt = runtime()?;
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let compiler = std::env::current_exe().context("cannot find the arena executable to compile bots with")?;
+    let dir = a.dir.display().to_string();
+    let ready = move |addr: SocketAddr| {
+        eprintln!("serving {dir} at http://{addr} (Ctrl-C stops it)");
+    };
+    let spec = arena_server::serve::ServeSpec {
+        dir: &a.dir,
+        listen: a.listen,
+        database: a.database.clone(),
+        workers: a.workers.unwrap_or((cores / 2).max(1)),
+        compiler: Some(compiler),
+        ready: &ready,
+    };
+    rt.block_on(arena_server::serve::serve(spec))
+        .map_err(anyhow::Error::msg)
+}
+
+/// Run `arena submit`: 0 accepted, 1 rejected, 2 anything else (one line).
+pub fn run_submit(a: SubmitArgs) -> anyhow::Result<ExitCode> {
+    let bytes = std::fs::read(&a.bot).with_context(|| format!("{}: cannot read it", a.bot.display()))?;
+    let server = a.server.trim_end_matches('/');
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(Duration::from_secs(120)))
+        .build()
+        .into();
+    let auth = format!("Bearer {}", a.token);
+    let name = a
+        .bot
+        .file_name()
+        .map_or("bot.wasm".into(), |n| n.to_string_lossy().into_owned());
+    let mut sent = agent
+        .post(&format!("{server}/api/submissions"))
+        .header("Authorization", &auth)
+        .header("X-File-Name", &name)
+        .header("Content-Type", "application/wasm")
+        .send(&bytes[..])
+        .map_err(|e| anyhow::anyhow!("{server}: cannot reach the course server ({e}); check --server"))?;
+    let status = sent.status().as_u16();
+    let body: serde_json::Value = sent.body_mut().read_json().unwrap_or(serde_json::Value::Null);
+    if status != 202 {
+        let why = body["error"].as_str().unwrap_or("the server refused the upload");
+        bail!("{}: {why}", a.bot.display());
+    }
+    let version = body["version"].as_i64().unwrap_or(0);
+    if !a.json {
+        eprintln!(
+            "submitted {} as version {version} (SHA-256 {}); waiting for the verdict...",
+            a.bot.display(),
+            body["sha256"].as_str().unwrap_or("")
+        );
+    }
+    let started = Instant::now();
+    let verdict = loop {
+        std::thread::sleep(Duration::from_millis(500));
+        let mut got = agent
+            .get(&format!("{server}/api/submissions/{version}"))
+            .header("Authorization", &auth)
+            .call()
+            .map_err(|e| anyhow::anyhow!("{server}: lost the course server ({e})"))?;
+        let v: serde_json::Value = got.body_mut().read_json().unwrap_or(serde_json::Value::Null);
+        match v["state"].as_str() {
+            Some("queued" | "running") if started.elapsed() < Duration::from_secs(a.wait) => continue,
+            Some("queued" | "running") => bail!(
+                "no verdict after {} s; it will appear at {}",
+                a.wait,
+                v["url"].as_str().unwrap_or(server)
+            ),
+            Some(_) => break v,
+            None => bail!("{server}: the server answered something else than a verdict"),
+        }
+    };
+    if a.json {
+        println!("{}", serde_json::to_string_pretty(&verdict)?);
+    } else {
+        print_verdict(&verdict);
+    }
+    Ok(match verdict["state"].as_str() {
+        Some("accepted") => ExitCode::SUCCESS,
+        Some("rejected") => ExitCode::from(1),
+        _ => ExitCode::from(2),
+    })
+}
+
+fn print_verdict(v: &serde_json::Value) {
+    if let Some(check) = v["check_text"].as_str() {
+        print!("{check}");
+    }
+    if let Some(grade) = v["grade_text"].as_str() {
+        println!();
+        print!("{grade}");
+    }
+    match v["state"].as_str() {
+        Some("rejected") => println!("rejected: {}", v["reason"].as_str().unwrap_or("")),
+        Some("failed") => println!("the server could not grade it: {}", v["reason"].as_str().unwrap_or("")),
+        _ => {}
+    }
+    if let Some(url) = v["url"].as_str() {
+        println!("See it with its replays: {url}");
+    }
+}

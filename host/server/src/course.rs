@@ -1,0 +1,194 @@
+//! A course folder: `course.toml` (the game, its rules for submissions and
+//! grading), the rubric, the database (SQLite in the folder unless
+//! Postgres is named), the stored bot files, and the secrets a teacher
+//! mails (`tokens.csv`, `teacher-link.txt`).
+
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+use time::OffsetDateTime;
+use time::format_description::well_known::Rfc3339;
+
+/// The course's settings file, in the course folder.
+pub const COURSE_FILE: &str = "course.toml";
+/// The rubric file `arena course init` writes (the game's default unless one is given).
+pub const RUBRIC_FILE: &str = "rubric.toml";
+/// The SQLite database, when no Postgres URL is given.
+pub const DATABASE_FILE: &str = "course.db";
+/// Where bot files are kept, by SHA-256.
+pub const FILES_DIR: &str = "files";
+/// The students' secrets and login links, for the teacher to mail.
+pub const TOKENS_FILE: &str = "tokens.csv";
+/// The teacher's login link.
+pub const TEACHER_FILE: &str = "teacher-link.txt";
+
+/// What `course.toml` holds.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct CourseConfig {
+    /// The course's name, shown on every page.
+    pub name: String,
+    /// The game (`arena games`).
+    pub game: String,
+    /// The world versions a bot may target; empty: every version the game has.
+    #[serde(default)]
+    pub worlds: Vec<String>,
+    /// The rubric, relative to the course folder.
+    pub rubric: String,
+    /// The deadline (RFC 3339); none: no deadline.
+    #[serde(default)]
+    pub deadline: Option<String>,
+    /// Days after the deadline a version is still accepted, marked late.
+    #[serde(default)]
+    pub late_days: u32,
+    /// The address students reach the server at, for login links.
+    pub url: String,
+    /// Uploads a student may make per hour.
+    #[serde(default = "default_uploads_per_hour")]
+    pub uploads_per_hour: u32,
+    /// Changes to the game's default limits (`arena games`).
+    #[serde(default)]
+    pub limits: LimitChanges,
+}
+
+/// Changes to a game's default limits, as `arena match` takes them.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct LimitChanges {
+    /// Fuel per move.
+    pub fuel: Option<u64>,
+    /// Fuel bank per game.
+    pub bank: Option<u64>,
+    /// Memory per bot, in bytes.
+    pub memory: Option<u64>,
+    /// The largest bot file, in bytes.
+    pub max_file_bytes: Option<u64>,
+}
+
+fn default_uploads_per_hour() -> u32 {
+    30
+}
+
+impl CourseConfig {
+    /// The deadline, if any.
+    pub fn deadline(&self) -> Result<Option<OffsetDateTime>, String> {
+        self.deadline
+            .as_deref()
+            .map(|d| {
+                OffsetDateTime::parse(d, &Rfc3339).map_err(|e| {
+                    format!("deadline `{d}`: {e}; write it as 2026-12-15T23:59:00Z (RFC 3339, with its time zone)")
+                })
+            })
+            .transpose()
+    }
+
+    /// Whole days `at` is after the deadline (0 on time or without one).
+    pub fn late_days_at(&self, at: OffsetDateTime) -> u32 {
+        match self.deadline() {
+            Ok(Some(deadline)) if at > deadline => {
+                let late = at - deadline;
+                u32::try_from(late.whole_days() + i64::from(late.whole_seconds() % 86_400 != 0)).unwrap_or(u32::MAX)
+            }
+            _ => 0,
+        }
+    }
+
+    /// Whether an upload at `at` is past the last day a late version is accepted.
+    pub fn frozen_at(&self, at: OffsetDateTime) -> bool {
+        matches!(self.deadline(), Ok(Some(_))) && self.late_days_at(at) > self.late_days
+    }
+}
+
+/// A course folder and its settings.
+#[derive(Debug, Clone)]
+pub struct Course {
+    /// The folder.
+    pub dir: PathBuf,
+    /// `course.toml`.
+    pub config: CourseConfig,
+}
+
+impl Course {
+    /// Open the course in `dir`: its `course.toml`, checked.
+    pub fn open(dir: &Path) -> Result<Course, String> {
+        let file = dir.join(COURSE_FILE);
+        let text = std::fs::read_to_string(&file).map_err(|e| {
+            format!(
+                "{}: cannot read it ({e}); give a folder made by `arena course init`",
+                file.display()
+            )
+        })?;
+        let config: CourseConfig = toml::from_str(&text).map_err(|e| format!("{}: {}", file.display(), e.message()))?;
+        config.deadline().map_err(|e| format!("{}: {e}", file.display()))?;
+        Ok(Course {
+            dir: dir.to_path_buf(),
+            config,
+        })
+    }
+
+    /// The rubric's path.
+    pub fn rubric_path(&self) -> PathBuf {
+        self.dir.join(&self.config.rubric)
+    }
+
+    /// Where a bot file of this SHA-256 (hex) is kept.
+    pub fn file_path(&self, sha256: &str) -> PathBuf {
+        self.dir
+            .join(FILES_DIR)
+            .join(&sha256[..2])
+            .join(format!("{sha256}.wasm"))
+    }
+
+    /// The SQLite database URL of this folder.
+    pub fn sqlite_url(&self) -> String {
+        format!("sqlite://{}?mode=rwc", self.dir.join(DATABASE_FILE).display())
+    }
+}
+
+/// The current time, in UTC, to the second.
+pub fn now() -> OffsetDateTime {
+    let t = OffsetDateTime::now_utc();
+    t.replace_nanosecond(0).unwrap_or(t)
+}
+
+/// A time as the database and pages write it: RFC 3339 in UTC.
+pub fn stamp(t: OffsetDateTime) -> String {
+    t.format(&Rfc3339).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(deadline: Option<&str>, late_days: u32) -> CourseConfig {
+        CourseConfig {
+            name: "c".into(),
+            game: "en-garde".into(),
+            worlds: Vec::new(),
+            rubric: RUBRIC_FILE.into(),
+            deadline: deadline.map(String::from),
+            late_days,
+            url: "http://127.0.0.1:8080".into(),
+            uploads_per_hour: 30,
+            limits: LimitChanges::default(),
+        }
+    }
+
+    #[test]
+    fn a_version_is_late_by_started_days_and_frozen_after_the_late_days() {
+        let c = config(Some("2026-12-15T23:59:00Z"), 2);
+        let at = |s: &str| OffsetDateTime::parse(s, &Rfc3339).unwrap();
+        assert_eq!(c.late_days_at(at("2026-12-15T23:58:59Z")), 0);
+        assert_eq!(c.late_days_at(at("2026-12-16T00:00:00Z")), 1);
+        assert_eq!(c.late_days_at(at("2026-12-16T23:59:00Z")), 1);
+        assert_eq!(c.late_days_at(at("2026-12-16T23:59:01Z")), 2);
+        assert!(!c.frozen_at(at("2026-12-17T23:59:00Z")));
+        assert!(c.frozen_at(at("2026-12-17T23:59:01Z")));
+        assert!(!config(None, 0).frozen_at(at("2030-01-01T00:00:00Z")));
+    }
+
+    #[test]
+    fn a_deadline_without_a_time_zone_is_refused_in_words() {
+        let e = config(Some("2026-12-15 23:59"), 0).deadline().unwrap_err();
+        assert!(e.contains("2026-12-15T23:59:00Z"), "{e}");
+    }
+}

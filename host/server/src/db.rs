@@ -1,0 +1,235 @@
+//! The database: SQLite in the course folder (WAL, one file) or Postgres,
+//! through one code path (sqlx's `Any` driver, runtime-checked queries with
+//! `$n` parameters, which both accept), each with its own migrations.
+
+use crate::course::{now, stamp};
+use sha2::{Digest, Sha256};
+use sqlx::any::{AnyPoolOptions, install_default_drivers};
+use sqlx::{AnyPool, Row};
+
+/// Which database a URL names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    /// An SQLite file.
+    Sqlite,
+    /// A Postgres server.
+    Postgres,
+}
+
+/// The course's database.
+#[derive(Debug, Clone)]
+pub struct Db {
+    /// The pool every query runs on.
+    pub pool: AnyPool,
+    /// What it is.
+    pub backend: Backend,
+}
+
+/// A person of the course: a student or the teacher.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Person {
+    /// The database's id.
+    pub id: i64,
+    /// The school's id (`teacher` for the teacher).
+    pub school_id: String,
+    /// Their name.
+    pub name: String,
+    /// Their email.
+    pub email: String,
+    /// Whether this is the teacher.
+    pub is_teacher: bool,
+    /// The version they chose to count, if they chose.
+    pub counted: Option<i64>,
+}
+
+/// The SHA-256 of a login secret, as the database keeps it.
+pub fn token_hash(token: &str) -> String {
+    hex(&Sha256::digest(token.as_bytes()))
+}
+
+/// Lower-case hex of `bytes`.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// A new login secret: 32 random bytes from the operating system, in
+/// URL-safe base64 (43 characters).
+pub fn new_token() -> String {
+    use base64::Engine;
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).unwrap_or_else(|_| {
+        // The operating system always has randomness on the systems this runs on;
+        // without it no secret may be made at all.
+        panic!("the operating system gave no randomness for a login secret")
+    });
+    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+}
+
+impl Db {
+    /// Open the database at `url` (`sqlite://...` or `postgres://...`) and
+    /// bring its tables up to date.
+    pub async fn open(url: &str) -> Result<Db, String> {
+        install_default_drivers();
+        let backend = if url.starts_with("sqlite:") {
+            Backend::Sqlite
+        } else if url.starts_with("postgres:") || url.starts_with("postgresql:") {
+            Backend::Postgres
+        } else {
+            return Err(format!(
+                "database `{url}`: give sqlite://FILE or postgres://USER@HOST/DB"
+            ));
+        };
+        let mut options = AnyPoolOptions::new().max_connections(if backend == Backend::Sqlite { 4 } else { 8 });
+        if backend == Backend::Sqlite {
+            options = options.after_connect(|conn, _| {
+                Box::pin(async move {
+                    // WAL: readers never wait for the writer; a busy writer is
+                    // waited for, not an error; FULL: an acknowledged upload
+                    // survives a power cut, not only a killed process.
+                    for pragma in [
+                        "PRAGMA journal_mode = WAL",
+                        "PRAGMA busy_timeout = 10000",
+                        "PRAGMA synchronous = FULL",
+                        "PRAGMA foreign_keys = ON",
+                    ] {
+                        sqlx::query(pragma).execute(&mut *conn).await?;
+                    }
+                    Ok(())
+                })
+            });
+        }
+        let pool = options
+            .connect(url)
+            .await
+            .map_err(|e| format!("database `{}`: cannot open it ({e})", shown_url(url)))?;
+        let migrated = match backend {
+            Backend::Sqlite => sqlx::migrate!("migrations/sqlite").run(&pool).await,
+            Backend::Postgres => sqlx::migrate!("migrations/postgres").run(&pool).await,
+        };
+        migrated.map_err(|e| format!("database `{}`: cannot create its tables ({e})", shown_url(url)))?;
+        Ok(Db { pool, backend })
+    }
+
+    /// Add a person with the login secret `token`; an error if their school id is taken.
+    pub async fn add_person(
+        &self,
+        school_id: &str,
+        name: &str,
+        email: &str,
+        teacher: bool,
+        token: &str,
+    ) -> Result<i64, String> {
+        let row = sqlx::query(
+            "INSERT INTO people (school_id, name, email, is_teacher, token_hash, created_at) \
+             VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
+        )
+        .bind(school_id)
+        .bind(name)
+        .bind(email)
+        .bind(teacher)
+        .bind(token_hash(token))
+        .bind(stamp(now()))
+        .fetch_one(&self.pool)
+        .await
+        .map_err(|e| format!("cannot add {name} ({school_id}): {e}"))?;
+        row.try_get::<i64, _>(0).map_err(|e| e.to_string())
+    }
+
+    /// The person whose login secret is `token`, unless removed.
+    pub async fn person_by_token(&self, token: &str) -> Result<Option<Person>, String> {
+        let hash = token_hash(token);
+        let row = sqlx::query(
+            "SELECT id, school_id, name, email, is_teacher, counted, token_hash FROM people \
+             WHERE token_hash = $1 AND removed = FALSE",
+        )
+        .bind(&hash)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(|e| e.to_string())?;
+        // The index found the row by its hash; compare in constant time too,
+        // so nothing about a near miss shows in the time taken.
+        Ok(row
+            .filter(|r| {
+                use subtle::ConstantTimeEq;
+                let stored: String = r.try_get(6).unwrap_or_default();
+                bool::from(stored.as_bytes().ct_eq(hash.as_bytes()))
+            })
+            .map(|r| person(&r)))
+    }
+
+    /// The person with this database id.
+    pub async fn person(&self, id: i64) -> Result<Option<Person>, String> {
+        let row = sqlx::query(
+            "SELECT id, school_id, name, email, is_teacher, counted FROM people WHERE id = $1 AND removed = FALSE",
+        )
+        .bind(id)
+        .fetch_optional(&self.pool)
+        .await
+        .map_err(|e| e.to_string())?;
+        Ok(row.map(|r| person(&r)))
+    }
+
+    /// Every student on the roster, by name.
+    pub async fn students(&self) -> Result<Vec<Person>, String> {
+        let rows = sqlx::query(
+            "SELECT id, school_id, name, email, is_teacher, counted FROM people \
+             WHERE is_teacher = FALSE AND removed = FALSE ORDER BY name, school_id",
+        )
+        .fetch_all(&self.pool)
+        .await
+        .map_err(|e| e.to_string())?;
+        Ok(rows.iter().map(person).collect())
+    }
+
+    /// Give the person of `school_id` a new login secret (the old one stops working).
+    pub async fn reissue(&self, school_id: &str, token: &str) -> Result<bool, String> {
+        let done = sqlx::query("UPDATE people SET token_hash = $1 WHERE school_id = $2 AND removed = FALSE")
+            .bind(token_hash(token))
+            .bind(school_id)
+            .execute(&self.pool)
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// Take a student off the roster: they can no longer log in; their
+    /// versions stay for the record.
+    pub async fn remove(&self, school_id: &str) -> Result<bool, String> {
+        let done = sqlx::query("UPDATE people SET removed = TRUE WHERE school_id = $1 AND is_teacher = FALSE")
+            .bind(school_id)
+            .execute(&self.pool)
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok(done.rows_affected() == 1)
+    }
+}
+
+/// A yes/no column: BOOLEAN in Postgres, a 0/1 integer in SQLite.
+fn flag(r: &sqlx::any::AnyRow, i: usize) -> bool {
+    r.try_get::<bool, _>(i)
+        .or_else(|_| r.try_get::<i64, _>(i).map(|v| v != 0))
+        .unwrap_or(false)
+}
+
+fn person(r: &sqlx::any::AnyRow) -> Person {
+    Person {
+        id: r.try_get(0).unwrap_or_default(),
+        school_id: r.try_get(1).unwrap_or_default(),
+        name: r.try_get(2).unwrap_or_default(),
+        email: r.try_get(3).unwrap_or_default(),
+        is_teacher: flag(r, 4),
+        counted: r.try_get(5).ok().flatten(),
+    }
+}
+
+/// A database URL without its password, for messages.
+pub fn shown_url(url: &str) -> String {
+    match (url.find("://"), url.find('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            let user = &url[scheme + 3..at];
+            let user = user.split(':').next().unwrap_or("");
+            format!("{}{user}{}", &url[..scheme + 3], &url[at..])
+        }
+        _ => url.to_string(),
+    }
+}

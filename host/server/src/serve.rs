@@ -1,0 +1,91 @@
+//! `arena serve`: open a course, start its graders, and serve its pages
+//! until interrupted.
+
+use crate::course::Course;
+use crate::db::{Backend, Db};
+use crate::queue::Queue;
+use crate::web::{App, Shared, router};
+use crate::work::Grading;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use tower_sessions::cookie::SameSite;
+use tower_sessions::{Expiry, SessionManagerLayer, SessionStore};
+
+/// How to serve a course.
+pub struct ServeSpec<'a> {
+    /// The course folder.
+    pub dir: &'a Path,
+    /// Where to listen.
+    pub listen: SocketAddr,
+    /// The database (the folder's SQLite file when `None`).
+    pub database: Option<String>,
+    /// Grading workers (jobs run at once).
+    pub workers: usize,
+    /// The program that compiles bot files in a child process.
+    pub compiler: Option<PathBuf>,
+    /// Told once the server listens (its address).
+    pub ready: &'a (dyn Fn(SocketAddr) + Sync),
+}
+
+/// Serve the course until Ctrl-C or SIGTERM.
+pub async fn serve(spec: ServeSpec<'_>) -> Result<(), String> {
+    let course = Arc::new(Course::open(spec.dir)?);
+    let grading = Arc::new(Grading::new(&course, spec.compiler.clone())?);
+    let url = spec.database.clone().unwrap_or_else(|| course.sqlite_url());
+    let db = Db::open(&url).await?;
+    let queue = Queue::new(db.clone(), course.clone()).await?;
+    queue.start(spec.workers.max(1), grading.clone());
+    let shared = Shared(Arc::new(App {
+        queue,
+        grading,
+        csrf: axum_csrf::CsrfConfig::default(),
+    }));
+    let secure = course.config.url.starts_with("https:");
+    match db.backend {
+        Backend::Sqlite => {
+            let pool = sqlx::SqlitePool::connect(&url)
+                .await
+                .map_err(|e| format!("sessions: {e}"))?;
+            let store = tower_sessions_sqlx_store::SqliteStore::new(pool);
+            store.migrate().await.map_err(|e| format!("sessions: {e}"))?;
+            run(spec.listen, shared, store, secure, spec.ready).await
+        }
+        Backend::Postgres => {
+            let pool = sqlx::PgPool::connect(&url)
+                .await
+                .map_err(|e| format!("sessions: {e}"))?;
+            let store = tower_sessions_sqlx_store::PostgresStore::new(pool);
+            store.migrate().await.map_err(|e| format!("sessions: {e}"))?;
+            run(spec.listen, shared, store, secure, spec.ready).await
+        }
+    }
+}
+
+async fn run<S: SessionStore + Clone>(
+    listen: SocketAddr,
+    shared: Shared,
+    store: S,
+    secure: bool,
+    ready: &(dyn Fn(SocketAddr) + Sync),
+) -> Result<(), String> {
+    // HttpOnly, SameSite=Strict, Secure behind TLS; a month without a visit ends a session.
+    let sessions = SessionManagerLayer::new(store)
+        .with_name("arena_session")
+        .with_http_only(true)
+        .with_same_site(SameSite::Strict)
+        .with_secure(secure)
+        .with_expiry(Expiry::OnInactivity(tower_sessions::cookie::time::Duration::days(30)));
+    let app = router(shared).layer(sessions);
+    let listener = tokio::net::TcpListener::bind(listen)
+        .await
+        .map_err(|e| format!("cannot listen on {listen}: {e}"))?;
+    let addr = listener.local_addr().map_err(|e| e.to_string())?;
+    ready(addr);
+    axum::serve(listener, app)
+        .with_graceful_shutdown(async {
+            let _ = tokio::signal::ctrl_c().await;
+        })
+        .await
+        .map_err(|e| e.to_string())
+}

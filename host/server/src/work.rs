@@ -1,0 +1,204 @@
+//! The work behind one submission, run off the web server's threads: the
+//! file checked as `arena check` checks it (it must load for the course's
+//! game and one of its accepted world versions), graded against the house
+//! bots by the course's rubric as `arena grade` grades it, and the replay
+//! pages of its graded games written for the viewer.
+
+use crate::course::Course;
+use arena_grading::check::{CheckError, CheckSpec, check};
+use arena_grading::grade::rubric::Rubric;
+use arena_grading::grade::{GradeReport, Grader};
+use arena_runner::runner::GameDef;
+use arena_runner::runner::settings::RunSettings;
+use serde::Serialize;
+use std::path::{Path, PathBuf};
+
+/// Smoke games per opponent of the check, as `arena check` plays by default.
+pub const CHECK_GAMES: usize = 20;
+
+/// What a course grades with, made once when the server starts.
+pub struct Grading {
+    /// The game.
+    pub game: &'static dyn GameDef,
+    /// The rubric.
+    pub rubric: Rubric,
+    /// Limits, compile limits and the compile cache.
+    pub settings: RunSettings,
+    /// The world versions a bot may target.
+    pub worlds: Vec<String>,
+}
+
+/// What the work found.
+#[derive(Debug, Clone, Serialize)]
+pub struct Verdict {
+    /// Whether the file is a bot the course accepts (it loads for the game).
+    pub accepted: bool,
+    /// Why not, or why the arena could not finish (one line).
+    pub reason: Option<String>,
+    /// The toolchain the file was built with, as `arena check` reads it.
+    pub toolchain: Option<String>,
+    /// `arena check`'s report, as `--json` prints it.
+    pub check: Option<serde_json::Value>,
+    /// `arena check`'s report as the command prints it.
+    pub check_text: Option<String>,
+    /// The grade, as `arena grade --json` prints it.
+    pub grade: Option<serde_json::Value>,
+    /// The grade as `arena grade` prints it.
+    pub grade_text: Option<String>,
+    /// Points and the most there are.
+    pub score: Option<f64>,
+    /// The most points there are.
+    pub max_score: Option<f64>,
+    /// Whether the arena itself failed (not the bot): the job may run again.
+    pub failed: bool,
+}
+
+impl Grading {
+    /// The grading of `course`: its game, rubric and limits, checked.
+    pub fn new(course: &Course, compiler: Option<PathBuf>) -> Result<Grading, String> {
+        let config = &course.config;
+        let game = arena_runner::runner::entrants::find_game(&config.game).map_err(|e| e.to_string())?;
+        let path = course.rubric_path();
+        let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: cannot read it ({e})", path.display()))?;
+        let rubric = arena_grading::grade::rubric::parse(&text, &path.display().to_string(), game)?;
+        let settings = RunSettings {
+            fuel: config.limits.fuel,
+            bank: config.limits.bank,
+            memory: config.limits.memory,
+            max_file_bytes: config.limits.max_file_bytes,
+            cache_dir: Some(course.dir.join("cache")),
+            cache_max: 4 << 30,
+            compiler,
+            jobs: None,
+            ..RunSettings::default()
+        };
+        settings
+            .limits(game)
+            .map_err(|e| format!("{}: {e}", course.dir.join(crate::course::COURSE_FILE).display()))?;
+        let known: Vec<&str> = game.worlds().iter().map(|w| w.version).collect();
+        for w in &config.worlds {
+            if !known.contains(&w.as_str()) {
+                return Err(format!(
+                    "course.toml: world `{w}` is not one of {}'s ({}); list some of those, or none for all",
+                    game.name(),
+                    known.join(", ")
+                ));
+            }
+        }
+        Ok(Grading {
+            game,
+            rubric,
+            settings,
+            worlds: config.worlds.clone(),
+        })
+    }
+
+    /// The largest file a student may upload.
+    pub fn max_file_bytes(&self) -> u64 {
+        self.settings.limits(self.game).map_or(64 << 20, |l| l.max_file_bytes)
+    }
+
+    /// Check and grade the bot file at `file` (uploaded as `shown`) for
+    /// `student`; write the replay pages of its graded games into `pages`.
+    pub fn run(&self, file: &Path, shown: &str, student: &str, pages: &Path) -> Verdict {
+        let sandbox = |g: &'static dyn GameDef| self.settings.sandbox(g);
+        let spec = CheckSpec {
+            bot: file,
+            game: Some(self.game),
+            games: CHECK_GAMES,
+            seed: self.rubric.seed,
+            illegal: Some(self.rubric.illegal),
+            sandbox: &sandbox,
+        };
+        // The student reads their file's name, never where the server keeps it.
+        let in_words = |text: String| text.replace(&file.display().to_string(), shown);
+        let mut report = match check(&spec) {
+            Ok(r) => r,
+            Err(CheckError::Rejected(why)) => return Verdict::rejected(in_words(why)),
+            Err(CheckError::Failed(e)) => return Verdict::failed(format!("{e:#}")),
+        };
+        if !self.worlds.is_empty() && !self.worlds.iter().any(|w| report.world.ends_with(&format!("@{w}"))) {
+            return Verdict::rejected(format!(
+                "built for {}, which this course does not accept (it takes {}); rebuild it with the course's WIT files",
+                report.world,
+                self.worlds.join(", ")
+            ));
+        }
+        report.file = shown.to_string();
+        let check_json = serde_json::to_value(&report).ok();
+        let mut verdict = Verdict {
+            accepted: true,
+            reason: None,
+            toolchain: Some(report.toolchain.clone()),
+            check: check_json,
+            check_text: Some(report.text()),
+            grade: None,
+            grade_text: None,
+            score: None,
+            max_score: None,
+            failed: false,
+        };
+        match self.grade(file, student, pages) {
+            Ok(mut grade) => {
+                grade.file = shown.to_string();
+                verdict.score = Some(grade.total);
+                verdict.max_score = Some(grade.max_total);
+                verdict.grade = serde_json::to_value(&grade).ok();
+                verdict.grade_text = Some(grade.text());
+            }
+            Err(e) => {
+                verdict.failed = true;
+                verdict.reason = Some(e);
+            }
+        }
+        verdict
+    }
+
+    fn grade(&self, file: &Path, student: &str, pages: &Path) -> Result<GradeReport, String> {
+        let sandbox = self.settings.sandbox(self.game).map_err(|e| format!("{e:#}"))?;
+        let grader = Grader {
+            game: self.game,
+            sandbox: &sandbox,
+            rubric: &self.rubric,
+            games: self.rubric.games,
+        };
+        let (report, me) = grader.grade(student, file).map_err(|e| e.to_string())?;
+        let graded = vec![(report, me)];
+        let jobs: Vec<_> = arena_report::report::class_pages(&grader, &graded)
+            .into_iter()
+            .map(|(_, job)| job)
+            .collect();
+        arena_report::report::write_replays(pages, &jobs).map_err(|e| format!("{e:#}"))?;
+        let [(report, _)]: [_; 1] = graded.try_into().map_err(|_| "one report".to_string())?;
+        Ok(report)
+    }
+}
+
+impl Verdict {
+    fn rejected(why: String) -> Verdict {
+        Verdict {
+            accepted: false,
+            reason: Some(why),
+            toolchain: None,
+            check: None,
+            check_text: None,
+            grade: None,
+            grade_text: None,
+            score: None,
+            max_score: None,
+            failed: false,
+        }
+    }
+
+    /// The arena could not finish (not the bot's fault).
+    pub fn arena_failed(why: String) -> Verdict {
+        Verdict::failed(why)
+    }
+
+    fn failed(why: String) -> Verdict {
+        Verdict {
+            failed: true,
+            ..Verdict::rejected(why)
+        }
+    }
+}
