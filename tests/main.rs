@@ -26,6 +26,7 @@ mod play;
 mod president;
 mod ratings;
 mod registry;
+mod server;
 mod sugar;
 mod tournament;
 mod twins;

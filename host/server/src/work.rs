@@ -162,7 +162,9 @@ impl Grading {
             rubric: &self.rubric,
             games: self.rubric.games,
         };
-        let (report, me) = grader.grade(student, file).map_err(|e| e.to_string())?;
+        let (mut report, me) = grader.grade(student, file).map_err(|e| e.to_string())?;
+        // Replay pages are named after the folder: one safe name per version's folder.
+        report.folder = "bot".into();
         let graded = vec![(report, me)];
         let jobs: Vec<_> = arena_report::report::class_pages(&grader, &graded)
             .into_iter()
