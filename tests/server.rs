@@ -24,13 +24,14 @@ impl Drop for Server {
     }
 }
 
-/// A class of three (one with a formula for a name) and its course folder.
+/// A class of four (one named like a formula, one like markup) and its course folder.
 fn course(name: &str, extra: &[&str]) -> (PathBuf, Vec<BTreeMap<&'static str, String>>) {
     let dir = temp(name).join("course");
     let roster = dir.with_file_name("roster.csv");
     std::fs::write(
         &roster,
-        "name,email,id\nAnn Lee,ann@uni.edu,s1\nBo Wu,bo@uni.edu,s2\n\"=HYPERLINK(\"\"http://x\"\")\",eve@uni.edu,s3\n",
+        "name,email,id\nAnn Lee,ann@uni.edu,s1\nBo Wu,bo@uni.edu,s2\n\"=HYPERLINK(\"\"http://x\"\")\",eve@uni.edu,s3\n\
+         \"<img src=x onerror=\"\"window.pwned=1\"\">\",mal@uni.edu,s4\n",
     )
     .unwrap();
     let mut args = vec![
@@ -400,9 +401,15 @@ fn pages_keep_each_student_to_their_own_and_the_teacher_to_the_class() {
     let (status, class, _) = teacher.get("/");
     assert_eq!(status, 200);
     assert!(
-        class.contains("Ann Lee") && class.contains("1 of 3 students have submitted"),
+        class.contains("Ann Lee") && class.contains("1 of 4 students have submitted"),
         "{class}"
     );
+    // A name that is markup is shown as text, never as markup.
+    assert!(
+        class.contains("&#60;img src=x onerror=&#34;window.pwned=1&#34;&#62;"),
+        "{class}"
+    );
+    assert!(!class.contains("<img src=x"), "{class}");
     assert!(
         class.contains("&#61;HYPERLINK") || class.contains("=HYPERLINK"),
         "the name is shown, escaped"
