@@ -41,6 +41,7 @@ declare -A need=(
   [nodejs]="node|the JavaScript bot toolchains, and the viewer's model under Node (tests/view.rs)"
   [npm]="npm|installing the JavaScript SDK's pinned tools"
   [python3-pip]="pip|installing componentize-py, the Python bot toolchain"
+  [postgresql]="/usr/lib/postgresql/15/bin/initdb|the course server's tests against Postgres (tests/server.rs)"
 )
 want=()
 for pkg in "${!need[@]}"; do
@@ -50,6 +51,10 @@ for pkg in "${!need[@]}"; do
     pip) python3 -m pip --version >/dev/null 2>&1 && continue ;;
     *) command -v "$probe" >/dev/null && continue ;;
   esac
+  # initdb's path carries PostgreSQL's version: accept any version's.
+  if [ "$pkg" = postgresql ] && compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null; then
+    continue
+  fi
   # libclang-rt's path carries clang's version: accept any version's file.
   if [ "$pkg" = libclang-rt-14-dev-wasm32 ] && compgen -G "/usr/lib/llvm-*/lib/clang/*/lib/wasi/libclang_rt.builtins-wasm32.a" >/dev/null; then
     continue

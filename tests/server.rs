@@ -60,6 +60,11 @@ fn course(name: &str, extra: &[&str]) -> (PathBuf, Vec<BTreeMap<&'static str, St
 
 /// Start `arena serve` on a free loopback port; returns once it listens.
 fn serve(dir: &Path) -> Server {
+    serve_with(dir, &[])
+}
+
+/// [`serve`] with more arguments (`--database URL`).
+fn serve_with(dir: &Path, extra: &[&str]) -> Server {
     let mut child = Command::new(arena_bin())
         .args([
             "serve",
@@ -69,6 +74,7 @@ fn serve(dir: &Path) -> Server {
             "--workers",
             "1",
         ])
+        .args(extra)
         .stderr(Stdio::piped())
         .stdout(Stdio::null())
         .spawn()
@@ -503,4 +509,132 @@ fn uploads_over_the_size_limit_and_past_the_deadline_are_refused() {
     let (code, _, err) = submit(&server, &students[0]["token"], &bot("en-garde/aggressive"));
     assert_eq!(code, 2);
     assert!(err.contains("larger than 20000 bytes"), "{err}");
+}
+
+/// A throwaway PostgreSQL cluster in a temporary folder (Debian's
+/// `postgresql` package, which scripts/setup.sh installs), reached by its
+/// socket only; stopped when dropped.
+struct Postgres {
+    dir: PathBuf,
+    bin: PathBuf,
+    url: String,
+}
+
+impl Postgres {
+    fn start(name: &str) -> Postgres {
+        let initdb = std::fs::read_dir("/usr/lib/postgresql")
+            .ok()
+            .and_then(|d| {
+                d.filter_map(Result::ok)
+                    .map(|e| e.path().join("bin/initdb"))
+                    .find(|p| p.exists())
+            })
+            .expect("PostgreSQL's initdb (scripts/setup.sh installs the postgresql package)");
+        let bin = initdb.parent().expect("bin").to_path_buf();
+        let dir = temp(name);
+        // initdb refuses root: as root, the cluster is the postgres user's.
+        let root = Command::new("id")
+            .arg("-u")
+            .output()
+            .is_ok_and(|o| o.stdout.starts_with(b"0"));
+        if root {
+            let ok = Command::new("chown")
+                .args(["-R", "postgres", &dir.display().to_string()])
+                .status();
+            assert!(ok.is_ok_and(|s| s.success()), "chown the cluster's folder to postgres");
+        }
+        let run = |program: &Path, args: &[&str]| {
+            let mut c = if root {
+                let mut c = Command::new("runuser");
+                c.args(["-u", "postgres", "--"]).arg(program);
+                c
+            } else {
+                Command::new(program)
+            };
+            let out = c.args(args).output().expect("run a PostgreSQL program");
+            assert!(
+                out.status.success(),
+                "{}: {}",
+                program.display(),
+                String::from_utf8_lossy(&out.stderr)
+            );
+        };
+        let data = dir.join("data").display().to_string();
+        let socket = dir.display().to_string();
+        run(&initdb, &["-D", &data, "-U", "arena", "--auth=trust"]);
+        let options = format!("-k {socket} -p 5432 -c listen_addresses=''");
+        run(
+            &bin.join("pg_ctl"),
+            &[
+                "-D",
+                &data,
+                "-o",
+                &options,
+                "-l",
+                &format!("{socket}/log"),
+                "-w",
+                "start",
+            ],
+        );
+        run(
+            &bin.join("createdb"),
+            &["-h", &socket, "-p", "5432", "-U", "arena", "course"],
+        );
+        Postgres {
+            url: format!("postgres://arena@localhost:5432/course?host={socket}"),
+            dir,
+            bin,
+        }
+    }
+}
+
+impl Drop for Postgres {
+    fn drop(&mut self) {
+        let data = self.dir.join("data").display().to_string();
+        let ctl = self.bin.join("pg_ctl");
+        let _ = Command::new("runuser")
+            .args(["-u", "postgres", "--"])
+            .arg(&ctl)
+            .args(["-D", &data, "stop", "-m", "fast"])
+            .output()
+            .or_else(|_| Command::new(&ctl).args(["-D", &data, "stop", "-m", "fast"]).output());
+    }
+}
+
+/// The same server, the same code, on Postgres: a submission from the
+/// terminal is graded, another student's version stays theirs, the
+/// teacher's gradebook lists it, and a restarted server finds it all.
+#[test]
+fn the_same_server_runs_on_postgres() {
+    let pg = Postgres::start("srv-pg");
+    let (dir, students) = course("srv-pg-course", &["--database", &pg.url]);
+    assert!(
+        !dir.join("course.db").exists(),
+        "no SQLite file beside a Postgres course"
+    );
+    let server = serve_with(&dir, &["--database", &pg.url]);
+    let (code, v, err) = submit(&server, &students[0]["token"], &bot("en-garde/aggressive"));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(v["accepted"], true);
+    assert_eq!(v["check"]["file"], "aggressive.wasm");
+    let mut bo = logged_in(&server, &students[1]["link"]);
+    let ann = v["url"]
+        .as_str()
+        .unwrap_or("")
+        .split("/people/")
+        .nth(1)
+        .and_then(|r| r.split('/').next())
+        .unwrap_or("0")
+        .to_string();
+    assert_eq!(bo.get(&format!("/people/{ann}/versions/1")).0, 403);
+    assert_eq!(bo.get("/teacher/gradebook.csv").0, 403);
+    drop(server);
+    let server = serve_with(&dir, &["--database", &pg.url]);
+    let teacher_link = std::fs::read_to_string(dir.join("teacher-link.txt")).unwrap();
+    let mut teacher = logged_in(&server, teacher_link.trim());
+    let (status, csv, _) = teacher.get("/teacher/gradebook.csv");
+    assert_eq!(status, 200);
+    assert!(csv.lines().any(|l| l.starts_with("s1,Ann Lee,ann@uni.edu,1,")), "{csv}");
+    let (code, v, _) = submit(&server, &students[0]["token"], &bot("en-garde/random"));
+    assert_eq!((code, v["version"].as_i64()), (0, Some(2)));
 }
