@@ -638,3 +638,43 @@ fn the_same_server_runs_on_postgres() {
     let (code, v, _) = submit(&server, &students[0]["token"], &bot("en-garde/random"));
     assert_eq!((code, v["version"].as_i64()), (0, Some(2)));
 }
+
+/// The roster changes while the server runs: a re-issued link replaces the
+/// old one, a removed student can no longer submit, an added one can.
+#[test]
+fn the_roster_changes_while_the_course_runs() {
+    let (dir, students) = course("srv-roster", &[]);
+    let server = serve(&dir);
+    let shown = dir.display().to_string();
+    let out = arena(&["course", "roster", &shown, "--reissue", "s1"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let said = String::from_utf8_lossy(&out.stdout).into_owned();
+    let new_link = said.split(": ").last().unwrap_or("").trim().to_string();
+    assert!(new_link.contains("/login/"), "{said}");
+    let path = |link: &str| format!("/login/{}", link.split("/login/").nth(1).unwrap_or(""));
+    assert_eq!(
+        Browser::new(&server).get(&path(&students[0]["link"])).0,
+        401,
+        "the old link"
+    );
+    assert_eq!(Browser::new(&server).get(&path(&new_link)).0, 303, "the new link");
+    let out = arena(&["course", "roster", &shown, "--remove", "s2"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let (code, _, err) = submit(&server, &students[1]["token"], &bot("en-garde/aggressive"));
+    assert_eq!(code, 2, "{err}");
+    let more = dir.with_file_name("more.csv");
+    std::fs::write(&more, "name,email,id\nAnn Lee,ann@uni.edu,s1\nCy Ng,cy@uni.edu,s9\n").unwrap();
+    let out = arena(&["course", "roster", &shown, "--add", &more.display().to_string()]);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).starts_with("added 1 students"),
+        "{out:?}"
+    );
+    let tokens = std::fs::read_to_string(dir.join("tokens.csv")).unwrap();
+    let cy = tokens.lines().find(|l| l.starts_with("s9,")).expect("Cy's row");
+    let token = cy.rsplit(',').nth(1).unwrap();
+    let (code, v, err) = submit(&server, token, &bot("en-garde/random"));
+    assert_eq!((code, v["accepted"].as_bool()), (0, Some(true)), "{err}");
+    let out = arena(&["course", "roster", &shown, "--remove", "nobody"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no student `nobody`"));
+}

@@ -53,16 +53,13 @@ pub fn hex(bytes: &[u8]) -> String {
 }
 
 /// A new login secret: 32 random bytes from the operating system, in
-/// URL-safe base64 (43 characters).
-pub fn new_token() -> String {
+/// URL-safe base64 (43 characters); an error when the system gives none.
+pub fn new_token() -> Result<String, String> {
     use base64::Engine;
     let mut bytes = [0u8; 32];
-    getrandom::fill(&mut bytes).unwrap_or_else(|_| {
-        // The operating system always has randomness on the systems this runs on;
-        // without it no secret may be made at all.
-        panic!("the operating system gave no randomness for a login secret")
-    });
-    base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes)
+    getrandom::fill(&mut bytes)
+        .map_err(|e| format!("the operating system gave no randomness for a login secret ({e})"))?;
+    Ok(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes))
 }
 
 impl Db {

@@ -90,7 +90,7 @@ pub async fn init(spec: &InitSpec<'_>) -> Result<Made, String> {
     write(&dir.join(RUBRIC_FILE), &rubric_text, false)?;
     let course = Course::open(dir)?;
     let db = Db::open(&spec.database.clone().unwrap_or_else(|| course.sqlite_url())).await?;
-    let teacher = new_token();
+    let teacher = new_token()?;
     db.add_person("teacher", "Teacher", "", true, &teacher).await?;
     let teacher_link = format!("{}/login/{teacher}", config.url);
     write(&dir.join(TEACHER_FILE), &format!("{teacher_link}\n"), true)?;
@@ -108,7 +108,7 @@ pub async fn init(spec: &InitSpec<'_>) -> Result<Made, String> {
 async fn add_students(course: &Course, db: &Db, students: &[Student]) -> Result<String, String> {
     let mut rows = String::new();
     for s in students {
-        let token = new_token();
+        let token = new_token()?;
         db.add_person(&s.id, &s.name, &s.email, false, &token).await?;
         rows.push_str(&format!(
             "{},{},{},{token},{}/login/{token}\n",
@@ -158,7 +158,7 @@ pub async fn roster(dir: &Path, database: Option<String>, change: RosterChange<'
             false => Err(format!("no student `{id}` on the roster of {}", dir.display())),
         },
         RosterChange::Reissue(id) => {
-            let token = new_token();
+            let token = new_token()?;
             if !db.reissue(id, &token).await? {
                 return Err(format!("no student `{id}` on the roster of {}", dir.display()));
             }

@@ -443,14 +443,10 @@ async fn store_file(path: &Path, bytes: &[u8]) -> Result<(), String> {
     tokio::task::spawn_blocking(move || -> std::io::Result<()> {
         use std::io::Write;
         std::fs::create_dir_all(&dir)?;
-        let tmp = dir
-            .join(format!(".upload-{}", std::process::id()))
-            .with_extension(format!(
-                "{}",
-                std::time::SystemTime::now()
-                    .duration_since(std::time::UNIX_EPOCH)
-                    .map_or(0, |d| d.as_nanos())
-            ));
+        // Unique per upload: another upload of the same file may be writing too.
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let tmp = dir.join(format!(".upload-{}-{n}", std::process::id()));
         let mut f = std::fs::File::create(&tmp)?;
         f.write_all(&bytes)?;
         f.sync_all()?;

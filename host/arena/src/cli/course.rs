@@ -51,18 +51,18 @@ pub struct InitArgs {
 
 /// Arguments of `arena course roster`.
 #[derive(Debug, Args)]
-#[group(required = true, multiple = false, id = "change")]
+#[command(group(clap::ArgGroup::new("change").required(true).args(["add", "remove", "reissue"])))]
 pub struct RosterArgs {
     /// The course folder.
     pub dir: PathBuf,
     /// Add the students of this class list who are not on the roster yet.
-    #[arg(long, value_name = "CSV", group = "change")]
+    #[arg(long, value_name = "CSV")]
     pub add: Option<PathBuf>,
     /// Take the student with this id off the roster (their link stops working).
-    #[arg(long, value_name = "ID", group = "change")]
+    #[arg(long, value_name = "ID")]
     pub remove: Option<String>,
     /// Give the student with this id a new login link (the old one stops working).
-    #[arg(long, value_name = "ID", group = "change")]
+    #[arg(long, value_name = "ID")]
     pub reissue: Option<String>,
     /// The database, when it is not the folder's SQLite file.
     #[arg(long, value_name = "URL")]

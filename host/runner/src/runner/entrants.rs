@@ -117,9 +117,14 @@ pub fn entrants(game: &dyn GameDef, sandbox: &Sandbox, specs: &[String]) -> anyh
 
 /// `name`, or `name#2`, `name#3`, ... if an entrant of `taken` has it already.
 pub fn unique_name(name: &str, taken: &[Entrant]) -> String {
+    unique_name_by(name, |n| taken.iter().any(|x| x.name == n))
+}
+
+/// `name`, or `name#2`, `name#3`, ...: the first that `is_taken` says is free.
+pub fn unique_name_by(name: &str, is_taken: impl Fn(&str) -> bool) -> String {
     let mut unique = name.to_string();
     let mut k = 2;
-    while taken.iter().any(|x| x.name == unique) {
+    while is_taken(&unique) {
         unique = format!("{name}#{k}");
         k += 1;
     }

@@ -888,12 +888,7 @@ fn table_names(seat: Seat, opponents: &[(String, BotRef)]) -> Result<Vec<String>
     // nobody reads; callers other than the command line may pass such names.
     let mut names: Vec<String> = Vec::with_capacity(n);
     for (name, _) in opponents {
-        let mut unique = name.clone();
-        let mut k = 2;
-        while names.contains(&unique) {
-            unique = format!("{name}#{k}");
-            k += 1;
-        }
+        let unique = crate::runner::entrants::unique_name_by(name, |n| names.iter().any(|x| x == n));
         names.push(unique);
     }
     names.insert(seat, "You".to_string());
