@@ -31,6 +31,12 @@ fn chromium() -> PathBuf {
 }
 
 fn browser() -> Browser {
+    // No network at all: every request goes to a closed port.
+    browser_with("--proxy-bypass-list=<-loopback>")
+}
+
+/// Chromium with every request but the ones `bypass` names sent to a closed port.
+fn browser_with(bypass: &str) -> Browser {
     let options = LaunchOptions::default_builder()
         .path(Some(chromium()))
         .headless(true)
@@ -38,9 +44,8 @@ fn browser() -> Browser {
         .window_size(Some((1280, 1000)))
         .idle_browser_timeout(Duration::from_secs(120))
         .args(vec![
-            // No network at all: every request goes to a closed port.
             OsStr::new("--proxy-server=http://127.0.0.1:9"),
-            OsStr::new("--proxy-bypass-list=<-loopback>"),
+            OsStr::new(bypass),
             OsStr::new("--disable-gpu"),
             OsStr::new("--allow-file-access-from-files"),
         ])
@@ -65,7 +70,14 @@ fn wait_until(tab: &Tab, js: &str) {
         }
         std::thread::sleep(Duration::from_millis(50));
     }
-    panic!("the page never got to: {js}");
+    let at = eval(
+        tab,
+        "return location.href + '\\n' + document.body.innerText.slice(0, 2000);",
+    );
+    panic!(
+        "the page never got to: {js}\nit shows: {}",
+        at.as_str().unwrap_or_default()
+    );
 }
 
 fn screenshot(tab: &Tab, name: &str) {
@@ -690,4 +702,276 @@ fn rounds_lost_to_an_illegal_move_get_the_red_mark() {
         Value::from(5u64),
         "the first hand is on the table"
     );
+}
+
+/// Wait up to `seconds` for `js` to hold (a verdict takes a bot's compile and its games).
+fn wait_long(tab: &Tab, js: &str, seconds: u64) {
+    let started = std::time::Instant::now();
+    while started.elapsed() < Duration::from_secs(seconds) {
+        if eval(tab, js) == Value::Bool(true) {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let at = eval(
+        tab,
+        "return location.href + '\\n' + document.body.innerText.slice(0, 2000);",
+    );
+    panic!(
+        "the page never got to: {js}\nit shows: {}",
+        at.as_str().unwrap_or_default()
+    );
+}
+
+/// [`wait_until`] for a page that waits on the server: under a full test
+/// run's load an 18 MB upload and its redirect take seconds, not a moment.
+fn wait_patient(tab: &Tab, js: &str) {
+    wait_long(tab, js, 300);
+}
+
+/// The course server in Chromium, as its users meet it: a student logs in
+/// by link, uploads with the file picker, and sees the verdict appear in
+/// the page without a reload; the version page shows the rubric and opens
+/// a replay in the viewer, served by the server and nothing else; the
+/// teacher sees the class and takes the gradebook. Screenshots of each page
+/// are kept in `target/tmp/view-screenshots/server-*.png`.
+#[test]
+fn a_student_uploads_in_chromium_and_the_verdict_appears_without_a_reload() {
+    let on = crate::server::On::Sqlite;
+    let (dir, students) = on.course("srv-chromium", &[]);
+    let server = on.serve(&dir);
+    // Only the server on loopback: anything else goes to a closed port.
+    let browser = browser_with("--proxy-bypass-list=127.0.0.1");
+    let tab = browser.new_tab().expect("tab");
+    let login = |link: &str| format!("{}/login/{}", server.url, link.split("/login/").nth(1).unwrap_or(""));
+    tab.navigate_to(&login(&students[0]["link"]))
+        .expect("navigate")
+        .wait_until_navigated()
+        .expect("load");
+    wait_patient(&tab, "return !!document.querySelector('input[type=file]')");
+    screenshot(&tab, "server-student-before");
+    let python = arena_tests::lang_bot("en-garde/aggressive-py").display().to_string();
+    tab.find_element("input[type=file]")
+        .expect("the file picker")
+        .set_input_files(&[&python])
+        .expect("choose the file");
+    // A DOM click, not a mouse event at the button's coordinates: under a
+    // full test run's load a page still laying out can move the button.
+    eval(
+        &tab,
+        "document.querySelector('#upload button[type=submit]').click(); return true;",
+    );
+    wait_patient(&tab, "return document.getElementById('note') !== null");
+    assert!(
+        text(&tab, "note").contains("Version 1 received"),
+        "{}",
+        text(&tab, "note")
+    );
+    // From here on, the page must change by itself: a reload would clear the mark.
+    assert_eq!(
+        eval(
+            &tab,
+            "window.arenaMark = 1; return document.getElementById('versions').textContent.includes('checking and grading');"
+        ),
+        Value::Bool(true),
+        "a Python bot is still compiling when the page comes back"
+    );
+    screenshot(&tab, "server-student-grading");
+    wait_long(
+        &tab,
+        "return document.querySelector('#versions td.ok') !== null || document.querySelector('#versions td.bad') !== null",
+        600,
+    );
+    assert_eq!(
+        eval(&tab, "return window.arenaMark === 1"),
+        Value::Bool(true),
+        "no reload"
+    );
+    assert!(
+        text(&tab, "versions").contains("accepted"),
+        "{}",
+        text(&tab, "versions")
+    );
+    screenshot(&tab, "server-student-graded");
+    tab.find_element("#versions a").expect("v1").click().expect("open v1");
+    wait_patient(&tab, "return !!document.querySelector('#verdict table')");
+    assert!(
+        text(&tab, "verdict").contains("Beats house:random"),
+        "{}",
+        text(&tab, "verdict")
+    );
+    screenshot(&tab, "server-version");
+    // Any graded game: the item's form, game 3 of its 200.
+    eval(
+        &tab,
+        "document.querySelector('form.watch input').value = '3'; return true;",
+    );
+    tab.find_element("form.watch button")
+        .expect("watch")
+        .click()
+        .expect("watch a game");
+    wait_patient(&tab, "return !!(window.arenaView && arenaView.states.length > 0)");
+    assert!(
+        eval(&tab, "return document.body.innerText;")
+            .as_str()
+            .unwrap_or("")
+            .contains("game 3 of 200"),
+        "the game asked for"
+    );
+    screenshot(&tab, "server-any-game");
+    no_network(&tab);
+    tab.navigate_to(&format!("{}/", server.url))
+        .expect("home")
+        .wait_until_navigated()
+        .expect("load");
+    tab.find_element("#versions a").expect("v1").click().expect("open v1");
+    wait_patient(&tab, "return !!document.querySelector('#verdict table')");
+    let replay = eval(
+        &tab,
+        "var a = document.querySelector('#verdict ul a'); return a ? a.href : null;",
+    );
+    let replay = replay.as_str().expect("a replay link");
+    tab.navigate_to(replay)
+        .expect("navigate")
+        .wait_until_navigated()
+        .expect("load");
+    wait_patient(&tab, "return !!(window.arenaView && arenaView.states.length > 0)");
+    screenshot(&tab, "server-replay");
+    no_network(&tab);
+    let teacher_link = std::fs::read_to_string(dir.join("teacher-link.txt")).expect("the teacher's link");
+    let teacher = browser.new_tab().expect("tab");
+    teacher
+        .navigate_to(&login(teacher_link.trim()))
+        .expect("navigate")
+        .wait_until_navigated()
+        .expect("load");
+    wait_patient(&teacher, "return !!document.querySelector('table.class')");
+    let class = eval(&teacher, "return document.querySelector('table.class').textContent;");
+    assert!(class.as_str().unwrap_or("").contains("v1 (accepted)"), "{class}");
+    screenshot(&teacher, "server-teacher");
+    // Re-grading runs in the background; the class part of the page follows it.
+    teacher
+        .find_element("form[action='/teacher/regrade'] button")
+        .expect("the re-grade button")
+        .click()
+        .expect("re-grade");
+    wait_patient(&teacher, "return document.getElementById('note') !== null");
+    assert!(
+        text(&teacher, "note").contains("1 counted version is being graded again"),
+        "{}",
+        text(&teacher, "note")
+    );
+    eval(&teacher, "window.arenaMark = 2; return true;");
+    wait_long(
+        &teacher,
+        "return document.getElementById('pending').textContent.includes('nothing waiting')",
+        600,
+    );
+    assert_eq!(
+        eval(&teacher, "return window.arenaMark === 2"),
+        Value::Bool(true),
+        "no reload"
+    );
+    let csv = teacher
+        .evaluate("fetch('/teacher/gradebook.csv').then(r => r.text())", true)
+        .expect("fetch the gradebook")
+        .value;
+    let csv = csv.as_ref().and_then(Value::as_str).unwrap_or("");
+    assert!(csv.lines().any(|l| l.starts_with("s1,Ann Lee,ann@uni.edu,1,")), "{csv}");
+    // A file dropped on the upload box is submitted too: the picker only
+    // lends the dropped file its bytes, then is emptied before the drop.
+    // (The teacher's login took this browser's session: log in again.)
+    tab.navigate_to(&login(&students[0]["link"]))
+        .expect("home")
+        .wait_until_navigated()
+        .expect("load");
+    let rust = arena_tests::bot("en-garde/aggressive").display().to_string();
+    tab.find_element("input[type=file]")
+        .expect("the file picker")
+        .set_input_files(&[&rust])
+        .expect("a file to drop");
+    eval(
+        &tab,
+        "var input = document.querySelector('#drop input'); var dt = new DataTransfer(); dt.items.add(input.files[0]); \
+         input.value = ''; document.getElementById('drop').dispatchEvent(new DragEvent('drop', { dataTransfer: dt, bubbles: true, cancelable: true })); \
+         return true;",
+    );
+    wait_patient(
+        &tab,
+        "return !!document.getElementById('note') && document.getElementById('note').textContent.includes('Version 2 received')",
+    );
+    wait_long(
+        &tab,
+        "return document.querySelectorAll('#versions td.ok').length === 2",
+        600,
+    );
+}
+
+/// The ladder in Chromium: a student opens the leaderboard, classmates'
+/// versions arrive and play, and the table changes by itself (server-sent
+/// events; a reload would clear the window's mark). Screenshot:
+/// `target/tmp/view-screenshots/server-ladder.png`.
+#[test]
+fn the_leaderboard_changes_in_chromium_without_a_reload() {
+    let on = crate::server::On::Sqlite;
+    let (dir, students) = on.course("srv-ladder-chromium", &[]);
+    let server = on.serve(&dir);
+    let browser = browser_with("--proxy-bypass-list=127.0.0.1");
+    let tab = browser.new_tab().expect("tab");
+    let link = &students[0]["link"];
+    tab.navigate_to(&format!(
+        "{}/login/{}",
+        server.url,
+        link.split("/login/").nth(1).unwrap_or("")
+    ))
+    .expect("navigate")
+    .wait_until_navigated()
+    .expect("load");
+    tab.navigate_to(&format!("{}/ladder", server.url))
+        .expect("navigate")
+        .wait_until_navigated()
+        .expect("load");
+    wait_patient(&tab, "return !!document.getElementById('board')");
+    assert_eq!(
+        eval(
+            &tab,
+            "window.arenaMark = 1; return document.querySelectorAll('#board a').length;"
+        ),
+        Value::from(0u64),
+        "nobody has submitted yet"
+    );
+    for (i, file) in ["en-garde/aggressive", "en-garde/random"].iter().enumerate() {
+        let (code, json, err) = crate::server::submit(&server, &students[i]["token"], &arena_tests::bot(file));
+        assert_eq!(code, 0, "{err} {json}");
+    }
+    wait_long(
+        &tab,
+        "return document.querySelectorAll('#board a').length === 2 && !document.getElementById('board-meta').textContent.startsWith('0 ');",
+        300,
+    );
+    assert_eq!(
+        eval(&tab, "return window.arenaMark === 1"),
+        Value::Bool(true),
+        "no reload"
+    );
+    let board = text(&tab, "board");
+    assert!(board.contains("Ann Lee") && board.contains("Bo Wu"), "{board}");
+    screenshot(&tab, "server-ladder");
+    assert_eq!(
+        eval(
+            &tab,
+            "return performance.getEntriesByType('resource').filter(e => !e.name.startsWith(location.origin)).length;"
+        ),
+        Value::from(0u64),
+        "everything the page loaded came from the course server"
+    );
+    // A student's ladder page: the plot of ratings over versions is drawn.
+    eval(&tab, "document.querySelector('#board a').click(); return true;");
+    wait_patient(&tab, "return !!document.getElementById('plot')");
+    assert_eq!(
+        eval(&tab, "return document.querySelectorAll('#plot circle').length;"),
+        Value::from(1u64),
+        "one version, one point"
+    );
+    screenshot(&tab, "server-ladder-student");
 }

@@ -48,7 +48,7 @@ fn compile_bomb(depth: u32, functions: u32) -> Vec<u8> {
 }
 
 /// The bomb written into `dir` as `name.wasm`.
-fn write_bomb(dir: &Path, name: &str) -> PathBuf {
+pub(crate) fn write_bomb(dir: &Path, name: &str) -> PathBuf {
     let path = dir.join(format!("{name}.wasm"));
     std::fs::write(&path, compile_bomb(DEPTH, 1)).unwrap();
     path

@@ -1,6 +1,7 @@
 //! Helpers for the integration tests: build the example bots and the
 //! `arena` binary once, and run matches through the library.
 
+pub mod load;
 pub mod loops;
 
 use arena::adapters;
@@ -353,6 +354,17 @@ impl Drop for Load {
             let _ = t.join();
         }
     }
+}
+
+/// A form value percent-encoded as a browser sends it (RFC 3986's unreserved
+/// characters kept), for requests the tests build by hand.
+pub fn url_encode(s: &str) -> String {
+    s.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => (b as char).to_string(),
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
 }
 
 #[cfg(test)]

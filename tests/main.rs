@@ -19,6 +19,7 @@ mod grade;
 mod gradescope;
 mod hostile;
 mod illegal;
+mod ladder;
 mod langs;
 mod layers;
 mod lms;

@@ -3,7 +3,7 @@
 //! in the course folder), students submitting with `arena submit` and
 //! through the pages, and every authorisation rule tried from the wrong side.
 
-use arena_tests::{arena, arena_bin, bot, temp};
+use arena_tests::{arena, arena_bin, bot, temp, url_encode};
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -11,9 +11,9 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// A running `arena serve`, killed when dropped.
-struct Server {
+pub(crate) struct Server {
     child: Child,
-    url: String,
+    pub(crate) url: String,
     dir: PathBuf,
 }
 
@@ -58,22 +58,18 @@ fn course(name: &str, extra: &[&str]) -> (PathBuf, Vec<BTreeMap<&'static str, St
     (dir, students)
 }
 
-/// Start `arena serve` on a free loopback port; returns once it listens.
-fn serve(dir: &Path) -> Server {
-    serve_with(dir, &[])
-}
-
-/// [`serve`] with more arguments (`--database URL`).
-fn serve_with(dir: &Path, extra: &[&str]) -> Server {
+/// Start `arena serve` on a free loopback port with more arguments
+/// (`--database URL`); returns once it listens.
+pub(crate) fn serve_with(dir: &Path, extra: &[&str]) -> Server {
+    // One worker of its own unless the test says otherwise.
+    let workers: &[&str] = if extra.contains(&"--workers") {
+        &[]
+    } else {
+        &["--workers", "1"]
+    };
     let mut child = Command::new(arena_bin())
-        .args([
-            "serve",
-            &dir.display().to_string(),
-            "--listen",
-            "127.0.0.1:0",
-            "--workers",
-            "1",
-        ])
+        .args(["serve", &dir.display().to_string(), "--listen", "127.0.0.1:0"])
+        .args(workers)
         .args(extra)
         .stderr(Stdio::piped())
         .stdout(Stdio::null())
@@ -88,8 +84,12 @@ fn serve_with(dir: &Path, extra: &[&str]) -> Server {
         .and_then(|r| r.split(' ').next())
         .unwrap_or_else(|| panic!("arena serve said: {first}"))
         .to_string();
-    // Keep reading its messages so the pipe never fills.
-    std::thread::spawn(move || for _ in lines.by_ref() {});
+    // Keep reading its messages so the pipe never fills; a failing test shows them.
+    std::thread::spawn(move || {
+        for line in lines.map_while(Result::ok) {
+            eprintln!("arena serve: {line}");
+        }
+    });
     Server {
         child,
         url,
@@ -98,7 +98,7 @@ fn serve_with(dir: &Path, extra: &[&str]) -> Server {
 }
 
 /// `arena submit` of `file` with `token`, as JSON: exit status and the object (or stderr).
-fn submit(server: &Server, token: &str, file: &Path) -> (i32, serde_json::Value, String) {
+pub(crate) fn submit(server: &Server, token: &str, file: &Path) -> (i32, serde_json::Value, String) {
     let out = arena(&[
         "submit",
         "--server",
@@ -119,14 +119,14 @@ fn submit(server: &Server, token: &str, file: &Path) -> (i32, serde_json::Value,
 }
 
 /// A browser's view of the server: cookies kept between requests.
-struct Browser {
+pub(crate) struct Browser {
     agent: ureq::Agent,
     base: String,
     cookies: BTreeMap<String, String>,
 }
 
 impl Browser {
-    fn new(server: &Server) -> Browser {
+    pub(crate) fn new(server: &Server) -> Browser {
         Browser {
             agent: ureq::Agent::config_builder()
                 .http_status_as_error(false)
@@ -155,7 +155,7 @@ impl Browser {
         }
     }
 
-    fn get(&mut self, path: &str) -> (u16, String, ureq::http::HeaderMap) {
+    pub(crate) fn get(&mut self, path: &str) -> (u16, String, ureq::http::HeaderMap) {
         let url = if path.starts_with("http") {
             path.to_string()
         } else {
@@ -176,7 +176,25 @@ impl Browser {
         )
     }
 
-    fn post_form(&mut self, path: &str, form: &[(&str, &str)]) -> (u16, String) {
+    fn get_bytes(&mut self, path: &str) -> (u16, Vec<u8>, ureq::http::HeaderMap) {
+        let mut r = self
+            .agent
+            .get(&format!("{}{path}", self.base))
+            .header("Cookie", &self.cookie_header())
+            .call()
+            .expect("GET");
+        self.keep(&r);
+        let headers = r.headers().clone();
+        let bytes = r
+            .body_mut()
+            .with_config()
+            .limit(1 << 30)
+            .read_to_vec()
+            .unwrap_or_default();
+        (r.status().as_u16(), bytes, headers)
+    }
+
+    pub(crate) fn post_form(&mut self, path: &str, form: &[(&str, &str)]) -> (u16, String) {
         let body: String = form
             .iter()
             .map(|(k, v)| format!("{k}={}", url_encode(v)))
@@ -218,17 +236,8 @@ impl Browser {
     }
 }
 
-fn url_encode(s: &str) -> String {
-    s.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => (b as char).to_string(),
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
-}
-
 /// The CSRF token of the first form of a page.
-fn csrf(page: &str) -> String {
+pub(crate) fn csrf(page: &str) -> String {
     page.split("name=\"authenticity_token\" value=\"")
         .nth(1)
         .and_then(|r| r.split('"').next())
@@ -237,7 +246,7 @@ fn csrf(page: &str) -> String {
 }
 
 /// Log in with a link: the session cookie comes back with a redirect home.
-fn logged_in(server: &Server, link: &str) -> Browser {
+pub(crate) fn logged_in(server: &Server, link: &str) -> Browser {
     let mut b = Browser::new(server);
     let path = link.split("/login/").nth(1).expect("a login link");
     let (status, _, headers) = b.get(&format!("/login/{path}"));
@@ -255,10 +264,9 @@ fn logged_in(server: &Server, link: &str) -> Browser {
     b
 }
 
-#[test]
-fn a_student_submits_from_the_terminal_and_gets_the_grade_by_the_rubric() {
-    let (dir, students) = course("srv-submit", &[]);
-    let server = serve(&dir);
+fn a_student_submits_from_the_terminal_and_gets_the_grade_by_the_rubric(on: &On) {
+    let (dir, students) = on.course("srv-submit", &[]);
+    let server = on.serve(&dir);
     let (code, v, err) = submit(&server, &students[0]["token"], &bot("en-garde/aggressive"));
     assert_eq!(code, 0, "{err}");
     assert_eq!(v["version"], 1);
@@ -287,15 +295,38 @@ fn a_student_submits_from_the_terminal_and_gets_the_grade_by_the_rubric() {
             .unwrap_or("")
             .contains(&dir.display().to_string())
     );
+    // Any graded game replays on request: the same deal played again.
+    let url = v["url"].as_str().unwrap_or("");
+    let version = &url[url.find("/people/").expect("a version page")..];
+    let mut ann = logged_in(&server, &students[0]["link"]);
+    let (status, page, headers) = ann.get(&format!("{version}/items/1/games?game=7"));
+    assert_eq!(status, 200, "{page}");
+    assert!(page.contains("game 7 of 200, played again on request"), "{page}");
+    let csp = headers
+        .get("content-security-policy")
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or("");
+    let scripts = csp
+        .split(';')
+        .find(|d| d.trim().starts_with("script-src"))
+        .unwrap_or("");
+    assert!(
+        scripts.contains("sha256-") && !scripts.contains("unsafe-inline"),
+        "{csp}"
+    );
+    let (status, page, _) = ann.get(&format!("{version}/items/1/games?game=201"));
+    assert_eq!(status, 404);
+    assert!(page.contains("give a number from 1 to 200"), "{page}");
+    let mut bo = logged_in(&server, &students[1]["link"]);
+    assert_eq!(bo.get(&format!("{version}/items/1/games?game=7")).0, 403);
     // A second submission is version 2.
     let (code, v, _) = submit(&server, &students[0]["token"], &bot("en-garde/random"));
     assert_eq!((code, v["version"].as_i64()), (0, Some(2)));
 }
 
-#[test]
-fn a_file_that_is_no_bot_is_rejected_and_a_bad_token_is_one_line() {
-    let (dir, students) = course("srv-reject", &[]);
-    let server = serve(&dir);
+fn a_file_that_is_no_bot_is_rejected_and_a_bad_token_is_one_line(on: &On) {
+    let (dir, students) = on.course("srv-reject", &[]);
+    let server = on.serve(&dir);
     let notes = dir.with_file_name("notes.wasm");
     std::fs::write(&notes, "print('hello')\n").unwrap();
     let (code, v, _) = submit(&server, &students[1]["token"], &notes);
@@ -312,17 +343,17 @@ fn a_file_that_is_no_bot_is_rejected_and_a_bad_token_is_one_line() {
         "--server",
         "http://127.0.0.1:9",
         "--token",
-        "x",
+        // Tokens are URL-safe base64: one in 32 begins with `-`.
+        "-wx",
         &notes.display().to_string(),
     ]);
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("cannot reach the course server"));
 }
 
-#[test]
-fn pages_keep_each_student_to_their_own_and_the_teacher_to_the_class() {
-    let (dir, students) = course("srv-auth", &[]);
-    let server = serve(&dir);
+fn pages_keep_each_student_to_their_own_and_the_teacher_to_the_class(on: &On) {
+    let (dir, students) = on.course("srv-auth", &[]);
+    let server = on.serve(&dir);
     let teacher_link = std::fs::read_to_string(dir.join("teacher-link.txt")).unwrap();
     // Nobody logged in sees nothing but the welcome.
     let mut nobody = Browser::new(&server);
@@ -435,11 +466,10 @@ fn pages_keep_each_student_to_their_own_and_the_teacher_to_the_class() {
     let _ = server.dir.clone();
 }
 
-#[test]
-fn a_server_killed_while_grading_finishes_the_job_once_after_a_restart() {
-    let (dir, students) = course("srv-kill", &[]);
-    let python = bot("en-garde/aggressive-py");
-    let mut server = serve(&dir);
+fn a_server_killed_while_grading_finishes_the_job_once_after_a_restart(on: &On) {
+    let (dir, students) = on.course("srv-kill", &[]);
+    let python = arena_tests::lang_bot("en-garde/aggressive-py");
+    let mut server = on.serve(&dir);
     // A Python bot takes seconds to compile: kill the server while it grades.
     let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
     let bytes = std::fs::read(&python).unwrap();
@@ -454,7 +484,7 @@ fn a_server_killed_while_grading_finishes_the_job_once_after_a_restart() {
     // SIGKILL: nothing the server could clean up.
     let _ = server.child.kill();
     let _ = server.child.wait();
-    let server = serve(&dir);
+    let server = on.serve(&dir);
     let (code, v, err) = {
         let started = Instant::now();
         loop {
@@ -476,45 +506,151 @@ fn a_server_killed_while_grading_finishes_the_job_once_after_a_restart() {
     assert_eq!(v["state"], "accepted", "{v}");
     drop(server);
     // One job, done once; the upload acknowledged before the kill was kept.
-    let db = dir.join("course.db");
-    let out = Command::new("python3")
-        .args([
-            "-c",
-            "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); print(c.execute(\"select count(*), sum(state='done') from jobs\").fetchone(), c.execute('select count(*) from submissions').fetchone())",
-            &db.display().to_string(),
-        ])
-        .output()
-        .expect("python3 reads the database");
-    assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), "(1, 1) (1,)");
+    assert_eq!(on.scalar(&dir, "SELECT COUNT(*) FROM jobs"), "1");
+    assert_eq!(on.scalar(&dir, "SELECT COUNT(*) FROM jobs WHERE state = 'done'"), "1");
+    assert_eq!(on.scalar(&dir, "SELECT COUNT(*) FROM submissions"), "1");
 }
 
-#[test]
-fn uploads_over_the_size_limit_and_past_the_deadline_are_refused() {
-    let (dir, students) = course(
-        "srv-limits",
-        &["--deadline", "2020-01-01T00:00:00Z", "--late-days", "1"],
-    );
-    let server = serve(&dir);
-    let (code, _, err) = submit(&server, &students[0]["token"], &bot("en-garde/aggressive"));
+/// The limits on uploads, each from the side a student meets it: a file
+/// over the size limit (and a 1 GB one, which the server refuses without
+/// holding it), more uploads in an hour than the course allows, a version
+/// after the deadline (kept, marked late) and one after the late days (refused).
+fn uploads_over_the_limits_are_refused(on: &On) {
+    let an_hour_ago = time_ago(3600);
+    let (dir, students) = on.course("srv-limits", &["--deadline", &an_hour_ago, "--late-days", "1"]);
+    let toml = std::fs::read_to_string(dir.join("course.toml")).unwrap();
+    let toml = toml
+        .replace("[limits]", "[limits]\nmax_file_bytes = 8000000")
+        .replace("uploads_per_hour = 30", "uploads_per_hour = 2");
+    std::fs::write(dir.join("course.toml"), toml).unwrap();
+    let server = on.serve(&dir);
+    let token = &students[0]["token"];
+    let (code, _, err) = submit(&server, token, &arena_tests::lang_bot("en-garde/aggressive-py"));
+    assert_eq!(code, 2);
+    assert!(err.contains("larger than 8000000 bytes"), "{err}");
+    // A gigabyte, streamed: refused as it arrives, never held.
+    let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
+    let mut gigabyte = std::io::Read::take(std::io::repeat(0), 1 << 30);
+    let sent = agent
+        .post(&format!("{}/api/submissions", server.url))
+        .header("Authorization", &format!("Bearer {token}"))
+        .send(ureq::SendBody::from_reader(&mut gigabyte));
+    if let Ok(r) = sent {
+        assert_eq!(r.status().as_u16(), 413);
+    }
+    let status = std::fs::read_to_string(format!("/proc/{}/status", server.child.id())).unwrap();
+    let peak_kb: u64 = status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap();
+    assert!(peak_kb < 400 << 10, "the server held the upload: peak {peak_kb} kB");
+    // Late but within the late days: kept and marked.
+    let (code, v, err) = submit(&server, token, &bot("en-garde/aggressive"));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(v["late_days"], 1, "{v}");
+    let (code, _, _) = submit(&server, token, &bot("en-garde/random"));
+    assert_eq!(code, 0);
+    let (code, _, err) = submit(&server, token, &bot("en-garde/cowardly"));
+    assert_eq!(code, 2);
+    assert!(err.contains("2 uploads in the last hour is the most"), "{err}");
+    // Another student is not held back by the first one's uploads.
+    let (code, _, err) = submit(&server, &students[1]["token"], &bot("en-garde/cowardly"));
+    assert_eq!(code, 0, "{err}");
+    let late = std::fs::read_to_string(dir.join("course.toml"))
+        .unwrap()
+        .replace(&an_hour_ago, &time_ago(3 * 86400));
+    std::fs::write(dir.join("course.toml"), late).unwrap();
+    drop(server);
+    let server = on.serve(&dir);
+    let (code, _, err) = submit(&server, &students[2]["token"], &bot("en-garde/aggressive"));
     assert_eq!(code, 2);
     assert!(err.contains("the deadline and its late days are over"), "{err}");
-    let (dir, students) = course("srv-size", &[]);
-    let toml = std::fs::read_to_string(dir.join("course.toml")).unwrap();
-    std::fs::write(
-        dir.join("course.toml"),
-        toml.replace("[limits]", "[limits]\nmax_file_bytes = 20000"),
+}
+
+/// Hostile files from a student: a compile bomb is refused by its shape in
+/// one line (and the server grades the next upload as usual), and a bot
+/// whose log is markup has it shown as text on its version page.
+fn hostile_files_are_refused_or_shown_as_text(on: &On) {
+    let (dir, students) = on.course("srv-hostile", &[]);
+    let server = on.serve(&dir);
+    let bomb = crate::compile::write_bomb(&dir.with_file_name(""), "bomb");
+    let (code, v, err) = submit(&server, &students[0]["token"], &bomb);
+    assert_eq!(code, 1, "{err}");
+    let reason = v["reason"].as_str().unwrap_or("");
+    assert!(
+        reason.starts_with("bomb.wasm: a function nests blocks 200000 deep"),
+        "{reason}"
+    );
+    assert!(!reason.contains('\n'));
+    let markup = "</script><img src=x onerror=\"window.pwned=1\"><b>bold</b>";
+    let attack = arena_tests::loops::Attack::in_export(
+        "markup log",
+        "choose-move",
+        "",
+        format!(
+            "(call $log (i32.const 100000) (i32.const {})) unreachable",
+            markup.len()
+        ),
     )
-    .unwrap();
-    let server = serve(&dir);
-    let (code, _, err) = submit(&server, &students[0]["token"], &bot("en-garde/aggressive"));
-    assert_eq!(code, 2);
-    assert!(err.contains("larger than 20000 bytes"), "{err}");
+    .with_fields(format!("(data (i32.const 100000) \"{}\")", markup.replace('"', "\\\"")));
+    let file = arena_tests::loops::en_garde_file(&dir.with_file_name(""), &attack);
+    let (code, v, err) = submit(&server, &students[1]["token"], &file);
+    assert!(code == 0 || code == 1, "{err}");
+    let mut bo = logged_in(&server, &students[1]["link"]);
+    let url = v["url"].as_str().unwrap_or("");
+    let path = &url[url.find("/people/").expect("a version page")..];
+    let (status, page, _) = bo.get(path);
+    assert_eq!(status, 200);
+    assert!(
+        page.contains("&#60;/script&#62;&#60;img src=x onerror="),
+        "the log is on the page, as text: {page}"
+    );
+    assert!(!page.contains(markup) && !page.contains("<img src=x"), "{page}");
+    for link in crate::server::replay_links(&page) {
+        let (status, replay, _) = bo.get(&link);
+        assert_eq!(status, 200, "{link}");
+        assert!(!replay.contains("<img src=x"), "{link}");
+    }
+    let (code, _, err) = submit(&server, &students[2]["token"], &bot("en-garde/aggressive"));
+    assert_eq!(code, 0, "{err}");
+}
+
+/// The replay links of a version page.
+fn replay_links(page: &str) -> Vec<String> {
+    page.split("href=\"")
+        .skip(1)
+        .filter_map(|r| r.split('"').next())
+        .filter(|h| h.contains("/replays/"))
+        .map(str::to_string)
+        .collect()
+}
+
+/// The time `seconds` ago, as RFC 3339.
+fn time_ago(seconds: u64) -> String {
+    let out = Command::new("date")
+        .args([
+            "-u",
+            "-d",
+            &format!("@{}", now_seconds() - seconds),
+            "+%Y-%m-%dT%H:%M:%SZ",
+        ])
+        .output()
+        .unwrap();
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+fn now_seconds() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_secs()
 }
 
 /// A throwaway PostgreSQL cluster in a temporary folder (Debian's
 /// `postgresql` package, which scripts/setup.sh installs), reached by its
 /// socket only; stopped when dropped.
-struct Postgres {
+pub(crate) struct Postgres {
     dir: PathBuf,
     bin: PathBuf,
     url: String,
@@ -601,52 +737,13 @@ impl Drop for Postgres {
     }
 }
 
-/// The same server, the same code, on Postgres: a submission from the
-/// terminal is graded, another student's version stays theirs, the
-/// teacher's gradebook lists it, and a restarted server finds it all.
-#[test]
-fn the_same_server_runs_on_postgres() {
-    let pg = Postgres::start("srv-pg");
-    let (dir, students) = course("srv-pg-course", &["--database", &pg.url]);
-    assert!(
-        !dir.join("course.db").exists(),
-        "no SQLite file beside a Postgres course"
-    );
-    let server = serve_with(&dir, &["--database", &pg.url]);
-    let (code, v, err) = submit(&server, &students[0]["token"], &bot("en-garde/aggressive"));
-    assert_eq!(code, 0, "{err}");
-    assert_eq!(v["accepted"], true);
-    assert_eq!(v["check"]["file"], "aggressive.wasm");
-    let mut bo = logged_in(&server, &students[1]["link"]);
-    let ann = v["url"]
-        .as_str()
-        .unwrap_or("")
-        .split("/people/")
-        .nth(1)
-        .and_then(|r| r.split('/').next())
-        .unwrap_or("0")
-        .to_string();
-    assert_eq!(bo.get(&format!("/people/{ann}/versions/1")).0, 403);
-    assert_eq!(bo.get("/teacher/gradebook.csv").0, 403);
-    drop(server);
-    let server = serve_with(&dir, &["--database", &pg.url]);
-    let teacher_link = std::fs::read_to_string(dir.join("teacher-link.txt")).unwrap();
-    let mut teacher = logged_in(&server, teacher_link.trim());
-    let (status, csv, _) = teacher.get("/teacher/gradebook.csv");
-    assert_eq!(status, 200);
-    assert!(csv.lines().any(|l| l.starts_with("s1,Ann Lee,ann@uni.edu,1,")), "{csv}");
-    let (code, v, _) = submit(&server, &students[0]["token"], &bot("en-garde/random"));
-    assert_eq!((code, v["version"].as_i64()), (0, Some(2)));
-}
-
 /// The roster changes while the server runs: a re-issued link replaces the
 /// old one, a removed student can no longer submit, an added one can.
-#[test]
-fn the_roster_changes_while_the_course_runs() {
-    let (dir, students) = course("srv-roster", &[]);
-    let server = serve(&dir);
+fn the_roster_changes_while_the_course_runs(on: &On) {
+    let (dir, students) = on.course("srv-roster", &[]);
+    let server = on.serve(&dir);
     let shown = dir.display().to_string();
-    let out = arena(&["course", "roster", &shown, "--reissue", "s1"]);
+    let out = arena(&[&["course", "roster", &shown, "--reissue", "s1"][..], &on.database()].concat());
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let said = String::from_utf8_lossy(&out.stdout).into_owned();
     let new_link = said.split(": ").last().unwrap_or("").trim().to_string();
@@ -658,13 +755,19 @@ fn the_roster_changes_while_the_course_runs() {
         "the old link"
     );
     assert_eq!(Browser::new(&server).get(&path(&new_link)).0, 303, "the new link");
-    let out = arena(&["course", "roster", &shown, "--remove", "s2"]);
+    let out = arena(&[&["course", "roster", &shown, "--remove", "s2"][..], &on.database()].concat());
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     let (code, _, err) = submit(&server, &students[1]["token"], &bot("en-garde/aggressive"));
     assert_eq!(code, 2, "{err}");
     let more = dir.with_file_name("more.csv");
     std::fs::write(&more, "name,email,id\nAnn Lee,ann@uni.edu,s1\nCy Ng,cy@uni.edu,s9\n").unwrap();
-    let out = arena(&["course", "roster", &shown, "--add", &more.display().to_string()]);
+    let out = arena(
+        &[
+            &["course", "roster", &shown, "--add", &more.display().to_string()][..],
+            &on.database(),
+        ]
+        .concat(),
+    );
     assert!(
         String::from_utf8_lossy(&out.stdout).starts_with("added 1 students"),
         "{out:?}"
@@ -674,7 +777,207 @@ fn the_roster_changes_while_the_course_runs() {
     let token = cy.rsplit(',').nth(1).unwrap();
     let (code, v, err) = submit(&server, token, &bot("en-garde/random"));
     assert_eq!((code, v["accepted"].as_bool()), (0, Some(true)), "{err}");
-    let out = arena(&["course", "roster", &shown, "--remove", "nobody"]);
+    let out = arena(&[&["course", "roster", &shown, "--remove", "nobody"][..], &on.database()].concat());
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no student `nobody`"));
 }
+
+/// The teacher leaves the server: the class zip, unzipped and graded by
+/// the command it holds, gives every student the points the server gave,
+/// and the same Canvas file byte for byte.
+fn the_class_zip_grades_offline_as_the_server_graded(on: &On) {
+    let (dir, students) = on.course("srv-zip", &[]);
+    let server = on.serve(&dir);
+    for (i, b) in [
+        (0, "en-garde/aggressive"),
+        (1, "en-garde/cowardly"),
+        (3, "en-garde/random"),
+    ] {
+        let (code, _, err) = submit(&server, &students[i]["token"], &bot(b));
+        assert_eq!(code, 0, "{err}");
+    }
+    // One more version that does not count: Ann chooses her first.
+    let (code, _, _) = submit(&server, &students[0]["token"], &bot("en-garde/random"));
+    assert_eq!(code, 0);
+    let mut ann = logged_in(&server, &students[0]["link"]);
+    let (_, home, _) = ann.get("/");
+    assert_eq!(
+        ann.post_form("/count", &[("authenticity_token", &csrf(&home)), ("version", "1")])
+            .0,
+        303
+    );
+    assert_eq!(ann.get("/teacher/class.zip").0, 403, "the class is the teacher's");
+    let link = std::fs::read_to_string(dir.join("teacher-link.txt")).unwrap();
+    let mut teacher = logged_in(&server, link.trim());
+    let (status, bytes, headers) = teacher.get_bytes("/teacher/class.zip");
+    assert_eq!(status, 200);
+    assert_eq!(
+        headers.get("content-type").and_then(|v| v.to_str().ok()),
+        Some("application/zip")
+    );
+    let (_, canvas, _) = teacher.get("/teacher/grades-canvas.csv");
+    let (_, gradebook, _) = teacher.get("/teacher/gradebook.csv");
+    let out = dir.with_file_name("unzipped");
+    zip::ZipArchive::new(std::io::Cursor::new(bytes))
+        .expect("a zip")
+        .extract(&out)
+        .expect("unzips");
+    assert!(
+        !std::fs::read_dir(dir.join("exports")).unwrap().any(|_| true),
+        "nothing left behind on the server"
+    );
+    let how = std::fs::read_to_string(out.join("HOW-TO-GRADE.txt")).unwrap();
+    let command = how
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("arena "))
+        .expect("the command");
+    let run = Command::new("sh")
+        .arg("-c")
+        .arg(format!("'{}' {command}", arena_bin().display()))
+        .current_dir(&out)
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    assert_eq!(
+        std::fs::read_to_string(out.join("graded/grades-canvas.csv")).unwrap(),
+        canvas,
+        "Canvas's file, offline and from the server"
+    );
+    let offline = std::fs::read_to_string(out.join("graded/gradebook.csv")).unwrap();
+    let total_of = |csv: &str, id_col: &str, total_col: &str, id: &str| -> Option<String> {
+        let mut r = csv::Reader::from_reader(csv.as_bytes());
+        let h = r.headers().unwrap().clone();
+        let (i, t) = (
+            h.iter().position(|c| c == id_col).unwrap(),
+            h.iter().position(|c| c == total_col).unwrap(),
+        );
+        r.records()
+            .map(Result::unwrap)
+            .find(|row| &row[i] == id)
+            .map(|row| row[t].to_string())
+    };
+    for id in ["s1", "s2", "s3", "s4"] {
+        let served = total_of(&gradebook, "id", "points", id).unwrap_or_default();
+        let graded = total_of(&offline, "id", "total", id).expect("every student offline");
+        let served: f64 = served.parse().unwrap_or(0.0);
+        assert_eq!(served, graded.parse::<f64>().unwrap(), "{id}: {gradebook}\n{offline}");
+    }
+    // Ann's counted version is her first (aggressive), not her latest.
+    let alone = arena(&[
+        "grade",
+        "--game",
+        "en-garde",
+        &bot("en-garde/aggressive").display().to_string(),
+        "--json",
+    ]);
+    let alone: serde_json::Value = serde_json::from_slice(&alone.stdout).unwrap();
+    assert_eq!(
+        total_of(&offline, "id", "total", "s1").unwrap().parse::<f64>().unwrap(),
+        alone["total"].as_f64().unwrap()
+    );
+    let results = std::fs::read_dir(out.join("gradescope")).unwrap().count();
+    assert_eq!(results, 3, "a results.json per graded student");
+}
+
+/// Where a test's course keeps its data: SQLite in the course folder, or
+/// a throwaway Postgres cluster. Every server test runs on both.
+pub(crate) enum On {
+    Sqlite,
+    Postgres(Postgres),
+}
+
+impl On {
+    pub(crate) fn postgres(name: &str) -> On {
+        On::Postgres(Postgres::start(&format!("{name}-pg")))
+    }
+
+    pub(crate) fn database(&self) -> Vec<&str> {
+        match self {
+            On::Sqlite => vec![],
+            On::Postgres(pg) => vec!["--database", &pg.url],
+        }
+    }
+
+    pub(crate) fn course(&self, name: &str, extra: &[&str]) -> (PathBuf, Vec<BTreeMap<&'static str, String>>) {
+        let mut args = extra.to_vec();
+        args.extend(self.database());
+        // Both variants of a test run at once: each its own folder.
+        let name = match self {
+            On::Sqlite => name.to_string(),
+            On::Postgres(_) => format!("{name}-on-pg"),
+        };
+        let made = course(&name, &args);
+        assert_eq!(
+            made.0.join("course.db").exists(),
+            matches!(self, On::Sqlite),
+            "an SQLite file only for an SQLite course"
+        );
+        made
+    }
+
+    pub(crate) fn serve(&self, dir: &Path) -> Server {
+        serve_with(dir, &self.database())
+    }
+
+    /// One number the course's database answers `sql` with.
+    pub(crate) fn scalar(&self, dir: &Path, sql: &str) -> String {
+        let out = match self {
+            On::Sqlite => Command::new("python3")
+                .args([
+                    "-c",
+                    "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute(sys.argv[2]).fetchone()[0])",
+                    &dir.join("course.db").display().to_string(),
+                    sql,
+                ])
+                .output(),
+            On::Postgres(pg) => Command::new(pg.bin.join("psql"))
+                .args([
+                    "-h",
+                    &pg.dir.display().to_string(),
+                    "-p",
+                    "5432",
+                    "-U",
+                    "arena",
+                    "-d",
+                    "course",
+                    "-At",
+                    "-c",
+                    sql,
+                ])
+                .output(),
+        }
+        .expect("ask the database");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    }
+}
+
+/// Each test twice: `NAME::sqlite` and `NAME::postgres`.
+macro_rules! on_both {
+    ($($test:ident),* $(,)?) => {$(
+        mod $test {
+            #[test]
+            fn sqlite() {
+                super::$test(&super::On::Sqlite)
+            }
+
+            #[test]
+            fn postgres() {
+                super::$test(&super::On::postgres(stringify!($test)))
+            }
+        }
+    )*};
+}
+// Other areas' server tests (`ladder`) use it too.
+pub(crate) use on_both;
+
+on_both!(
+    a_student_submits_from_the_terminal_and_gets_the_grade_by_the_rubric,
+    a_file_that_is_no_bot_is_rejected_and_a_bad_token_is_one_line,
+    pages_keep_each_student_to_their_own_and_the_teacher_to_the_class,
+    a_server_killed_while_grading_finishes_the_job_once_after_a_restart,
+    uploads_over_the_limits_are_refused,
+    the_roster_changes_while_the_course_runs,
+    the_class_zip_grades_offline_as_the_server_graded,
+    hostile_files_are_refused_or_shown_as_text,
+);

@@ -1,7 +1,8 @@
 //! arena-competition: tournaments between bots (round robin, Swiss,
 //! brackets), their fitted ratings and standings, and the journal that
-//! lets a stopped tournament resume.
+//! lets a stopped tournament resume; the ladder's matchmaking.
 
+pub mod ladder;
 pub mod tournament;
 
 // The runner's modules under the names the tournament code uses.

@@ -78,23 +78,30 @@ impl std::hash::Hasher for ShaHasher {
     }
 }
 
+/// What makes compiled code and its fuel counts the same: wasmtime's
+/// version, target and settings, this crate's version, the fuel prices, the
+/// platform. Two engines with the same hash play every game the same.
+pub(crate) fn engine_hash(engine: &Engine) -> [u8; 32] {
+    use std::hash::Hash;
+    let mut h = ShaHasher(Sha256::new());
+    engine.precompile_compatibility_hash().hash(&mut h);
+    env!("CARGO_PKG_VERSION").hash(&mut h);
+    // Fuel is counted by the compiled code: an artifact compiled under
+    // other prices must never load, whatever wasmtime's own hash covers.
+    crate::budget::PRICES_VERSION.hash(&mut h);
+    crate::budget::operator_cost().hash(&mut h);
+    std::env::consts::ARCH.hash(&mut h);
+    std::env::consts::OS.hash(&mut h);
+    h.0.finalize().into()
+}
+
 impl DiskCache {
     /// A cache in `dir` for artifacts compiled for `engine`: the folder is
     /// created (for the user alone) when first written to.
     pub fn new(dir: PathBuf, engine: &Engine) -> DiskCache {
-        use std::hash::Hash;
-        let mut h = ShaHasher(Sha256::new());
-        engine.precompile_compatibility_hash().hash(&mut h);
-        env!("CARGO_PKG_VERSION").hash(&mut h);
-        // Fuel is counted by the compiled code: an artifact compiled under
-        // other prices must never load, whatever wasmtime's own hash covers.
-        crate::budget::PRICES_VERSION.hash(&mut h);
-        crate::budget::operator_cost().hash(&mut h);
-        std::env::consts::ARCH.hash(&mut h);
-        std::env::consts::OS.hash(&mut h);
         DiskCache {
             dir,
-            engine_hash: h.0.finalize().into(),
+            engine_hash: engine_hash(engine),
             usable: AtomicBool::new(true),
             max_bytes: DEFAULT_MAX_BYTES,
         }

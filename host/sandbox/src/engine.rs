@@ -22,6 +22,17 @@ impl Drop for Sandbox {
 }
 
 impl Sandbox {
+    /// The engine's fingerprint, hex: wasmtime's version, target and
+    /// settings, the fuel prices and this crate's version. Two sandboxes
+    /// with the same fingerprint and limits play every game alike, so a
+    /// server can take games from a worker whose fingerprint is its own.
+    pub fn fingerprint(&self) -> String {
+        cache::engine_hash(&self.engine)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    }
+
     /// A sandbox running bots under `limits`.
     pub fn new(limits: Limits, host: HostApi) -> anyhow::Result<Sandbox> {
         // What compiled code depends on, shared with compiler processes.

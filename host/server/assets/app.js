@@ -1,23 +1,28 @@
 // Progressive enhancement: every page works without this file.
 // - A part of a page marked data-live is fetched again when the server says
-//   a version finished (server-sent events), so results appear without a reload.
+//   a version finished or the leaderboard was fitted again (server-sent
+//   events), so results appear without a reload.
 // - The upload box takes a dropped file.
 (function () {
   "use strict";
   var live = document.querySelectorAll("[data-live]");
+  function refresh(kind) {
+    live.forEach(function (part) {
+      // A part says which event changes it: "finished" (a version was graded) unless data-on says "ladder".
+      if ((part.getAttribute("data-on") || "finished") !== kind) { return; }
+      fetch(part.getAttribute("data-live"), { credentials: "same-origin" })
+        .then(function (r) { return r.ok ? r.text() : null; })
+        .then(function (html) {
+          if (html === null) { return; }
+          var doc = new DOMParser().parseFromString(html, "text/html");
+          part.replaceChildren.apply(part, Array.prototype.slice.call(doc.body.childNodes));
+        });
+    });
+  }
   if (live.length && window.EventSource) {
     var events = new EventSource("/events");
-    events.addEventListener("finished", function () {
-      live.forEach(function (part) {
-        fetch(part.getAttribute("data-live"), { credentials: "same-origin" })
-          .then(function (r) { return r.ok ? r.text() : null; })
-          .then(function (html) {
-            if (html === null) { return; }
-            var doc = new DOMParser().parseFromString(html, "text/html");
-            part.replaceChildren.apply(part, Array.prototype.slice.call(doc.body.childNodes));
-          });
-      });
-    });
+    events.addEventListener("finished", function () { refresh("finished"); });
+    events.addEventListener("ladder", function () { refresh("ladder"); });
   }
   var drop = document.getElementById("drop");
   if (drop) {

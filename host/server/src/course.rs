@@ -48,6 +48,45 @@ pub struct CourseConfig {
     /// Changes to the game's default limits (`arena games`).
     #[serde(default)]
     pub limits: LimitChanges,
+    /// How the ladder plays.
+    #[serde(default)]
+    pub ladder: LadderConfig,
+}
+
+/// The ladder's settings (`[ladder]` in `course.toml`).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct LadderConfig {
+    /// Games per ladder match, rounded up to whole seat rotations of a deal
+    /// (a duel: both seats of each deal).
+    pub games: u32,
+    /// Bots at a table, for games of more than two (President); at most the game's seats.
+    pub table: u32,
+    /// Most games of a new version's test against the version before it;
+    /// 0 turns the test off.
+    pub versus_games: u32,
+    /// The test's Elo margin: "stronger" means by at least this, "weaker" by at least this.
+    pub versus_elo: f64,
+    /// Of every hundred matches an external worker returns, how many a server plays again to check it.
+    pub verify_percent: u32,
+    /// A new worker's first matches, all played again.
+    pub verify_first: u32,
+    /// Seconds an external worker's lease lasts without a heartbeat; then its matches go back to the queue.
+    pub lease_seconds: u32,
+}
+
+impl Default for LadderConfig {
+    fn default() -> LadderConfig {
+        LadderConfig {
+            games: 10,
+            table: 4,
+            versus_games: 2000,
+            versus_elo: 20.0,
+            verify_percent: 2,
+            verify_first: 5,
+            lease_seconds: 60,
+        }
+    }
 }
 
 /// Changes to a game's default limits, as `arena match` takes them.
@@ -138,6 +177,11 @@ impl Course {
             .join(format!("{sha256}.wasm"))
     }
 
+    /// Where the replay pages and Gradescope file of a submission (by database id) are written.
+    pub fn pages_dir(&self, submission: i64) -> PathBuf {
+        self.dir.join("pages").join(submission.to_string())
+    }
+
     /// The SQLite database URL of this folder.
     pub fn sqlite_url(&self) -> String {
         format!("sqlite://{}?mode=rwc", self.dir.join(DATABASE_FILE).display())
@@ -170,6 +214,7 @@ mod tests {
             url: "http://127.0.0.1:8080".into(),
             uploads_per_hour: 30,
             limits: LimitChanges::default(),
+            ladder: LadderConfig::default(),
         }
     }
 

@@ -40,7 +40,12 @@ pub struct Person {
     pub is_teacher: bool,
     /// The version they chose to count, if they chose.
     pub counted: Option<i64>,
+    /// Their Canvas user id, when the roster was Canvas's gradebook export.
+    pub canvas_id: Option<String>,
 }
+
+/// The columns [`person`] reads, in its order.
+const PERSON_COLUMNS: &str = "id, school_id, name, email, is_teacher, counted, canvas_id";
 
 /// The SHA-256 of a login secret, as the database keeps it.
 pub fn token_hash(token: &str) -> String {
@@ -115,10 +120,11 @@ impl Db {
         email: &str,
         teacher: bool,
         token: &str,
+        canvas_id: Option<&str>,
     ) -> Result<i64, String> {
         let row = sqlx::query(
-            "INSERT INTO people (school_id, name, email, is_teacher, token_hash, created_at) \
-             VALUES ($1, $2, $3, $4, $5, $6) RETURNING id",
+            "INSERT INTO people (school_id, name, email, is_teacher, token_hash, created_at, canvas_id) \
+             VALUES ($1, $2, $3, $4, $5, $6, $7) RETURNING id",
         )
         .bind(school_id)
         .bind(name)
@@ -126,6 +132,7 @@ impl Db {
         .bind(teacher)
         .bind(token_hash(token))
         .bind(stamp(now()))
+        .bind(canvas_id)
         .fetch_one(&self.pool)
         .await
         .map_err(|e| format!("cannot add {name} ({school_id}): {e}"))?;
@@ -135,10 +142,9 @@ impl Db {
     /// The person whose login secret is `token`, unless removed.
     pub async fn person_by_token(&self, token: &str) -> Result<Option<Person>, String> {
         let hash = token_hash(token);
-        let row = sqlx::query(
-            "SELECT id, school_id, name, email, is_teacher, counted, token_hash FROM people \
-             WHERE token_hash = $1 AND removed = FALSE",
-        )
+        let row = sqlx::query(&format!(
+            "SELECT {PERSON_COLUMNS}, token_hash FROM people WHERE token_hash = $1 AND removed = FALSE"
+        ))
         .bind(&hash)
         .fetch_optional(&self.pool)
         .await
@@ -148,7 +154,7 @@ impl Db {
         Ok(row
             .filter(|r| {
                 use subtle::ConstantTimeEq;
-                let stored: String = r.try_get(6).unwrap_or_default();
+                let stored: String = r.try_get(7).unwrap_or_default();
                 bool::from(stored.as_bytes().ct_eq(hash.as_bytes()))
             })
             .map(|r| person(&r)))
@@ -156,9 +162,9 @@ impl Db {
 
     /// The person with this database id.
     pub async fn person(&self, id: i64) -> Result<Option<Person>, String> {
-        let row = sqlx::query(
-            "SELECT id, school_id, name, email, is_teacher, counted FROM people WHERE id = $1 AND removed = FALSE",
-        )
+        let row = sqlx::query(&format!(
+            "SELECT {PERSON_COLUMNS} FROM people WHERE id = $1 AND removed = FALSE"
+        ))
         .bind(id)
         .fetch_optional(&self.pool)
         .await
@@ -168,10 +174,9 @@ impl Db {
 
     /// Every student on the roster, by name.
     pub async fn students(&self) -> Result<Vec<Person>, String> {
-        let rows = sqlx::query(
-            "SELECT id, school_id, name, email, is_teacher, counted FROM people \
-             WHERE is_teacher = FALSE AND removed = FALSE ORDER BY name, school_id",
-        )
+        let rows = sqlx::query(&format!(
+            "SELECT {PERSON_COLUMNS} FROM people WHERE is_teacher = FALSE AND removed = FALSE ORDER BY name, school_id"
+        ))
         .fetch_all(&self.pool)
         .await
         .map_err(|e| e.to_string())?;
@@ -216,6 +221,7 @@ fn person(r: &sqlx::any::AnyRow) -> Person {
         email: r.try_get(3).unwrap_or_default(),
         is_teacher: flag(r, 4),
         counted: r.try_get(5).ok().flatten(),
+        canvas_id: r.try_get(6).ok().flatten(),
     }
 }
 

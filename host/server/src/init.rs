@@ -74,6 +74,7 @@ pub async fn init(spec: &InitSpec<'_>) -> Result<Made, String> {
         url: spec.url.trim_end_matches('/').to_string(),
         uploads_per_hour: 30,
         limits: LimitChanges::default(),
+        ladder: crate::course::LadderConfig::default(),
     };
     config.deadline()?;
     std::fs::create_dir_all(dir.join(FILES_DIR)).map_err(|e| format!("{}: cannot create it ({e})", dir.display()))?;
@@ -91,7 +92,7 @@ pub async fn init(spec: &InitSpec<'_>) -> Result<Made, String> {
     let course = Course::open(dir)?;
     let db = Db::open(&spec.database.clone().unwrap_or_else(|| course.sqlite_url())).await?;
     let teacher = new_token()?;
-    db.add_person("teacher", "Teacher", "", true, &teacher).await?;
+    db.add_person("teacher", "Teacher", "", true, &teacher, None).await?;
     let teacher_link = format!("{}/login/{teacher}", config.url);
     write(&dir.join(TEACHER_FILE), &format!("{teacher_link}\n"), true)?;
     let rows = add_students(&course, &db, &students).await?;
@@ -109,7 +110,8 @@ async fn add_students(course: &Course, db: &Db, students: &[Student]) -> Result<
     let mut rows = String::new();
     for s in students {
         let token = new_token()?;
-        db.add_person(&s.id, &s.name, &s.email, false, &token).await?;
+        db.add_person(&s.id, &s.name, &s.email, false, &token, s.canvas_id.as_deref())
+            .await?;
         rows.push_str(&format!(
             "{},{},{},{token},{}/login/{token}\n",
             csv_field(&s.id),
@@ -193,4 +195,94 @@ fn append(path: &Path, text: &str) -> Result<(), String> {
         .map_err(|e| format!("{}: cannot write it ({e})", path.display()))?;
     f.write_all(text.as_bytes())
         .map_err(|e| format!("{}: cannot write it ({e})", path.display()))
+}
+
+/// What `arena course worker-token` does.
+pub enum WorkerTokens<'a> {
+    /// A new worker token, named for the teacher.
+    New(&'a str),
+    /// Revoke a worker by id: its calls are refused from then on.
+    Revoke(i64),
+    /// List the workers.
+    List,
+}
+
+/// Make, revoke or list the worker tokens of the course in `dir`; the lines to print.
+pub async fn worker_tokens(
+    dir: &Path,
+    database: Option<String>,
+    what: WorkerTokens<'_>,
+) -> Result<Vec<String>, String> {
+    use sqlx::Row;
+    let course = Course::open(dir)?;
+    let db = Db::open(&database.unwrap_or_else(|| course.sqlite_url())).await?;
+    let at = crate::course::stamp(crate::course::now());
+    match what {
+        WorkerTokens::New(name) => {
+            let token = new_token()?;
+            let row =
+                sqlx::query("INSERT INTO workers (name, token_hash, created_at) VALUES ($1, $2, $3) RETURNING id")
+                    .bind(name)
+                    .bind(crate::db::token_hash(&token))
+                    .bind(&at)
+                    .fetch_one(&db.pool)
+                    .await
+                    .map_err(|e| e.to_string())?;
+            let id: i64 = row.try_get(0).unwrap_or_default();
+            Ok(vec![
+                token.clone(),
+                format!(
+                    "worker {id} ({name}): run `arena worker --server {} --token {token}` on the machine that plays; \
+                     revoke it with `arena course worker-token {} --revoke {id}`",
+                    course.config.url,
+                    dir.display()
+                ),
+            ])
+        }
+        WorkerTokens::Revoke(id) => {
+            let done =
+                sqlx::query("UPDATE workers SET disabled_at = $1, reason = 'revoked by the teacher' WHERE id = $2")
+                    .bind(&at)
+                    .bind(id)
+                    .execute(&db.pool)
+                    .await
+                    .map_err(|e| e.to_string())?;
+            if done.rows_affected() != 1 {
+                return Err(format!("no worker {id} in {}; `--list` shows them", dir.display()));
+            }
+            Ok(vec![format!(
+                "worker {id} is revoked: its calls are refused from now on"
+            )])
+        }
+        WorkerTokens::List => {
+            let rows = sqlx::query(
+                "SELECT id, name, created_at, last_seen, engine, matches, disabled_at, reason FROM workers ORDER BY id",
+            )
+            .fetch_all(&db.pool)
+            .await
+            .map_err(|e| e.to_string())?;
+            if rows.is_empty() {
+                return Ok(vec!["no workers yet: `--name NAME` makes a token".into()]);
+            }
+            Ok(rows
+                .iter()
+                .map(|r| {
+                    let opt = |i: usize| r.try_get::<Option<String>, _>(i).ok().flatten();
+                    let state = match (opt(6), opt(7)) {
+                        (Some(_), Some(why)) => format!("disabled: {why}"),
+                        (Some(_), None) => "disabled".into(),
+                        _ => "active".into(),
+                    };
+                    format!(
+                        "worker {} ({}): {} matches, last seen {}, {}, {state}",
+                        r.try_get::<i64, _>(0).unwrap_or_default(),
+                        r.try_get::<String, _>(1).unwrap_or_default(),
+                        r.try_get::<i64, _>(5).unwrap_or_default(),
+                        opt(3).unwrap_or_else(|| "never".into()),
+                        opt(4).unwrap_or_else(|| "no hello yet".into()),
+                    )
+                })
+                .collect())
+        }
+    }
 }

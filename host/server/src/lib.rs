@@ -7,13 +7,22 @@
 //! - [`roster`]: class lists from Canvas, Moodle, Blackboard or a plain CSV.
 //! - [`db`]: SQLite or Postgres through one code path.
 //! - [`queue`]: submissions and the durable job queue; [`work`]: what a job does.
-//! - [`web`]: the pages and the API; [`serve`]: `arena serve`; [`init`]: `arena course`.
+//! - [`export`]: the gradebook, Canvas's import and the class zip.
+//! - [`ladder`]: matchmaking, ratings and the check of external workers; [`play`]: one ladder match.
+//! - [`web`]: the pages and the API; [`ladder_web`]: the ladder's pages; [`serve`]: `arena serve`; [`init`]: `arena course`.
+//! - [`remote`]: the API external workers call; [`worker`]: `arena worker`, which calls it.
 
 pub mod course;
 pub mod db;
+pub mod export;
 pub mod init;
+pub mod ladder;
+pub mod ladder_web;
+pub mod play;
 pub mod queue;
+pub mod remote;
 pub mod roster;
 pub mod serve;
 pub mod web;
 pub mod work;
+pub mod worker;

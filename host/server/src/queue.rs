@@ -6,6 +6,7 @@
 
 use crate::course::{Course, now, stamp};
 use crate::db::{Backend, Db, hex};
+use crate::ladder::Ladder;
 use crate::work::{Grading, Verdict};
 use sha2::{Digest, Sha256};
 use sqlx::Row;
@@ -62,6 +63,8 @@ pub struct Submission {
     pub max_score: Option<f64>,
     /// Why it was rejected, or why the arena failed it.
     pub reason: Option<String>,
+    /// Its test against the version before it ([`crate::work::Versus`], JSON).
+    pub versus_json: Option<String>,
 }
 
 /// Why an upload was not taken.
@@ -106,7 +109,7 @@ pub struct Queue {
 }
 
 const COLUMNS: &str = "id, person_id, version, sha256, size, file_name, submitted_at, late_days, state, toolchain, \
-                       check_json, check_text, grade_json, grade_text, score, max_score, reason";
+                       check_json, check_text, grade_json, grade_text, score, max_score, reason, versus_json";
 
 fn submission(r: &sqlx::any::AnyRow) -> Submission {
     Submission {
@@ -127,6 +130,7 @@ fn submission(r: &sqlx::any::AnyRow) -> Submission {
         score: r.try_get(14).ok().flatten(),
         max_score: r.try_get(15).ok().flatten(),
         reason: r.try_get(16).ok().flatten(),
+        versus_json: r.try_get(17).ok().flatten(),
     }
 }
 
@@ -139,7 +143,7 @@ impl Queue {
             .map_err(|e| e.to_string())?;
         sqlx::query(
             "UPDATE submissions SET state = 'queued' WHERE state = 'running' \
-             OR id IN (SELECT submission_id FROM jobs WHERE state = 'queued')",
+             OR id IN (SELECT submission_id FROM jobs WHERE state = 'queued' AND kind = 'grade')",
         )
         .execute(&db.pool)
         .await
@@ -256,7 +260,7 @@ impl Queue {
 
     /// Jobs waiting or running.
     pub async fn pending(&self) -> Result<i64, String> {
-        sqlx::query("SELECT COUNT(*) FROM jobs WHERE state <> 'done'")
+        sqlx::query("SELECT COUNT(*) FROM jobs WHERE state <> 'done' AND kind = 'grade'")
             .fetch_one(&self.db.pool)
             .await
             .and_then(|r| r.try_get(0))
@@ -301,20 +305,32 @@ impl Queue {
 
     /// Where the replay pages of a submission are written.
     pub fn pages_dir(&self, submission: i64) -> PathBuf {
-        self.course.dir.join("pages").join(submission.to_string())
+        self.course.pages_dir(submission)
     }
 
     /// Start `workers` workers that run the queue's jobs with `grading`,
     /// each in a blocking thread of its own, so the web server's threads
     /// stay free however long grading takes.
-    pub fn start(&self, workers: usize, grading: Arc<Grading>) {
+    pub fn start(&self, workers: usize, grading: Arc<Grading>, ladder: Option<Arc<Ladder>>) {
         for _ in 0..workers {
             let queue = self.clone();
             let grading = grading.clone();
+            let ladder = ladder.clone();
             tokio::spawn(async move {
                 loop {
                     match queue.claim().await {
                         Ok(Some(job)) => queue.run(job, &grading).await,
+                        // Nothing to grade: a ladder match, if one waits.
+                        Ok(None) if ladder.is_some() => {
+                            let Some(ladder) = &ladder else { continue };
+                            if !ladder.play_own().await {
+                                tokio::select! {
+                                    _ = queue.wake.notified() => {}
+                                    _ = ladder.wake.notified() => {}
+                                    _ = tokio::time::sleep(std::time::Duration::from_secs(2)) => {}
+                                }
+                            }
+                        }
                         // A database that failed: try again shortly, never spin.
                         Ok(None) | Err(_) => {
                             let _ =
@@ -326,8 +342,23 @@ impl Queue {
         }
     }
 
+    /// With no pool of its own, a server still plays again the sample of
+    /// external workers' matches it checks them with, on one thread.
+    pub fn start_checker(&self, ladder: Arc<Ladder>) {
+        tokio::spawn(async move {
+            loop {
+                if !ladder.check_one().await {
+                    tokio::select! {
+                        _ = ladder.wake.notified() => {}
+                        _ = tokio::time::sleep(std::time::Duration::from_secs(2)) => {}
+                    }
+                }
+            }
+        });
+    }
+
     /// Take the next waiting job: students' uploads first, oldest first.
-    async fn claim(&self) -> Result<Option<(i64, i64, i64)>, String> {
+    async fn claim(&self) -> Result<Option<(i64, i64, i64, String)>, String> {
         let pick = match self.db.backend {
             Backend::Sqlite => "SELECT id FROM jobs WHERE state = 'queued' ORDER BY priority DESC, id LIMIT 1",
             Backend::Postgres => {
@@ -336,7 +367,7 @@ impl Queue {
         };
         let row = sqlx::query(&format!(
             "UPDATE jobs SET state = 'running', attempts = attempts + 1, started_at = $1 WHERE id = ({pick}) \
-             RETURNING id, submission_id, attempts"
+             RETURNING id, submission_id, attempts, kind"
         ))
         .bind(stamp(now()))
         .fetch_optional(&self.db.pool)
@@ -347,11 +378,15 @@ impl Queue {
                 r.try_get(0).unwrap_or_default(),
                 r.try_get(1).unwrap_or_default(),
                 r.try_get(2).unwrap_or_default(),
+                r.try_get(3).unwrap_or_default(),
             )
         }))
     }
 
-    async fn run(&self, (job, id, attempts): (i64, i64, i64), grading: &Arc<Grading>) {
+    async fn run(&self, (job, id, attempts, kind): (i64, i64, i64, String), grading: &Arc<Grading>) {
+        if kind == "versus" {
+            return self.versus(job, id, attempts, grading).await;
+        }
         let Ok(Some(row)) = sqlx::query(&format!(
             "SELECT {COLUMNS}, (SELECT name FROM people WHERE people.id = submissions.person_id) FROM submissions WHERE id = $1"
         ))
@@ -362,13 +397,14 @@ impl Queue {
             return;
         };
         let sub = submission(&row);
-        let student: String = row.try_get(17).unwrap_or_default();
+        let student: String = row.try_get(18).unwrap_or_default();
         let _ = sqlx::query("UPDATE submissions SET state = 'running' WHERE id = $1")
             .bind(id)
             .execute(&self.db.pool)
             .await;
         let file = self.course.file_path(&sub.sha256);
         let pages = self.pages_dir(id);
+        let versus = grading.has_versus(&self.course);
         let grading = grading.clone();
         let shown = sub.file_name.clone();
         let verdict = tokio::task::spawn_blocking(move || grading.run(&file, &shown, &student, &pages))
@@ -382,7 +418,11 @@ impl Queue {
                 .await;
             return;
         }
-        if self.finish(job, id, &verdict).await.is_ok() {
+        let recorded = match self.finish(job, id, &verdict, versus).await {
+            Ok(()) => true,
+            Err(e) => self.unrecorded(job, id, attempts, &e).await,
+        };
+        if recorded {
             let _ = self.finished.send(Finished {
                 person: sub.person,
                 version: sub.version,
@@ -390,8 +430,25 @@ impl Queue {
         }
     }
 
+    /// A verdict the database would not take: the job runs again, or after
+    /// its last try the version says why it has no verdict (never "grading"
+    /// for ever). Whether the version now has its last state.
+    async fn unrecorded(&self, job: i64, id: i64, attempts: i64, why: &str) -> bool {
+        eprintln!("arena serve: cannot record the verdict of submission {id} ({why})");
+        if attempts < MAX_ATTEMPTS {
+            let _ = sqlx::query("UPDATE jobs SET state = 'queued' WHERE id = $1")
+                .bind(job)
+                .execute(&self.db.pool)
+                .await;
+            self.wake.notify_waiters();
+            return false;
+        }
+        let failed = Verdict::arena_failed(format!("the server could not record its verdict ({why})"));
+        self.finish(job, id, &failed, false).await.is_ok()
+    }
+
     /// Record a job's verdict and mark it done, in one transaction.
-    async fn finish(&self, job: i64, id: i64, v: &Verdict) -> Result<(), String> {
+    async fn finish(&self, job: i64, id: i64, v: &Verdict, versus: bool) -> Result<(), String> {
         let state = if v.failed {
             "failed"
         } else if v.accepted {
@@ -402,10 +459,14 @@ impl Queue {
         let at = stamp(now());
         let json = |v: &Option<serde_json::Value>| v.as_ref().map(|j| j.to_string());
         let mut tx = self.db.pool.begin().await.map_err(|e| e.to_string())?;
+        // Not a cached statement: sqlx 0.8's Any driver declares a NULL
+        // double as float4, and Postgres would keep that type for the
+        // statement, refusing the next version's score (a float8).
         sqlx::query(
             "UPDATE submissions SET state = $1, toolchain = $2, check_json = $3, check_text = $4, grade_json = $5, \
              grade_text = $6, score = $7, max_score = $8, reason = $9, finished_at = $10 WHERE id = $11",
         )
+        .persistent(false)
         .bind(state)
         .bind(&v.toolchain)
         .bind(json(&v.check))
@@ -426,7 +487,87 @@ impl Queue {
             .execute(&mut *tx)
             .await
             .map_err(|e| e.to_string())?;
+        if versus && v.accepted && !v.failed {
+            // "Is my new version better?": tested against the accepted one before it, if any.
+            sqlx::query(
+                "INSERT INTO jobs (kind, submission_id, state, priority, created_at) \
+                 SELECT 'versus', s.id, 'queued', 1, $1 FROM submissions s WHERE s.id = $2 AND EXISTS \
+                 (SELECT 1 FROM submissions o WHERE o.person_id = s.person_id AND o.version < s.version AND o.state = 'accepted')",
+            )
+            .bind(&at)
+            .bind(id)
+            .execute(&mut *tx)
+            .await
+            .map_err(|e| e.to_string())?;
+        }
         tx.commit().await.map_err(|e| e.to_string())
+    }
+
+    /// Test a version against the accepted one before it and keep the verdict on the version.
+    async fn versus(&self, job: i64, id: i64, attempts: i64, grading: &Arc<Grading>) {
+        let pair = sqlx::query(
+            "SELECT s.sha256, s.version, o.sha256, o.version, s.person_id FROM submissions s \
+             JOIN submissions o ON o.person_id = s.person_id AND o.version < s.version AND o.state = 'accepted' \
+             WHERE s.id = $1 ORDER BY o.version DESC LIMIT 1",
+        )
+        .bind(id)
+        .fetch_optional(&self.db.pool)
+        .await;
+        let done = |json: Option<String>| async move {
+            let mut tx = self.db.pool.begin().await.map_err(|e| e.to_string())?;
+            if let Some(json) = json {
+                sqlx::query("UPDATE submissions SET versus_json = $1 WHERE id = $2")
+                    .bind(json)
+                    .bind(id)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(|e| e.to_string())?;
+            }
+            sqlx::query("UPDATE jobs SET state = 'done', finished_at = $1 WHERE id = $2")
+                .bind(stamp(now()))
+                .bind(job)
+                .execute(&mut *tx)
+                .await
+                .map_err(|e| e.to_string())?;
+            tx.commit().await.map_err(|e| e.to_string())
+        };
+        let Ok(Some(row)) = pair else {
+            let _ = done(None).await;
+            return;
+        };
+        let new: String = row.try_get(0).unwrap_or_default();
+        let version: i64 = row.try_get(1).unwrap_or_default();
+        let old: String = row.try_get(2).unwrap_or_default();
+        let against: i64 = row.try_get(3).unwrap_or_default();
+        let person: i64 = row.try_get(4).unwrap_or_default();
+        let (new, old) = (self.course.file_path(&new), self.course.file_path(&old));
+        let ladder = self.course.config.ladder.clone();
+        let grading = grading.clone();
+        let result = tokio::task::spawn_blocking(move || {
+            grading.versus(
+                (&new, version),
+                (&old, against),
+                ladder.versus_elo,
+                ladder.versus_games as usize,
+            )
+        })
+        .await
+        .unwrap_or_else(|e| Err(format!("the test's thread ended: {e}")));
+        let json = match result {
+            Ok(v) => serde_json::to_string(&v).ok(),
+            Err(e) if attempts < MAX_ATTEMPTS => {
+                eprintln!("arena serve: the test of submission {id} failed ({e}); it runs again");
+                let _ = sqlx::query("UPDATE jobs SET state = 'queued' WHERE id = $1")
+                    .bind(job)
+                    .execute(&self.db.pool)
+                    .await;
+                return;
+            }
+            Err(e) => serde_json::to_string(&serde_json::json!({ "error": e })).ok(),
+        };
+        if done(json).await.is_ok() {
+            let _ = self.finished.send(Finished { person, version });
+        }
     }
 }
 
@@ -444,9 +585,7 @@ async fn store_file(path: &Path, bytes: &[u8]) -> Result<(), String> {
         use std::io::Write;
         std::fs::create_dir_all(&dir)?;
         // Unique per upload: another upload of the same file may be writing too.
-        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
-        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
-        let tmp = dir.join(format!(".upload-{}-{n}", std::process::id()));
+        let tmp = dir.join(format!(".upload-{}", unique_suffix()));
         let mut f = std::fs::File::create(&tmp)?;
         f.write_all(&bytes)?;
         f.sync_all()?;
@@ -456,4 +595,12 @@ async fn store_file(path: &Path, bytes: &[u8]) -> Result<(), String> {
     .await
     .map_err(|e| e.to_string())?
     .map_err(|e| format!("cannot keep the file: {e}"))
+}
+
+/// A name part no other temporary file of this server (or of another
+/// process on the folder) has: the process id and a counter.
+pub fn unique_suffix() -> String {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    format!("{}-{n}", std::process::id())
 }

@@ -17,6 +17,9 @@ pub struct Student {
     pub name: String,
     /// The email, when the export has one.
     pub email: String,
+    /// The Canvas user id, when the roster is Canvas's gradebook export
+    /// (its `ID` column; Canvas matches a grade import by it first).
+    pub canvas_id: Option<String>,
 }
 
 /// The column headers each field may have, in the LMS's own words (compared
@@ -57,6 +60,8 @@ struct Columns {
     first_last: Option<(usize, usize)>,
     email: Option<usize>,
     ids: Vec<usize>,
+    /// Canvas's `ID` column, in a Canvas gradebook export (it has `SIS User ID` too).
+    canvas: Option<usize>,
 }
 
 fn columns(header: &csv::StringRecord) -> Columns {
@@ -67,6 +72,7 @@ fn columns(header: &csv::StringRecord) -> Columns {
         first_last: find(FIRST_NAMES).zip(find(LAST_NAMES)),
         email: find(EMAILS),
         ids: IDS.iter().filter_map(|w| keys.iter().position(|k| k == w)).collect(),
+        canvas: find(&["sisuserid"]).and(find(&["id"])),
     }
 }
 
@@ -163,7 +169,13 @@ fn student(row: &csv::StringRecord, cols: &Columns) -> Option<Student> {
     if id.is_empty() {
         return None;
     }
-    Some(Student { id, name, email })
+    let canvas_id = cols.canvas.map(get).filter(|c| !c.is_empty());
+    Some(Student {
+        id,
+        name,
+        email,
+        canvas_id,
+    })
 }
 
 #[cfg(test)]
@@ -178,7 +190,8 @@ mod tests {
             Student {
                 id: "s1".into(),
                 name: "Ann Lee".into(),
-                email: "ann@uni.edu".into()
+                email: "ann@uni.edu".into(),
+                canvas_id: None
             }
         );
         assert_eq!(s.len(), 2);
@@ -194,6 +207,7 @@ mod tests {
         assert_eq!(s.len(), 1);
         assert_eq!(s[0].name, "Lee, Ann");
         assert_eq!(s[0].id, "1001");
+        assert_eq!(s[0].canvas_id.as_deref(), Some("1001"));
     }
 
     /// Moodle's participants export: first and last name, "ID number" (may

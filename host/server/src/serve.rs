@@ -3,6 +3,7 @@
 
 use crate::course::Course;
 use crate::db::{Backend, Db};
+use crate::ladder::Ladder;
 use crate::queue::Queue;
 use crate::web::{App, Shared, router};
 use crate::work::Grading;
@@ -20,7 +21,8 @@ pub struct ServeSpec<'a> {
     pub listen: SocketAddr,
     /// The database (the folder's SQLite file when `None`).
     pub database: Option<String>,
-    /// Grading workers (jobs run at once).
+    /// The server's own pool: grading jobs and ladder matches run at once
+    /// (0: none, every job waits for external workers).
     pub workers: usize,
     /// The program that compiles bot files in a child process.
     pub compiler: Option<PathBuf>,
@@ -35,11 +37,22 @@ pub async fn serve(spec: ServeSpec<'_>) -> Result<(), String> {
     let url = spec.database.clone().unwrap_or_else(|| course.sqlite_url());
     let db = Db::open(&url).await?;
     let queue = Queue::new(db.clone(), course.clone()).await?;
-    queue.start(spec.workers.max(1), grading.clone());
+    let ladder = Arc::new(Ladder::new(db.clone(), course.clone(), &grading).await?);
+    ladder.start(spec.workers);
+    if spec.workers == 0 {
+        // Every ladder match waits for external workers; the server grades
+        // uploads on one thread and plays again the sample it checks workers with.
+        queue.start(1, grading.clone(), None);
+        queue.start_checker(ladder.clone());
+    } else {
+        queue.start(spec.workers, grading.clone(), Some(ladder.clone()));
+    }
     let shared = Shared(Arc::new(App {
         queue,
         grading,
+        ladder,
         csrf: axum_csrf::CsrfConfig::default(),
+        replaying: Arc::new(tokio::sync::Semaphore::new(spec.workers.max(1))),
     }));
     let secure = course.config.url.starts_with("https:");
     match db.backend {

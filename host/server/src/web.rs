@@ -5,6 +5,7 @@
 
 use crate::course::Course;
 use crate::db::Person;
+use crate::export::{self, Entry, counted};
 use crate::queue::{Finished, Queue, Refused, Submission};
 use crate::work::Grading;
 use askama::Template;
@@ -25,8 +26,13 @@ pub struct App {
     pub queue: Queue,
     /// The course's grading.
     pub grading: Arc<Grading>,
+    /// The course's ladder.
+    pub ladder: Arc<crate::ladder::Ladder>,
     /// CSRF tokens' settings and key.
     pub csrf: CsrfConfig,
+    /// Games played again on request at once (as many as grading workers:
+    /// a student clicking through replays cannot take the machine).
+    pub replaying: Arc<tokio::sync::Semaphore>,
 }
 
 /// The shared state of the router.
@@ -60,14 +66,33 @@ pub fn router(shared: Shared) -> Router {
         .route("/upload", post(upload))
         .route("/count", post(count))
         .route("/fragment/versions", get(my_versions_fragment))
+        .route("/fragment/class", get(class_fragment))
         .route("/events", get(events))
         .route("/people/{pid}", get(history))
         .route("/people/{pid}/versions/{n}", get(version_page))
         .route("/people/{pid}/versions/{n}/verdict", get(verdict_fragment))
         .route("/people/{pid}/versions/{n}/index.html", get(back_to_version))
         .route("/people/{pid}/versions/{n}/replays/{file}", get(replay))
+        .route("/people/{pid}/versions/{n}/items/{i}/games", get(replay_game))
         .route("/teacher/regrade", post(regrade))
         .route("/teacher/gradebook.csv", get(gradebook))
+        .route("/teacher/grades-canvas.csv", get(canvas))
+        .route("/teacher/class.zip", get(class_zip))
+        .route("/people/{pid}/versions/{n}/results.json", get(results_json))
+        .route("/ladder", get(crate::ladder_web::ladder_page))
+        .route("/fragment/ladder", get(crate::ladder_web::ladder_fragment))
+        .route("/ladder/people/{pid}", get(crate::ladder_web::ladder_person))
+        .route("/ladder/matches/{id}/games/{g}", get(crate::ladder_web::ladder_game))
+        .route("/teacher/ladder", post(crate::ladder_web::teacher_switch))
+        .route("/teacher/tournament", post(crate::ladder_web::teacher_tournament))
+        .route("/tournament/{*file}", get(crate::ladder_web::tournament_file))
+        .route("/api/leaderboard", get(crate::ladder_web::api_leaderboard))
+        .route("/api/worker/hello", post(crate::remote::hello))
+        .route("/api/worker/claim", post(crate::remote::claim))
+        .route("/api/worker/heartbeat", post(crate::remote::heartbeat))
+        .route("/api/worker/results", post(crate::remote::results))
+        .route("/api/worker/bots/{sha}", get(crate::remote::bot))
+        .route("/api/course", get(api_course))
         .route("/api/submissions", post(api_submit))
         .route("/api/submissions/{n}", get(api_version))
         .route(
@@ -83,13 +108,20 @@ pub fn router(shared: Shared) -> Router {
 }
 
 /// A page or fragment of HTML with the server's security headers.
-fn page(html: String) -> Response {
+pub(crate) fn page(html: String) -> Response {
     let mut r = Html(html).into_response();
     secure_headers(r.headers_mut(), CSP);
     r
 }
 
-fn secure_headers(h: &mut HeaderMap, csp: &str) {
+/// A viewer page (a replay), with the viewer's own content policy.
+pub(crate) fn viewer_response(html: String) -> Response {
+    let mut r = Html(html).into_response();
+    secure_headers(r.headers_mut(), &arena_report::view::content_security_policy());
+    r
+}
+
+pub(crate) fn secure_headers(h: &mut HeaderMap, csp: &str) {
     if let Ok(v) = HeaderValue::from_str(csp) {
         h.insert(header::CONTENT_SECURITY_POLICY, v);
     }
@@ -99,7 +131,7 @@ fn secure_headers(h: &mut HeaderMap, csp: &str) {
 }
 
 /// An error page: what went wrong, in one line.
-fn error(status: StatusCode, why: impl Into<String>) -> Response {
+pub(crate) fn error(status: StatusCode, why: impl Into<String>) -> Response {
     let why = why.into();
     (status, page(format!(
         "<!doctype html><meta charset=utf-8><link rel=stylesheet href=/assets/style.css><main><h1>{}</h1><p>{}</p><p><a href=\"/\">back</a></p></main>",
@@ -109,11 +141,11 @@ fn error(status: StatusCode, why: impl Into<String>) -> Response {
         .into_response()
 }
 
-fn internal(e: impl std::fmt::Display) -> Response {
+pub(crate) fn internal(e: impl std::fmt::Display) -> Response {
     error(StatusCode::INTERNAL_SERVER_ERROR, format!("the server failed: {e}"))
 }
 
-async fn me(app: &App, session: &Session) -> Option<Person> {
+pub(crate) async fn me(app: &App, session: &Session) -> Option<Person> {
     let id: i64 = session.get(PERSON).await.ok().flatten()?;
     app.queue.db.person(id).await.ok().flatten()
 }
@@ -122,7 +154,7 @@ async fn take_note(session: &Session) -> Option<(String, bool)> {
     session.remove::<(String, bool)>(NOTE).await.ok().flatten()
 }
 
-async fn set_note(session: &Session, note: &str, bad: bool) {
+pub(crate) async fn set_note(session: &Session, note: &str, bad: bool) {
     let _ = session.insert(NOTE, (note.to_string(), bad)).await;
 }
 
@@ -316,25 +348,8 @@ struct Versions<'a> {
     csrf: &'a str,
 }
 
-/// The version that counts: the one chosen, else the latest on time, else the latest.
-pub fn counted(person: &Person, versions: &[Submission]) -> Option<i64> {
-    let accepted = |v: &&Submission| v.state == "accepted" || v.state == "queued" || v.state == "running";
-    person
-        .counted
-        .filter(|c| versions.iter().any(|v| v.version == *c))
-        .or_else(|| {
-            versions
-                .iter()
-                .filter(accepted)
-                .filter(|v| v.late_days == 0)
-                .map(|v| v.version)
-                .max()
-        })
-        .or_else(|| versions.iter().filter(accepted).map(|v| v.version).max())
-}
-
 /// A time as pages show it: `2026-11-25 14:03 UTC`.
-fn shown_time(stamp: &str) -> String {
+pub(crate) fn shown_time(stamp: &str) -> String {
     stamp
         .get(..16)
         .map_or_else(|| stamp.to_string(), |t| format!("{} UTC", t.replace('T', " ")))
@@ -390,6 +405,7 @@ struct StudentPage<'a> {
     csrf: &'a str,
     max_size: String,
     versions: String,
+    me: i64,
 }
 
 fn deadline_text(course: &Course) -> String {
@@ -418,6 +434,7 @@ async fn student_page(app: &App, person: &Person, csrf: &str, note: Option<(Stri
         csrf,
         max_size: arena_sandbox::compile::mib(app.grading.max_file_bytes()),
         versions: versions_html(person, &versions, csrf, true)?,
+        me: person.id,
     }
     .render()
     .map_err(|e| e.to_string())
@@ -496,11 +513,30 @@ async fn history(State(s): State<Shared>, session: Session, Path(pid): Path<i64>
 
 /// One rubric item as the version page shows it.
 struct ItemView {
+    /// Where its games replay (`?game=N`), when it has games.
+    watch: Option<String>,
+    /// How many games it played.
+    played: u64,
     name: String,
     points: String,
     measured: String,
     games: String,
     note: String,
+}
+
+/// What a replay page of a version shows, in words: `bot-item2.html` is
+/// the second rubric item's worst game (and its first forfeits).
+fn replay_label(file: &str, items: &[ItemView]) -> String {
+    let stem = file.trim_end_matches(".html").trim_start_matches("bot-");
+    let item = stem
+        .strip_prefix("item")
+        .and_then(|n| n.parse::<usize>().ok())
+        .and_then(|n| items.get(n.wrapping_sub(1)));
+    match (stem, item) {
+        (_, Some(i)) => format!("{}: its worst game", i.name),
+        ("smoke-game", _) => "the smoke game it forfeited".into(),
+        _ => stem.replace('-', " "),
+    }
 }
 
 /// What the verdict part of a version page shows.
@@ -511,6 +547,8 @@ struct VerdictView {
     items: Vec<ItemView>,
     replays: Vec<(String, String)>,
     check: Option<String>,
+    /// "Is it better than the version before?", in one sentence.
+    versus: Option<(String, String)>,
 }
 
 #[derive(Template)]
@@ -565,18 +603,38 @@ fn verdict_view(app: &App, pid: i64, v: &Submission) -> VerdictView {
         .and_then(|g| g["items"].as_array().cloned())
         .unwrap_or_default()
         .iter()
-        .map(|i| ItemView {
-            name: i["name"].as_str().unwrap_or("").to_string(),
-            points: format!(
-                "{} / {}",
-                i["points"].as_f64().map_or("-".into(), arena_runner::text::points),
-                i["max_points"].as_f64().map_or("-".into(), arena_runner::text::points)
-            ),
-            measured: measured(i),
-            games: i["games"].as_u64().map_or("-".into(), |g| g.to_string()),
-            note: i["note"].as_str().unwrap_or("").to_string(),
+        .enumerate()
+        .map(|(k, i)| {
+            let pending = i["status"] == "pending";
+            let played = i["games"].as_u64().unwrap_or(0);
+            ItemView {
+                watch: (played > 0 && v.state == "accepted")
+                    .then(|| format!("/people/{pid}/versions/{}/items/{}/games", v.version, k + 1)),
+                played,
+                name: i["name"].as_str().unwrap_or("").to_string(),
+                points: if pending {
+                    format!(
+                        "pending / {}",
+                        i["max_points"].as_f64().map_or("-".into(), arena_runner::text::points)
+                    )
+                } else {
+                    format!(
+                        "{} / {}",
+                        i["points"].as_f64().map_or("-".into(), arena_runner::text::points),
+                        i["max_points"].as_f64().map_or("-".into(), arena_runner::text::points)
+                    )
+                },
+                measured: measured(i),
+                games: i["games"].as_u64().map_or("-".into(), |g| g.to_string()),
+                // The rubric's own words name a command; here it is the course's end.
+                note: if pending {
+                    "not counted yet: the class tournament at the end of the course ranks it".into()
+                } else {
+                    i["note"].as_str().unwrap_or("").to_string()
+                },
+            }
         })
-        .collect();
+        .collect::<Vec<_>>();
     let dir = app.queue.pages_dir(v.id).join(arena_report::report::REPLAYS);
     let mut replays: Vec<(String, String)> = std::fs::read_dir(&dir)
         .map(|d| {
@@ -585,14 +643,14 @@ fn verdict_view(app: &App, pid: i64, v: &Submission) -> VerdictView {
                 .filter(|n| n.ends_with(".html"))
                 .map(|n| {
                     (
-                        n.trim_end_matches(".html").replace('-', " "),
+                        replay_label(&n, &items),
                         format!("/people/{pid}/versions/{}/replays/{n}", v.version),
                     )
                 })
                 .collect()
         })
         .unwrap_or_default();
-    replays.sort();
+    replays.sort_by(|a, b| a.1.cmp(&b.1));
     VerdictView {
         state: v.state.clone(),
         reason: v.reason.clone(),
@@ -600,7 +658,25 @@ fn verdict_view(app: &App, pid: i64, v: &Submission) -> VerdictView {
         items,
         replays,
         check: v.check_text.clone(),
+        versus: v.versus_json.as_deref().and_then(versus_sentence),
     }
+}
+
+/// The sentence of a version's test against the one before it, and its class.
+fn versus_sentence(json: &str) -> Option<(String, String)> {
+    let v: serde_json::Value = serde_json::from_str(json).ok()?;
+    if let Some(e) = v["error"].as_str() {
+        return Some((
+            format!("The test against your previous version could not run: {e}"),
+            "bad".into(),
+        ));
+    }
+    let class = match v["verdict"].as_str()? {
+        "stronger" => "ok",
+        "weaker" => "bad",
+        _ => "meta",
+    };
+    Some((v["sentence"].as_str()?.to_string(), class.into()))
 }
 
 async fn version_of(app: &App, session: &Session, pid: i64, n: i64) -> Result<(Person, Submission), Response> {
@@ -691,22 +767,70 @@ async fn replay(State(s): State<Shared>, session: Session, Path((pid, n, file)):
     }
 }
 
+#[derive(Deserialize)]
+struct GameQuery {
+    game: usize,
+}
+
+/// Any graded game, played again and shown in the viewer (`?game=` from 1).
+async fn replay_game(
+    State(s): State<Shared>,
+    session: Session,
+    Path((pid, n, item)): Path<(i64, i64, usize)>,
+    axum::extract::Query(q): axum::extract::Query<GameQuery>,
+) -> Response {
+    let app = &s.0;
+    let (person, v) = match version_of(app, &session, pid, n).await {
+        Ok(x) => x,
+        Err(r) => return r,
+    };
+    if v.state != "accepted" || item == 0 || q.game == 0 {
+        return error(
+            StatusCode::NOT_FOUND,
+            "no such game: only an accepted version's graded games replay",
+        );
+    }
+    let Ok(_permit) = app.replaying.clone().acquire_owned().await else {
+        return internal("the server is stopping");
+    };
+    let grading = app.grading.clone();
+    let file = app.queue.course.file_path(&v.sha256);
+    let back = format!("/people/{pid}/versions/{n}");
+    let made =
+        tokio::task::spawn_blocking(move || grading.replay_page(&file, &person.name, item - 1, q.game - 1, &back))
+            .await;
+    match made {
+        Ok(Ok(html)) => viewer_response(html),
+        Ok(Err(why)) => error(StatusCode::NOT_FOUND, why),
+        Err(e) => internal(e),
+    }
+}
+
 async fn events(State(s): State<Shared>, session: Session) -> Response {
     let app = &s.0;
     let Some(me) = me(app, &session).await else {
         return error(StatusCode::UNAUTHORIZED, "log in with your link");
     };
-    let rx = app.queue.subscribe();
-    let stream = futures_util::stream::unfold((rx, me), |(mut rx, me)| async move {
+    use tokio::sync::broadcast::error::RecvError;
+    let state = (app.queue.subscribe(), app.ladder.subscribe(), me);
+    // Two kinds of event: a version of theirs finished (or, for the
+    // teacher, anyone's), and the leaderboard was fitted again.
+    let stream = futures_util::stream::unfold(state, |(mut rx, mut board, me)| async move {
         loop {
-            match rx.recv().await {
-                Ok(Finished { person, version }) if me.is_teacher || person == me.id => {
-                    let event = Event::default().event("finished").data(version.to_string());
-                    return Some((Ok::<_, std::convert::Infallible>(event), (rx, me)));
-                }
-                Ok(_) | Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
-                Err(tokio::sync::broadcast::error::RecvError::Closed) => return None,
-            }
+            let event = tokio::select! {
+                got = rx.recv() => match got {
+                    Ok(Finished { person, version }) if me.is_teacher || person == me.id => {
+                        Event::default().event("finished").data(version.to_string())
+                    }
+                    Ok(_) | Err(RecvError::Lagged(_)) => continue,
+                    Err(RecvError::Closed) => return None,
+                },
+                got = board.recv() => match got {
+                    Ok(()) | Err(RecvError::Lagged(_)) => Event::default().event("ladder").data("fitted"),
+                    Err(RecvError::Closed) => return None,
+                },
+            };
+            return Some((Ok::<_, std::convert::Infallible>(event), (rx, board, me)));
         }
     });
     Sse::new(stream).keep_alive(KeepAlive::default()).into_response()
@@ -735,78 +859,105 @@ struct TeacherPage<'a> {
     submitted: usize,
     note: Option<String>,
     csrf: &'a str,
+    class: String,
+}
+
+/// The part of the teacher's page that changes as versions are graded.
+#[derive(Template)]
+#[template(path = "class.html")]
+struct ClassPart {
     pending: String,
     rows: Vec<ClassRow>,
 }
 
-/// Every student with their versions and the one that counts.
-async fn class(app: &App) -> Result<Vec<(Person, Vec<Submission>, Option<Submission>)>, String> {
-    let students = app.queue.db.students().await?;
-    let all = app.queue.all_versions().await?;
-    Ok(students
-        .into_iter()
-        .map(|p| {
-            let mut versions: Vec<Submission> = all.iter().filter(|v| v.person == p.id).cloned().collect();
-            versions.sort_by_key(|v| std::cmp::Reverse(v.version));
-            let c = counted(&p, &versions).and_then(|c| versions.iter().find(|v| v.version == c).cloned());
-            (p, versions, c)
-        })
-        .collect())
+async fn teacher_page(app: &App, csrf: &str, note: Option<String>) -> Result<String, String> {
+    let (class, students, submitted) = class_part(app).await?;
+    TeacherPage {
+        course: &app.queue.course.config.name,
+        game: app.grading.game.title(),
+        deadline: deadline_text(&app.queue.course),
+        students,
+        submitted,
+        note,
+        csrf,
+        class,
+    }
+    .render()
+    .map_err(|e| e.to_string())
 }
 
-async fn teacher_page(app: &App, csrf: &str, note: Option<String>) -> Result<String, String> {
-    let class = class(app).await?;
+async fn class_fragment(State(s): State<Shared>, session: Session) -> Response {
+    let app = &s.0;
+    if let Err(r) = teacher(app, &session).await {
+        return r;
+    }
+    match class_part(app).await {
+        Ok((html, _, _)) => page(html),
+        Err(e) => internal(e),
+    }
+}
+
+/// The class table and what waits to be graded; students, and how many have submitted.
+async fn class_part(app: &App) -> Result<(String, usize, usize), String> {
+    let class = export::class(&app.queue).await?;
     let mut by_sha: std::collections::BTreeMap<&str, Vec<&str>> = std::collections::BTreeMap::new();
-    for (p, _, c) in &class {
+    for Entry {
+        person: p, counted: c, ..
+    } in &class
+    {
         if let Some(c) = c {
             by_sha.entry(c.sha256.as_str()).or_default().push(p.name.as_str());
         }
     }
     let rows = class
         .iter()
-        .map(|(p, versions, c)| {
-            let same: Vec<&str> = c
-                .as_ref()
-                .and_then(|c| by_sha.get(c.sha256.as_str()))
-                .map(|names| names.iter().copied().filter(|n| *n != p.name).collect())
-                .unwrap_or_default();
-            ClassRow {
-                href: format!("/people/{}", p.id),
-                name: p.name.clone(),
-                school_id: p.school_id.clone(),
-                email: p.email.clone(),
-                versions: versions.len(),
-                counted: c
+        .map(
+            |Entry {
+                 person: p,
+                 versions,
+                 counted: c,
+             }| {
+                let same: Vec<&str> = c
                     .as_ref()
-                    .map_or("-".into(), |c| format!("v{} ({})", c.version, c.state)),
-                points: c.as_ref().map_or("-".into(), points_text),
-                late_days: c.as_ref().map_or("-".into(), |c| c.late_days.to_string()),
-                flags: if same.is_empty() {
-                    String::new()
-                } else {
-                    format!("identical file to {}", same.join(", "))
-                },
-            }
-        })
+                    .and_then(|c| by_sha.get(c.sha256.as_str()))
+                    .map(|names| names.iter().copied().filter(|n| *n != p.name).collect())
+                    .unwrap_or_default();
+                ClassRow {
+                    href: format!("/people/{}", p.id),
+                    name: p.name.clone(),
+                    school_id: p.school_id.clone(),
+                    email: p.email.clone(),
+                    versions: versions.len(),
+                    counted: c
+                        .as_ref()
+                        .map_or("-".into(), |c| format!("v{} ({})", c.version, c.state)),
+                    points: c.as_ref().map_or("-".into(), points_text),
+                    late_days: c.as_ref().map_or("-".into(), |c| c.late_days.to_string()),
+                    flags: if same.is_empty() {
+                        String::new()
+                    } else {
+                        format!("identical file to {}", same.join(", "))
+                    },
+                }
+            },
+        )
         .collect::<Vec<_>>();
     let pending = app.queue.pending().await?;
-    TeacherPage {
-        course: &app.queue.course.config.name,
-        game: app.grading.game.title(),
-        deadline: deadline_text(&app.queue.course),
-        students: rows.len(),
-        submitted: rows.iter().filter(|r| r.versions > 0).count(),
-        note,
-        csrf,
+    let (students, submitted) = (rows.len(), rows.iter().filter(|r| r.versions > 0).count());
+    let html = ClassPart {
         pending: if pending > 0 {
-            format!("{pending} versions waiting to be graded")
+            format!(
+                "{pending} version{} waiting to be graded (this part updates itself)",
+                if pending == 1 { "" } else { "s" }
+            )
         } else {
             "nothing waiting to be graded".into()
         },
         rows,
     }
     .render()
-    .map_err(|e| e.to_string())
+    .map_err(|e| e.to_string())?;
+    Ok((html, students, submitted))
 }
 
 async fn teacher(app: &App, session: &Session) -> Result<Person, Response> {
@@ -828,15 +979,19 @@ async fn regrade(State(s): State<Shared>, session: Session, csrf: CsrfToken, For
             "the form was stale or forged: reload the page and try again",
         );
     }
-    let ids: Vec<i64> = match class(app).await {
-        Ok(c) => c.into_iter().filter_map(|(_, _, c)| c.map(|c| c.id)).collect(),
+    let ids: Vec<i64> = match export::class(&app.queue).await {
+        Ok(c) => c.into_iter().filter_map(|e| e.counted.map(|c| c.id)).collect(),
         Err(e) => return internal(e),
     };
     match app.queue.regrade(&ids).await {
         Ok(n) => {
             set_note(
                 &session,
-                &format!("{n} counted versions are being graded again."),
+                &if n == 1 {
+                    "1 counted version is being graded again.".to_string()
+                } else {
+                    format!("{n} counted versions are being graded again.")
+                },
                 false,
             )
             .await;
@@ -846,42 +1001,88 @@ async fn regrade(State(s): State<Shared>, session: Session, csrf: CsrfToken, For
     }
 }
 
+/// A file to save, with the server's headers.
+fn download(body: impl IntoResponse, kind: &'static str, name: &'static str) -> Response {
+    let mut r = body.into_response();
+    let h = r.headers_mut();
+    secure_headers(h, CSP);
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(kind));
+    if let Ok(v) = HeaderValue::from_str(&format!("attachment; filename=\"{name}\"")) {
+        h.insert(header::CONTENT_DISPOSITION, v);
+    }
+    r
+}
+
+const CSV: &str = "text/csv; charset=utf-8";
+
 async fn gradebook(State(s): State<Shared>, session: Session) -> Response {
     let app = &s.0;
     if let Err(r) = teacher(app, &session).await {
         return r;
     }
-    let class = match class(app).await {
+    match export::class(&app.queue).await {
+        Ok(c) => download(export::gradebook_csv(&c), CSV, "gradebook.csv"),
+        Err(e) => internal(e),
+    }
+}
+
+async fn canvas(State(s): State<Shared>, session: Session) -> Response {
+    let app = &s.0;
+    if let Err(r) = teacher(app, &session).await {
+        return r;
+    }
+    match export::class(&app.queue).await {
+        Ok(c) => download(
+            export::canvas_csv(&c, &app.queue.course.config.name),
+            CSV,
+            arena_grading::files::CANVAS_GRADES,
+        ),
+        Err(e) => internal(e),
+    }
+}
+
+/// The class zip, written to a file that is unlinked once open (a class of
+/// Python bots is gigabytes: it is streamed, never held in memory).
+async fn class_zip(State(s): State<Shared>, session: Session) -> Response {
+    let app = &s.0;
+    if let Err(r) = teacher(app, &session).await {
+        return r;
+    }
+    let class = match export::class(&app.queue).await {
         Ok(c) => c,
         Err(e) => return internal(e),
     };
-    use arena_runner::text::csv_field;
-    let mut csv = String::from("id,name,email,version,points,max_points,late_days,state,sha256\n");
-    for (p, _, c) in &class {
-        let num = |x: Option<f64>| x.map_or(String::new(), arena_runner::text::points);
-        csv.push_str(&format!(
-            "{},{},{},{},{},{},{},{},{}\n",
-            csv_field(&p.school_id),
-            csv_field(&p.name),
-            csv_field(&p.email),
-            c.as_ref().map_or(String::new(), |c| c.version.to_string()),
-            num(c.as_ref().and_then(|c| c.score)),
-            num(c.as_ref().and_then(|c| c.max_score)),
-            c.as_ref().map_or(String::new(), |c| c.late_days.to_string()),
-            c.as_ref().map_or("none", |c| c.state.as_str()),
-            c.as_ref().map_or("", |c| c.sha256.as_str()),
-        ));
+    let course = app.queue.course.clone();
+    let dir = course.dir.join("exports");
+    let made = tokio::task::spawn_blocking(move || -> Result<std::fs::File, String> {
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: cannot create ({e})", dir.display()))?;
+        let path = dir.join(format!("class-{}.zip", crate::queue::unique_suffix()));
+        let written = export::write_zip(&course, &class, &path);
+        let file = written.and_then(|()| std::fs::File::open(&path).map_err(|e| e.to_string()));
+        let _ = std::fs::remove_file(&path);
+        file
+    })
+    .await;
+    match made {
+        Ok(Ok(file)) => {
+            let stream = tokio_util::io::ReaderStream::new(tokio::fs::File::from_std(file));
+            download(axum::body::Body::from_stream(stream), "application/zip", "class.zip")
+        }
+        Ok(Err(e)) => internal(e),
+        Err(e) => internal(e),
     }
-    let mut r = csv.into_response();
-    r.headers_mut().insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/csv; charset=utf-8"),
-    );
-    r.headers_mut().insert(
-        header::CONTENT_DISPOSITION,
-        HeaderValue::from_static("attachment; filename=\"gradebook.csv\""),
-    );
-    r
+}
+
+async fn results_json(State(s): State<Shared>, session: Session, Path((pid, n)): Path<(i64, i64)>) -> Response {
+    let app = &s.0;
+    let v = match version_of(app, &session, pid, n).await {
+        Ok((_, v)) => v,
+        Err(r) => return r,
+    };
+    match tokio::fs::read(app.queue.pages_dir(v.id).join(crate::work::RESULTS_FILE)).await {
+        Ok(bytes) => download(bytes, "application/json", "results.json"),
+        Err(_) => error(StatusCode::NOT_FOUND, "this version has no grade (yet)"),
+    }
 }
 
 /// The person a bearer token names, or the API's one-line refusal.
@@ -932,8 +1133,28 @@ fn version_json(app: &App, v: &Submission) -> serde_json::Value {
         "grade_text": v.grade_text,
         "score": v.score,
         "max_score": v.max_score,
+        "versus": json(&v.versus_json),
         "url": format!("{}/people/{}/versions/{}", app.queue.course.config.url.trim_end_matches('/'), v.person, v.version),
     })
+}
+
+/// What a client checks before it uploads: the course, its game and its limits.
+async fn api_course(State(s): State<Shared>, headers: HeaderMap) -> Response {
+    let app = &s.0;
+    if let Err(r) = bearer(app, &headers).await {
+        return r;
+    }
+    let c = &app.queue.course.config;
+    Json(serde_json::json!({
+        "course": c.name,
+        "game": c.game,
+        "max_file_bytes": app.grading.max_file_bytes(),
+        "deadline": c.deadline,
+        "late_days": c.late_days,
+        "uploads_per_hour": c.uploads_per_hour,
+        "open": !c.frozen_at(crate::course::now()),
+    }))
+    .into_response()
 }
 
 async fn api_submit(State(s): State<Shared>, headers: HeaderMap, body: axum::body::Bytes) -> Response {

@@ -13,6 +13,9 @@ use arena_runner::runner::settings::RunSettings;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
+/// Gradescope's file of a graded version, beside its replay pages.
+pub const RESULTS_FILE: &str = "results.json";
+
 /// Smoke games per opponent of the check, as `arena check` plays by default.
 pub const CHECK_GAMES: usize = 20;
 
@@ -172,8 +175,80 @@ impl Grading {
             .collect();
         arena_report::report::write_replays(pages, &jobs).map_err(|e| format!("{e:#}"))?;
         let [(report, _)]: [_; 1] = graded.try_into().map_err(|_| "one report".to_string())?;
+        // Gradescope's results.json, as `arena grade-class` writes it for each student.
+        let results = arena_grading::grade::gradescope::results(&report, &self.rubric, None);
+        let path = pages.join(RESULTS_FILE);
+        std::fs::write(&path, format!("{results:#}\n"))
+            .map_err(|e| format!("{}: cannot write ({e})", path.display()))?;
         Ok(report)
     }
+}
+
+impl Grading {
+    /// The viewer page of game `game` (from 0) of rubric item `item` of the
+    /// bot at `file`, played again: a game is a pure function of the bots,
+    /// the seed and the limits, so every graded game can be watched without
+    /// keeping its replay. `back` is the link back to the version's page.
+    pub fn replay_page(
+        &self,
+        file: &Path,
+        student: &str,
+        item: usize,
+        game: usize,
+        back: &str,
+    ) -> Result<String, String> {
+        use arena_grading::grade::rubric::Measure;
+        use arena_runner::runner::{BotRef, Entrant};
+        let Some(rubric_item) = self.rubric.items.get(item) else {
+            return Err(format!("the rubric has no item {}", item + 1));
+        };
+        if rubric_item.measure == Measure::ClassPercentile {
+            return Err("the class ranking is measured by the class tournament, not by games of its own".into());
+        }
+        if game >= self.rubric.games {
+            return Err(format!(
+                "each rubric item plays {} games: give a number from 1 to {}",
+                self.rubric.games, self.rubric.games
+            ));
+        }
+        let sandbox = self.settings.sandbox(self.game).map_err(|e| format!("{e:#}"))?;
+        let program = sandbox.load(file, self.game.worlds()).map_err(|e| e.to_string())?;
+        let me = Entrant {
+            name: student.to_string(),
+            bot: BotRef::Wasm(std::sync::Arc::new(program)),
+        };
+        let grader = Grader {
+            game: self.game,
+            sandbox: &sandbox,
+            rubric: &self.rubric,
+            games: self.rubric.games,
+        };
+        let bytes = grader.replay(item, game, &me).map_err(|e| e.to_string())?;
+        let note = format!(
+            "{student} vs {}: rubric item {} \"{}\", game {} of {}, played again on request (the same deal, seed and limits as when it was graded).",
+            rubric_item.against.join(", "),
+            item + 1,
+            rubric_item.name,
+            game + 1,
+            self.rubric.games
+        );
+        viewer_page(&bytes, &note, back)
+    }
+}
+
+/// The viewer page of one game's replay file (`bytes`: a header line, then
+/// its events), with `note` above it and `back` as the link back.
+pub fn viewer_page(bytes: &[u8], note: &str, back: &str) -> Result<String, String> {
+    let lines = bytes
+        .split(|b| *b == b'\n')
+        .filter(|l| !l.is_empty())
+        .map(serde_json::from_slice)
+        .collect::<Result<Vec<serde_json::Value>, _>>()
+        .map_err(|e| format!("the replay did not read back ({e})"))?;
+    let Some((header, events)) = lines.split_first() else {
+        return Err("the replay is empty".into());
+    };
+    Ok(arena_report::view::page_in_report(header, &[events.to_vec()], Some(note), back).0)
 }
 
 impl Verdict {
@@ -203,4 +278,112 @@ impl Verdict {
             ..Verdict::rejected(why)
         }
     }
+}
+
+/// A new version against the accepted version before it: a sequential
+/// test on paired deals, as `arena compare --sprt` runs it.
+#[derive(Debug, Clone, Serialize, serde::Deserialize, PartialEq)]
+pub struct Versus {
+    /// The version tested.
+    pub version: i64,
+    /// The version it was tested against.
+    pub against: i64,
+    /// `stronger`, `weaker` or `undecided`.
+    pub verdict: String,
+    /// The Elo difference, with its 95% interval's ends.
+    pub elo: [f64; 3],
+    /// Games played.
+    pub games: usize,
+    /// The new version's games won, drawn and lost.
+    pub record: [u32; 3],
+    /// The test's margin: stronger or weaker by at least this many Elo.
+    pub margin: f64,
+    /// The sentence shown.
+    pub sentence: String,
+}
+
+impl Grading {
+    /// Whether the course's game has new-against-old tests (duels only).
+    pub fn has_versus(&self, course: &Course) -> bool {
+        self.game.kind() == arena_core::Kind::Duel && course.config.ladder.versus_games > 0
+    }
+
+    /// Test version `version` (at `new`) against version `against` (at
+    /// `old`) of the same student: an SPRT of "stronger by at least the
+    /// margin" against "weaker by at least the margin", at most
+    /// `max_games` games, error rates 5%.
+    pub fn versus(
+        &self,
+        (new, version): (&Path, i64),
+        (old, against): (&Path, i64),
+        margin: f64,
+        max_games: usize,
+    ) -> Result<Versus, String> {
+        use arena_runner::runner::{BotRef, Entrant, GameSetup, HeadSpec, run_head_to_head};
+        use arena_runner::stats::{Sprt, SprtDecision};
+        let sandbox = self.settings.sandbox(self.game).map_err(|e| format!("{e:#}"))?;
+        let load = |path: &Path, name: String| -> Result<Entrant, String> {
+            let program = sandbox.load(path, self.game.worlds()).map_err(|e| e.to_string())?;
+            Ok(Entrant {
+                name,
+                bot: BotRef::Wasm(std::sync::Arc::new(program)),
+            })
+        };
+        let bots = [load(new, format!("v{version}"))?, load(old, format!("v{against}"))?];
+        let sprt = Sprt::new(-margin, margin, 0.05, 0.05)?;
+        let spec = HeadSpec {
+            game: self.game,
+            setup: GameSetup {
+                illegal: self.rubric.illegal,
+                ..GameSetup::new(&sandbox)
+            },
+            bots,
+            games: max_games,
+            seed: arena_core::derive_seed(self.rubric.seed, 0x7665_7273_7573),
+            sprt: Some(sprt),
+        };
+        let report = run_head_to_head(spec, &mut |_, _| {}).map_err(|e| e.to_string())?;
+        let decision = report.sprt.map_or(SprtDecision::Continue, |s| s.decision);
+        let [elo, low, high] = report.elo;
+        let figures = format!("{} Elo, 95% interval {} to {}", signed(elo), signed(low), signed(high));
+        let (verdict, sentence) = match decision {
+            SprtDecision::AcceptH1 => (
+                "stronger",
+                format!(
+                    "v{version} is stronger than v{against}: {figures}, decided after {} games.",
+                    report.games
+                ),
+            ),
+            SprtDecision::AcceptH0 => (
+                "weaker",
+                format!(
+                    "v{version} is weaker than v{against}: {figures}, decided after {} games.",
+                    report.games
+                ),
+            ),
+            SprtDecision::Continue => (
+                "undecided",
+                format!(
+                    "No difference of {margin:.0} Elo or more found between v{version} and v{against} in {} games, the most the test plays: {figures}.",
+                    report.games
+                ),
+            ),
+        };
+        Ok(Versus {
+            version,
+            against,
+            verdict: verdict.to_string(),
+            elo: report.elo,
+            games: report.games,
+            record: report.record,
+            margin,
+            sentence,
+        })
+    }
+}
+
+/// An Elo difference with its sign: `+48`, `-12`, `0`.
+fn signed(elo: f64) -> String {
+    let r = elo.round();
+    if r == 0.0 { "0".into() } else { format!("{r:+.0}") }
 }

@@ -16,6 +16,47 @@ pub enum CourseCommand {
     Init(InitArgs),
     /// Change the roster: add students from a class list, take one off, or give one a new link.
     Roster(RosterArgs),
+    /// Print a new token for an external worker (`arena worker`), or revoke or list them.
+    WorkerToken(WorkerTokenArgs),
+}
+
+/// Arguments of `arena course worker-token`.
+#[derive(Debug, Args)]
+pub struct WorkerTokenArgs {
+    /// The course folder.
+    pub dir: PathBuf,
+    /// A name for the machine, shown in `--list`.
+    #[arg(long, default_value = "worker")]
+    pub name: String,
+    /// Revoke the worker with this id instead (its calls are refused from then on).
+    #[arg(long, value_name = "ID", conflicts_with = "list")]
+    pub revoke: Option<i64>,
+    /// List the workers, their matches and whether they are disabled.
+    #[arg(long)]
+    pub list: bool,
+    /// The database, when it is not the folder's SQLite file.
+    #[arg(long, value_name = "URL")]
+    pub database: Option<String>,
+}
+
+/// Arguments of `arena worker`.
+#[derive(Debug, Args)]
+pub struct WorkerArgs {
+    /// The course server, e.g. https://bots.cs.example.edu.
+    #[arg(long)]
+    pub server: String,
+    /// The worker token (`arena course worker-token` prints one).
+    #[arg(long, allow_hyphen_values = true)]
+    pub token: String,
+    /// Threads to play on [default: all cores].
+    #[arg(long)]
+    pub jobs: Option<usize>,
+    /// Where bot files and compiled bots are kept [default: the user's cache folder].
+    #[arg(long, value_name = "DIR")]
+    pub cache: Option<PathBuf>,
+    /// Stop after this many matches [default: never].
+    #[arg(long, value_name = "N")]
+    pub matches: Option<usize>,
 }
 
 /// Arguments of `arena course init`.
@@ -80,7 +121,9 @@ pub struct ServeArgs {
     /// The database, when it is not the folder's SQLite file.
     #[arg(long, value_name = "URL")]
     pub database: Option<String>,
-    /// Submissions graded at once [default: half the cores, at least one]; pages stay fast meanwhile.
+    /// The server's own pool: submissions graded and ladder matches played at once [default: half
+    /// the cores, at least one]; pages stay fast meanwhile. 0: ladder matches wait for external
+    /// workers (`arena worker`) and uploads are graded on one thread.
     #[arg(long)]
     pub workers: Option<usize>,
 }
@@ -92,7 +135,8 @@ pub struct SubmitArgs {
     #[arg(long)]
     pub server: String,
     /// Your token (in the email with your login link).
-    #[arg(long)]
+    // A token is URL-safe base64 and may begin with `-`: a value, not a flag.
+    #[arg(long, allow_hyphen_values = true)]
     pub token: String,
     /// The bot file.
     pub bot: PathBuf,
@@ -157,8 +201,63 @@ pub fn run_course(command: CourseCommand) -> anyhow::Result<()> {
                 println!("{line}");
             }
         }
+        CourseCommand::WorkerToken(a) => {
+            use arena_server::init::WorkerTokens;
+            let what = match (a.revoke, a.list) {
+                (Some(id), _) => WorkerTokens::Revoke(id),
+                (None, true) => WorkerTokens::List,
+                (None, false) => WorkerTokens::New(&a.name),
+            };
+            let new = matches!(what, WorkerTokens::New(_));
+            let lines = rt
+                .block_on(arena_server::init::worker_tokens(&a.dir, a.database.clone(), what))
+                .map_err(anyhow::Error::msg)?;
+            for (i, line) in lines.iter().enumerate() {
+                // The token alone on stdout, for scripts; how to use it on stderr.
+                if new && i > 0 {
+                    eprintln!("{line}");
+                } else {
+                    println!("{line}");
+                }
+            }
+        }
     }
     Ok(())
+}
+
+/// Run `arena worker` until stopped: 2 when the server refuses it, with one line.
+pub fn run_worker(a: WorkerArgs) -> anyhow::Result<ExitCode> {
+    let compiler = std::env::current_exe().context("cannot find the arena executable to compile bots with")?;
+    let env = |name: &str| std::env::var_os(name).filter(|v| !v.is_empty()).map(PathBuf::from);
+    let cache = a
+        .cache
+        .or_else(|| env("ARENA_CACHE_DIR").map(|d| d.join("worker")))
+        .or_else(|| env("XDG_CACHE_HOME").map(|d| d.join("arena").join("worker")))
+        .or_else(|| env("HOME").map(|d| d.join(".cache").join("arena").join("worker")))
+        .context("no cache folder: give --cache DIR")?;
+    let say = |line: &str| eprintln!("{line}");
+    let spec = arena_server::worker::WorkerSpec {
+        server: a.server.clone(),
+        token: a.token.clone(),
+        jobs: a
+            .jobs
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get())),
+        cache,
+        compiler: Some(compiler),
+        max_matches: a.matches,
+        say: &say,
+    };
+    match arena_server::worker::run(&spec) {
+        Ok(n) => {
+            eprintln!("{n} matches played; stopping as asked");
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(arena_server::worker::Stop::Refused(why)) => {
+            eprintln!("arena worker: {}: {why}", a.server);
+            Ok(ExitCode::from(2))
+        }
+        Err(arena_server::worker::Stop::Failed(why)) => bail!("{why}"),
+    }
 }
 
 /// Run `arena serve` until Ctrl-C.
@@ -196,13 +295,30 @@ pub fn run_submit(a: SubmitArgs) -> anyhow::Result<ExitCode> {
         .bot
         .file_name()
         .map_or("bot.wasm".into(), |n| n.to_string_lossy().into_owned());
+    // Ask first: a bad token or a file over the limit is said before megabytes are sent.
+    let mut course = agent
+        .get(&format!("{server}/api/course"))
+        .header("Authorization", &auth)
+        .call()
+        .map_err(|e| anyhow::anyhow!("{server}: cannot reach the course server ({e}); check --server"))?;
+    let info: serde_json::Value = course.body_mut().read_json().unwrap_or(serde_json::Value::Null);
+    if course.status().as_u16() != 200 {
+        let why = info["error"].as_str().unwrap_or("the server refused the token");
+        bail!("{server}: {why}");
+    }
+    if let Some(max) = info["max_file_bytes"].as_u64().filter(|m| bytes.len() as u64 > *m) {
+        bail!(
+            "{}: the file is larger than {max} bytes, the most a bot may be in this course; build it in release mode (see `arena new`)",
+            a.bot.display()
+        );
+    }
     let mut sent = agent
         .post(&format!("{server}/api/submissions"))
         .header("Authorization", &auth)
         .header("X-File-Name", &name)
         .header("Content-Type", "application/wasm")
         .send(&bytes[..])
-        .map_err(|e| anyhow::anyhow!("{server}: cannot reach the course server ({e}); check --server"))?;
+        .map_err(|e| anyhow::anyhow!("{server}: the upload did not get through ({e}); try again"))?;
     let status = sent.status().as_u16();
     let body: serde_json::Value = sent.body_mut().read_json().unwrap_or(serde_json::Value::Null);
     if status != 202 {

@@ -75,6 +75,9 @@ pub enum Command {
     /// Submit a bot to a course server and wait for its verdict. Exit status 0: accepted;
     /// 1: rejected; 2: not submitted (bad token, server unreachable).
     Submit(course::SubmitArgs),
+    /// Play a course's ladder matches on this machine for its server (with a token from
+    /// `arena course worker-token`). Exit status 2: the server refused the worker.
+    Worker(course::WorkerArgs),
     /// Show or empty the compile cache (compiled bots kept between runs).
     #[command(subcommand)]
     Cache(cache::CacheCommand),
@@ -99,6 +102,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Course(c) => course::run_course(c),
         Command::Serve(args) => course::run_serve(args),
         Command::Submit(args) => return course::run_submit(args),
+        Command::Worker(args) => return course::run_worker(args),
         Command::Cache(c) => cache::run(c),
     }
     .map(|()| ExitCode::SUCCESS)

@@ -88,6 +88,38 @@ pub fn feedback(r: &GradeReport) -> String {
     parts.join("; ")
 }
 
+/// One student's row of Canvas's grade import.
+pub struct CanvasRow {
+    /// The name (Canvas reads it only when no id matches).
+    pub student: String,
+    /// The Canvas user id (the `ID` column), matched first.
+    pub canvas_id: Option<String>,
+    /// The institution's id (`SIS User ID`), matched when `ID` is empty.
+    pub sis_id: Option<String>,
+    /// The grade; none leaves the student's cell empty (Canvas keeps what it had).
+    pub total: Option<f64>,
+}
+
+/// Canvas's gradebook import file: the first five columns are the
+/// student's; every further column is an assignment, created if its name
+/// is new.
+pub fn canvas_csv(rows: &[CanvasRow], assignment: &str) -> String {
+    let mut s = format!(
+        "Student,ID,SIS User ID,SIS Login ID,Section,{}\r\n",
+        csv_field(assignment)
+    );
+    for r in rows {
+        s.push_str(&format!(
+            "{},{},{},,,{}\r\n",
+            csv_field(&r.student),
+            csv_field(r.canvas_id.as_deref().unwrap_or("")),
+            csv_field(r.sis_id.as_deref().unwrap_or("")),
+            r.total.map(number).unwrap_or_default()
+        ));
+    }
+    s
+}
+
 /// The file for `lms`, and the students it cannot match. The identifiers
 /// come from the class folder's `layout`: a Canvas export gives Canvas user
 /// ids, a Moodle export participant ids, a Gradescope export SIDs (the
@@ -129,22 +161,19 @@ pub fn export(lms: Lms, reports: &[&GradeReport], assignment: &str, layout: Layo
     let mut s = String::new();
     match lms {
         Lms::Canvas => {
-            // Canvas reads the first five columns as the student's; every
-            // further column is an assignment, created if its name is new.
-            s.push_str(&format!(
-                "Student,ID,SIS User ID,SIS Login ID,Section,{}\r\n",
-                csv_field(assignment)
-            ));
-            for r in reports {
-                let [canvas, sis] = id(r);
-                s.push_str(&format!(
-                    "{},{},{},,,{}\r\n",
-                    csv_field(&r.student),
-                    csv_field(canvas.as_deref().unwrap_or("")),
-                    csv_field(sis.as_deref().unwrap_or("")),
-                    number(r.total)
-                ));
-            }
+            let rows: Vec<CanvasRow> = reports
+                .iter()
+                .map(|r| {
+                    let [canvas, sis] = id(r);
+                    CanvasRow {
+                        student: r.student.clone(),
+                        canvas_id: canvas,
+                        sis_id: sis,
+                        total: Some(r.total),
+                    }
+                })
+                .collect();
+            s = canvas_csv(&rows, assignment);
         }
         Lms::Moodle => {
             s.push_str(

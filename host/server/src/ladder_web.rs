@@ -1,0 +1,644 @@
+//! The ladder's pages: the leaderboard (live through server-sent events,
+//! and as JSON), a student's ladder history with head-to-head results and
+//! recent matches whose games replay on request, and the teacher's switches
+//! (pseudonyms, freeze).
+
+use crate::db::Person;
+use crate::ladder::{Board, FROZEN, Ladder, PSEUDONYMS};
+use crate::web::{App, Shared, error, internal, me, page, set_note, shown_time};
+use askama::Template;
+use axum::extract::{Path, Query, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Redirect, Response};
+use axum::{Form, Json};
+use axum_csrf::CsrfToken;
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use tower_sessions::Session;
+
+/// A leaderboard row as the page shows it.
+struct RowView {
+    rank: String,
+    name: String,
+    href: Option<String>,
+    rating: String,
+    games: u32,
+    record: String,
+    version: String,
+    submitted: String,
+    house: bool,
+}
+
+#[derive(Template)]
+#[template(path = "leaderboard.html")]
+struct BoardPart {
+    rows: Vec<RowView>,
+    matches: usize,
+    games: usize,
+    fitted: String,
+    frozen: bool,
+    pseudonyms: bool,
+}
+
+#[derive(Template)]
+#[template(path = "ladder.html")]
+struct LadderPage<'a> {
+    course: &'a str,
+    who: String,
+    teacher: bool,
+    csrf: String,
+    pseudonyms: bool,
+    frozen: bool,
+    board: String,
+    note: Option<String>,
+    /// What the final tournament's last run said.
+    tournament: Option<String>,
+    /// Whether its report is published.
+    report: bool,
+}
+
+/// The leaderboard table for `viewer` (the teacher sees names under
+/// pseudonyms), rendered once per fit: a thousand open pages refreshing
+/// after a fit cost one rendering, not a thousand.
+fn board_html(ladder: &Ladder, board: &Board, teacher: bool) -> Result<String, String> {
+    let slot = usize::from(teacher);
+    if let Ok(r) = ladder.rendered.lock()
+        && board.serial > 0
+        && r[slot].0 == board.serial
+    {
+        return Ok(r[slot].1.clone());
+    }
+    let html = render_board(board, teacher)?;
+    if let Ok(mut r) = ladder.rendered.lock() {
+        r[slot] = (board.serial, html.clone());
+    }
+    Ok(html)
+}
+
+fn render_board(board: &Board, teacher: bool) -> Result<String, String> {
+    let rows = board
+        .rows
+        .iter()
+        .map(|r| RowView {
+            rank: if r.ranks[0] == r.ranks[1] {
+                r.rank.to_string()
+            } else {
+                format!("{} ({}–{})", r.rank, r.ranks[0], r.ranks[1])
+            },
+            name: if teacher && board.pseudonyms && !r.house {
+                format!("{} ({})", r.real_name, r.name)
+            } else {
+                r.name.clone()
+            },
+            href: r.person.map(|p| format!("/ladder/people/{p}")),
+            rating: format!("{:.0} [{:.0}, {:.0}]", r.rating, r.interval[0], r.interval[1]),
+            games: r.games,
+            record: format!("{} / {} / {}", r.wins, r.draws, r.losses),
+            version: r.version.map_or("house bot".into(), |v| format!("v{v}")),
+            submitted: r.submitted.as_deref().map(shown_time).unwrap_or_default(),
+            house: r.house,
+        })
+        .collect();
+    BoardPart {
+        rows,
+        matches: board.matches,
+        games: board.games,
+        fitted: if board.fitted_at.is_empty() {
+            "not yet".into()
+        } else {
+            shown_time(&board.fitted_at)
+        },
+        frozen: board.frozen,
+        pseudonyms: board.pseudonyms,
+    }
+    .render()
+    .map_err(|e| e.to_string())
+}
+
+async fn viewer(app: &App, session: &Session) -> Result<Person, Response> {
+    me(app, session)
+        .await
+        .ok_or_else(|| error(StatusCode::UNAUTHORIZED, "log in with your link"))
+}
+
+/// `GET /ladder`: the leaderboard.
+pub async fn ladder_page(State(s): State<Shared>, session: Session, csrf: CsrfToken) -> Response {
+    let app = &s.0;
+    let who = match viewer(app, &session).await {
+        Ok(p) => p,
+        Err(r) => return r,
+    };
+    let board = app.ladder.board();
+    let note = session
+        .remove::<(String, bool)>("note")
+        .await
+        .ok()
+        .flatten()
+        .map(|n| n.0);
+    let html = board_html(&app.ladder, &board, who.is_teacher).and_then(|table| {
+        LadderPage {
+            course: &app.queue.course.config.name,
+            who: if who.is_teacher {
+                "teacher".into()
+            } else {
+                who.name.clone()
+            },
+            teacher: who.is_teacher,
+            csrf: csrf.authenticity_token().unwrap_or_default(),
+            pseudonyms: board.pseudonyms,
+            frozen: board.frozen,
+            board: table,
+            note,
+            tournament: app.ladder.tournament.lock().ok().and_then(|t| t.1.clone()),
+            report: app.ladder.tournament_dir().join("index.html").is_file(),
+        }
+        .render()
+        .map_err(|e| e.to_string())
+    });
+    match html {
+        Ok(html) => (csrf, page(html)).into_response(),
+        Err(e) => internal(e),
+    }
+}
+
+/// `GET /fragment/ladder`: the table alone, fetched again on each "ladder" event.
+pub async fn ladder_fragment(State(s): State<Shared>, session: Session) -> Response {
+    let app = &s.0;
+    let who = match viewer(app, &session).await {
+        Ok(p) => p,
+        Err(r) => return r,
+    };
+    match board_html(&app.ladder, &app.ladder.board(), who.is_teacher) {
+        Ok(html) => page(html),
+        Err(e) => internal(e),
+    }
+}
+
+/// `GET /api/leaderboard`: the rows as JSON, for a logged-in browser or a
+/// student's token (`Authorization: Bearer`).
+pub async fn api_leaderboard(State(s): State<Shared>, session: Session, headers: HeaderMap) -> Response {
+    let app = &s.0;
+    let teacher = match me(app, &session).await {
+        Some(p) => p.is_teacher,
+        None => {
+            let token = headers
+                .get(header::AUTHORIZATION)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.strip_prefix("Bearer "));
+            match token {
+                Some(t) => match app.queue.db.person_by_token(t.trim()).await {
+                    Ok(Some(p)) => p.is_teacher,
+                    Ok(None) => {
+                        return (
+                            StatusCode::UNAUTHORIZED,
+                            Json(serde_json::json!({"error": "this token is not (or no longer) valid"})),
+                        )
+                            .into_response();
+                    }
+                    Err(e) => return internal(e),
+                },
+                None => {
+                    return (
+                        StatusCode::UNAUTHORIZED,
+                        Json(serde_json::json!({"error": "log in, or send your token as Authorization: Bearer TOKEN"})),
+                    )
+                        .into_response();
+                }
+            }
+        }
+    };
+    let board = app.ladder.board();
+    let mut value = serde_json::to_value(&*board).unwrap_or_default();
+    if teacher && let Some(rows) = value["rows"].as_array_mut() {
+        for (row, r) in rows.iter_mut().zip(&board.rows) {
+            row["real_name"] = serde_json::Value::from(r.real_name.clone());
+        }
+    }
+    let mut r = Json(value).into_response();
+    r.headers_mut()
+        .insert(header::CACHE_CONTROL, header::HeaderValue::from_static("no-store"));
+    r
+}
+
+/// The CSRF token and the teacher's session of a form the teacher posts, or the refusal.
+async fn teacher_form(app: &App, session: &Session, csrf: &CsrfToken, token: &str, what: &str) -> Result<(), Response> {
+    if csrf.verify(token).is_err() {
+        return Err(error(
+            StatusCode::FORBIDDEN,
+            "the form was stale or forged: reload the page and try again",
+        ));
+    }
+    if !me(app, session).await.is_some_and(|p| p.is_teacher) {
+        return Err(error(StatusCode::FORBIDDEN, format!("only the teacher {what}")));
+    }
+    Ok(())
+}
+
+#[derive(Deserialize)]
+/// The teacher's switch form.
+pub struct SwitchForm {
+    authenticity_token: String,
+    switch: String,
+    on: String,
+}
+
+/// `POST /teacher/ladder`: hide or show names, freeze or unfreeze.
+pub async fn teacher_switch(
+    State(s): State<Shared>,
+    session: Session,
+    csrf: CsrfToken,
+    Form(form): Form<SwitchForm>,
+) -> Response {
+    let app = &s.0;
+    if let Err(r) = teacher_form(app, &session, &csrf, &form.authenticity_token, "changes the ladder").await {
+        return r;
+    }
+    let name = match form.switch.as_str() {
+        "pseudonyms" => PSEUDONYMS,
+        "frozen" => FROZEN,
+        _ => return error(StatusCode::BAD_REQUEST, "no such switch"),
+    };
+    let on = form.on == "on";
+    if let Err(e) = app.ladder.set(name, on).await {
+        return internal(e);
+    }
+    // The board shows the switch once fitted again; do it now, not at the next result.
+    let _ = app.ladder.fit_now().await;
+    let note = match (name, on) {
+        (PSEUDONYMS, true) => "Names are hidden: students see pseudonyms.",
+        (PSEUDONYMS, false) => "Names are shown.",
+        (_, true) => "The ladder is frozen: no new matches are played.",
+        (_, false) => "The ladder runs again.",
+    };
+    set_note(&session, note, false).await;
+    Redirect::to("/ladder").into_response()
+}
+
+/// One recent match as a student's ladder page shows it.
+struct MatchView {
+    finished: String,
+    against: String,
+    record: String,
+    games: Vec<(String, String)>,
+}
+
+#[derive(Template)]
+#[template(path = "ladder_person.html")]
+struct PersonPage<'a> {
+    course: &'a str,
+    who: String,
+    name: String,
+    now: Option<String>,
+    plot: String,
+    heads: Vec<(String, u32, String, String)>,
+    recent: Vec<MatchView>,
+}
+
+/// `GET /ladder/people/{pid}`: a student's ratings over versions, head to head, recent matches.
+pub async fn ladder_person(State(s): State<Shared>, session: Session, Path(pid): Path<i64>) -> Response {
+    let app = &s.0;
+    let who = match viewer(app, &session).await {
+        Ok(p) => p,
+        Err(r) => return r,
+    };
+    let person = match app.queue.db.person(pid).await {
+        Ok(Some(p)) if !p.is_teacher => p,
+        Ok(_) => return error(StatusCode::NOT_FOUND, "no such student"),
+        Err(e) => return internal(e),
+    };
+    let board = app.ladder.board();
+    let shown = |key: &str| -> String {
+        board
+            .rows
+            .iter()
+            .find(|r| r.key == key)
+            .map(|r| {
+                if who.is_teacher && !r.house {
+                    r.real_name.clone()
+                } else {
+                    r.name.clone()
+                }
+            })
+            .unwrap_or_else(|| "an earlier version".into())
+    };
+    let name = if board.pseudonyms && !who.is_teacher && who.id != pid {
+        Ladder::pseudonym(pid)
+    } else {
+        person.name.clone()
+    };
+    let row = board.rows.iter().find(|r| r.person == Some(pid));
+    let now = row.map(|r| {
+        format!(
+            "v{} is ranked {} of {}: rating {:.0}, 95% interval {:.0} to {:.0}, after {} games.",
+            r.version.unwrap_or(0),
+            r.rank,
+            board.rows.len(),
+            r.rating,
+            r.interval[0],
+            r.interval[1],
+            r.games
+        )
+    });
+    let history = match app.ladder.history(pid).await {
+        Ok(h) => h,
+        Err(e) => return internal(e),
+    };
+    let mut heads: BTreeMap<String, [u32; 3]> = BTreeMap::new();
+    let mut recent = Vec::new();
+    if let Some(r) = row {
+        for (k, m) in app.ladder.matches_of(&r.key, usize::MAX).iter().enumerate() {
+            let Some(me_at) = m.keys.iter().position(|x| *x == r.key) else {
+                continue;
+            };
+            let records = m.outcome.records(m.keys.len());
+            let mine = records[me_at];
+            let others: Vec<String> = m
+                .keys
+                .iter()
+                .enumerate()
+                .filter(|(i, _)| *i != me_at)
+                .map(|(_, key)| shown(key))
+                .collect();
+            for other in &others {
+                let h = heads.entry(other.clone()).or_default();
+                for i in 0..3 {
+                    h[i] += mine[i];
+                }
+            }
+            if k < 20 {
+                recent.push(MatchView {
+                    finished: shown_time(&m.finished_at),
+                    against: others.join(", "),
+                    record: format!("{} / {} / {}", mine[0], mine[1], mine[2]),
+                    games: (0..m.outcome.games.len().min(10))
+                        .map(|g| {
+                            (
+                                format!("{}", g + 1),
+                                format!("/ladder/matches/{}/games/{}?as={me_at}", m.id, g + 1),
+                            )
+                        })
+                        .collect(),
+                });
+            }
+        }
+    }
+    let heads = heads
+        .into_iter()
+        .map(|(name, [w, d, l])| {
+            let n = w + d + l;
+            let score = if n == 0 {
+                "-".into()
+            } else {
+                format!("{:.0}%", 100.0 * (f64::from(w) + 0.5 * f64::from(d)) / f64::from(n))
+            };
+            (name, n, format!("{w} / {d} / {l}"), score)
+        })
+        .collect();
+    let html = PersonPage {
+        course: &app.queue.course.config.name,
+        who: if who.is_teacher {
+            "teacher".into()
+        } else {
+            who.name.clone()
+        },
+        name,
+        now,
+        plot: plot(&history),
+        heads,
+        recent,
+    }
+    .render();
+    match html {
+        Ok(html) => page(html),
+        Err(e) => internal(e),
+    }
+}
+
+/// The ratings of a student's versions as an SVG plot: a dot per version
+/// with its 95% interval as a bar (plain SVG attributes: the page's
+/// content policy allows no inline style).
+fn plot(history: &[(i64, f64, [f64; 2], u64)]) -> String {
+    if history.is_empty() {
+        return String::new();
+    }
+    let (w, h, pad) = (640.0, 220.0, 40.0);
+    let lo = history.iter().map(|x| x.2[0]).fold(f64::INFINITY, f64::min).min(1400.0);
+    let hi = history
+        .iter()
+        .map(|x| x.2[1])
+        .fold(f64::NEG_INFINITY, f64::max)
+        .max(1600.0);
+    let n = history.len() as f64;
+    let x = |i: usize| pad + (w - 2.0 * pad) * if n <= 1.0 { 0.5 } else { i as f64 / (n - 1.0) };
+    let y = |v: f64| h - pad + (pad * 2.0 - h) * (v - lo) / (hi - lo).max(1.0);
+    let mut svg = format!(
+        "<svg id=\"plot\" viewBox=\"0 0 {w} {h}\" width=\"{w}\" height=\"{h}\" role=\"img\" aria-label=\"rating over versions\" xmlns=\"http://www.w3.org/2000/svg\">\
+         <line x1=\"{pad}\" y1=\"{y0:.1}\" x2=\"{x1}\" y2=\"{y0:.1}\" stroke=\"#9aa4b5\" stroke-dasharray=\"4 4\"/>\
+         <text x=\"4\" y=\"{yt:.1}\" font-size=\"11\" fill=\"#5b6474\">1500</text>",
+        y0 = y(1500.0),
+        yt = y(1500.0) + 4.0,
+        x1 = w - pad
+    );
+    let mut points = Vec::new();
+    for (i, (v, r, [l, u], games)) in history.iter().enumerate() {
+        let (cx, cy) = (x(i), y(*r));
+        points.push(format!("{cx:.1},{cy:.1}"));
+        svg.push_str(&format!(
+            "<line x1=\"{cx:.1}\" y1=\"{:.1}\" x2=\"{cx:.1}\" y2=\"{:.1}\" stroke=\"#2f5fd0\" stroke-width=\"2\"/>\
+             <circle cx=\"{cx:.1}\" cy=\"{cy:.1}\" r=\"4\" fill=\"#2f5fd0\"><title>v{v}: {r:.0} [{l:.0}, {u:.0}], {games} games</title></circle>\
+             <text x=\"{cx:.1}\" y=\"{:.1}\" font-size=\"11\" text-anchor=\"middle\" fill=\"#1d2330\">v{v} {r:.0}</text>",
+            y(*l),
+            y(*u),
+            h - 8.0
+        ));
+    }
+    if points.len() > 1 {
+        svg.push_str(&format!(
+            "<polyline points=\"{}\" fill=\"none\" stroke=\"#2f5fd0\" stroke-opacity=\"0.5\"/>",
+            points.join(" ")
+        ));
+    }
+    svg.push_str("</svg>");
+    svg
+}
+
+#[derive(Deserialize)]
+/// Which entrant's game, for a solitaire.
+pub struct AsQuery {
+    #[serde(default, rename = "as")]
+    entrant: usize,
+}
+
+/// `GET /ladder/matches/{id}/games/{g}`: game `g` (from 1) of a finished ladder match, played again.
+pub async fn ladder_game(
+    State(s): State<Shared>,
+    session: Session,
+    Path((id, game)): Path<(i64, usize)>,
+    Query(q): Query<AsQuery>,
+) -> Response {
+    let app = &s.0;
+    let who = match viewer(app, &session).await {
+        Ok(p) => p,
+        Err(r) => return r,
+    };
+    let Some(done) = app.ladder.finished(id) else {
+        return error(StatusCode::NOT_FOUND, "no such finished ladder match");
+    };
+    if game == 0 || game > done.outcome.games.len() {
+        return error(
+            StatusCode::NOT_FOUND,
+            format!(
+                "the match played {} games: give a number from 1 to {}",
+                done.outcome.games.len(),
+                done.outcome.games.len()
+            ),
+        );
+    }
+    let job = match app.ladder.job_of(id).await {
+        Ok(Some(j)) => j,
+        Ok(None) => return error(StatusCode::NOT_FOUND, "no such ladder match"),
+        Err(e) => return internal(e),
+    };
+    let board = app.ladder.board();
+    let names: Vec<String> = job
+        .bots
+        .iter()
+        .map(|b| {
+            board
+                .rows
+                .iter()
+                .find(|r| r.key == b.key)
+                .map(|r| {
+                    if who.is_teacher {
+                        r.real_name.clone()
+                    } else {
+                        r.name.clone()
+                    }
+                })
+                .unwrap_or_else(|| b.key.clone())
+        })
+        .collect();
+    let Ok(_permit) = app.replaying.clone().acquire_owned().await else {
+        return internal("the server is stopping");
+    };
+    let player = app.ladder.player.clone();
+    let course = app.queue.course.clone();
+    let note = format!(
+        "Ladder match {id}: {}, game {game} of {}, played again on request (the same deal, seed and limits).",
+        names.join(" vs "),
+        done.outcome.games.len()
+    );
+    let made = tokio::task::spawn_blocking(move || {
+        let files = move |sha: &str| {
+            let p = course.file_path(sha);
+            p.is_file().then_some(p)
+        };
+        let bytes = player.replay(&job, &files, &names, game - 1, q.entrant)?;
+        crate::work::viewer_page(&bytes, &note, "/ladder")
+    })
+    .await;
+    match made {
+        Ok(Ok(html)) => crate::web::viewer_response(html),
+        Ok(Err(why)) => error(StatusCode::NOT_FOUND, why),
+        Err(e) => internal(e),
+    }
+}
+
+#[derive(Deserialize)]
+/// The teacher's form that starts the final tournament.
+pub struct TournamentForm {
+    authenticity_token: String,
+    format: String,
+    games: usize,
+}
+
+/// `POST /teacher/tournament`: the final tournament of a frozen ladder.
+pub async fn teacher_tournament(
+    State(s): State<Shared>,
+    session: Session,
+    csrf: CsrfToken,
+    Form(form): Form<TournamentForm>,
+) -> Response {
+    use arena_competition::tournament::Format;
+    let app = &s.0;
+    if let Err(r) = teacher_form(
+        app,
+        &session,
+        &csrf,
+        &form.authenticity_token,
+        "runs the final tournament",
+    )
+    .await
+    {
+        return r;
+    }
+    if !app.ladder.setting(FROZEN).await {
+        return error(
+            StatusCode::CONFLICT,
+            "freeze the ladder first: the final tournament plays the versions on it when it froze",
+        );
+    }
+    let format = match form.format.as_str() {
+        "round-robin" => Format::RoundRobin,
+        "swiss" => Format::Swiss,
+        "double-elimination" => Format::DoubleElimination,
+        _ => {
+            return error(
+                StatusCode::BAD_REQUEST,
+                "choose round-robin, swiss or double-elimination",
+            );
+        }
+    };
+    if !(1..=10_000).contains(&form.games) {
+        return error(StatusCode::BAD_REQUEST, "games per match: a number from 1 to 10000");
+    }
+    match app
+        .ladder
+        .start_tournament(app.grading.clone(), format, form.games)
+        .await
+    {
+        Ok(()) => {
+            set_note(
+                &session,
+                "The final tournament started: its report appears here when it is done.",
+                false,
+            )
+            .await;
+            Redirect::to("/ladder").into_response()
+        }
+        Err(e) => error(StatusCode::CONFLICT, e),
+    }
+}
+
+/// `GET /tournament/{*file}`: the final tournament's report and replays, for anyone logged in.
+pub async fn tournament_file(State(s): State<Shared>, session: Session, Path(file): Path<String>) -> Response {
+    let app = &s.0;
+    if let Err(r) = viewer(app, &session).await {
+        return r;
+    }
+    // Names of the report's own files: letters, digits, `-_.` and one folder level; never `..`.
+    let ok = !file.is_empty()
+        && !file.contains("..")
+        && !file.starts_with('/')
+        && file.split('/').count() <= 2
+        && file.chars().all(|c| c.is_ascii_alphanumeric() || "-_./".contains(c));
+    if !ok {
+        return error(StatusCode::NOT_FOUND, "no such page of the tournament");
+    }
+    let path = app.ladder.tournament_dir().join(&file);
+    let kind = match path.extension().and_then(|e| e.to_str()) {
+        Some("html") => "text/html; charset=utf-8",
+        Some("csv") => "text/csv; charset=utf-8",
+        Some("json") => "application/json",
+        Some("txt" | "md") => "text/plain; charset=utf-8",
+        _ => return error(StatusCode::NOT_FOUND, "no such page of the tournament"),
+    };
+    match tokio::fs::read(&path).await {
+        Ok(bytes) => {
+            let mut r = ([(header::CONTENT_TYPE, kind)], bytes).into_response();
+            crate::web::secure_headers(r.headers_mut(), &arena_report::view::content_security_policy());
+            r
+        }
+        Err(_) => error(StatusCode::NOT_FOUND, "the final tournament has not been published"),
+    }
+}

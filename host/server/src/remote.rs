@@ -1,0 +1,251 @@
+//! The API external workers call (`arena worker`): hello (versions and
+//! settings), claim (a batch of ladder matches under a lease), heartbeat,
+//! results, and bot files by SHA-256. A worker's token is its only
+//! credential; a worker that runs another engine is refused at its first
+//! call, and one whose results do not replay is disabled.
+
+use crate::course::LimitChanges;
+use crate::ladder::{Lease, Untaken};
+use crate::play::Outcome;
+use crate::web::Shared;
+use arena_core::IllegalMoves;
+use axum::Json;
+use axum::body::Body;
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use serde::{Deserialize, Serialize};
+
+/// What a worker says first.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Hello {
+    /// The arena's version.
+    pub arena: String,
+    /// wasmtime's version.
+    pub wasmtime: String,
+    /// Threads it plays on.
+    pub jobs: usize,
+    /// The machine's name, for the teacher.
+    pub host: String,
+}
+
+/// What the server answers: what to play and how.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Welcome {
+    /// The worker's id.
+    pub worker: i64,
+    /// The game.
+    pub game: String,
+    /// The course's changes to the game's limits.
+    pub limits: LimitChanges,
+    /// What an illegal move costs.
+    pub illegal: IllegalMoves,
+    /// The server's engine fingerprint: the worker's must be the same.
+    pub engine: String,
+    /// Seconds a lease lasts without a heartbeat.
+    pub lease_seconds: i64,
+}
+
+/// A claim.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Claim {
+    /// The worker's engine fingerprint.
+    pub engine: String,
+    /// Most matches wanted.
+    pub max: usize,
+}
+
+/// A heartbeat.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Beat {
+    /// The lease kept alive.
+    pub lease: String,
+}
+
+/// One match's result.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Result1 {
+    /// The match.
+    pub id: i64,
+    /// What it gave.
+    pub outcome: Outcome,
+}
+
+/// Results under a lease.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Results {
+    /// The lease.
+    pub lease: String,
+    /// The results.
+    pub results: Vec<Result1>,
+}
+
+/// What became of results.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct Taken {
+    /// Matches whose results were taken.
+    pub taken: Vec<i64>,
+    /// Matches whose results were not (the lease ran out or they came twice).
+    pub untaken: Vec<i64>,
+}
+
+fn refuse(status: StatusCode, why: impl Into<String>) -> Response {
+    (status, Json(serde_json::json!({ "error": why.into() }))).into_response()
+}
+
+/// The worker this request comes from, or the response refusing it.
+async fn worker(s: &Shared, headers: &HeaderMap) -> Result<i64, Response> {
+    let token = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.strip_prefix("Bearer "))
+        .ok_or_else(|| refuse(StatusCode::UNAUTHORIZED, "no worker token: give --token"))?;
+    match s.0.ladder.worker(token.trim()).await {
+        Ok(Some((id, None))) => Ok(id),
+        Ok(Some((_, Some(why)))) => Err(refuse(StatusCode::FORBIDDEN, format!("this worker is disabled: {why}"))),
+        Ok(None) => Err(refuse(
+            StatusCode::UNAUTHORIZED,
+            "this is not a worker token of the course: ask the teacher for one (`arena course worker-token`)",
+        )),
+        Err(e) => Err(refuse(
+            StatusCode::INTERNAL_SERVER_ERROR,
+            format!("the server failed: {e}"),
+        )),
+    }
+}
+
+/// `POST /api/worker/hello`.
+pub async fn hello(State(s): State<Shared>, headers: HeaderMap, Json(hello): Json<Hello>) -> Response {
+    let id = match worker(&s, &headers).await {
+        Ok(id) => id,
+        Err(r) => return r,
+    };
+    let (arena, wasmtime) = (arena_runner::VERSION, arena_runner::replay::WASMTIME_VERSION);
+    if hello.arena != arena || hello.wasmtime != wasmtime {
+        return refuse(
+            StatusCode::CONFLICT,
+            format!(
+                "this worker runs arena {} with wasmtime {}, the server arena {arena} with wasmtime {wasmtime}: \
+                 install the server's version on the worker, then start it again",
+                hello.arena, hello.wasmtime
+            ),
+        );
+    }
+    let app = &s.0;
+    app.ladder.heard_from(id, hello.jobs);
+    let _ = app
+        .ladder
+        .hello(
+            id,
+            &format!("{} on {} ({} threads)", hello.arena, hello.host, hello.jobs),
+        )
+        .await;
+    Json(Welcome {
+        worker: id,
+        game: app.grading.game.name().to_string(),
+        limits: app.queue.course.config.limits.clone(),
+        illegal: app.grading.rubric.illegal,
+        engine: app.ladder.player.fingerprint(),
+        lease_seconds: app.ladder.lease_seconds(),
+    })
+    .into_response()
+}
+
+/// `POST /api/worker/claim`: 200 with a lease, or 204 when nothing waits.
+pub async fn claim(State(s): State<Shared>, headers: HeaderMap, Json(c): Json<Claim>) -> Response {
+    let id = match worker(&s, &headers).await {
+        Ok(id) => id,
+        Err(r) => return r,
+    };
+    let ladder = &s.0.ladder;
+    let mine = ladder.player.fingerprint();
+    if c.engine != mine {
+        return refuse(
+            StatusCode::CONFLICT,
+            format!(
+                "this worker's engine settings ({}) are not the server's ({}): games would not replay alike; \
+                 install the server's arena build on the worker",
+                short(&c.engine),
+                short(&mine)
+            ),
+        );
+    }
+    ladder.heard_from(id, c.max.div_ceil(2).max(1));
+    match ladder.claim(id, c.max.clamp(1, 64), ladder.lease_seconds()).await {
+        Ok(Lease { matches, .. }) if matches.is_empty() => StatusCode::NO_CONTENT.into_response(),
+        Ok(lease) => Json(lease).into_response(),
+        Err(e) => refuse(StatusCode::INTERNAL_SERVER_ERROR, format!("the server failed: {e}")),
+    }
+}
+
+fn short(hash: &str) -> &str {
+    hash.get(..12).unwrap_or(hash)
+}
+
+/// `POST /api/worker/heartbeat`.
+pub async fn heartbeat(State(s): State<Shared>, headers: HeaderMap, Json(b): Json<Beat>) -> Response {
+    let id = match worker(&s, &headers).await {
+        Ok(id) => id,
+        Err(r) => return r,
+    };
+    match s.0.ladder.heartbeat(id, &b.lease).await {
+        Ok(n) => Json(serde_json::json!({ "leased": n })).into_response(),
+        Err(e) => refuse(StatusCode::INTERNAL_SERVER_ERROR, format!("the server failed: {e}")),
+    }
+}
+
+/// `POST /api/worker/results`.
+pub async fn results(State(s): State<Shared>, headers: HeaderMap, Json(r): Json<Results>) -> Response {
+    let id = match worker(&s, &headers).await {
+        Ok(id) => id,
+        Err(r) => return r,
+    };
+    let ladder = &s.0.ladder;
+    let mut jobs = Vec::new();
+    let mut out = Taken::default();
+    for one in r.results.iter().take(256) {
+        match ladder.job_of(one.id).await {
+            Ok(Some(j)) => jobs.push((j, &one.outcome)),
+            Ok(None) => out.untaken.push(one.id),
+            Err(e) => return refuse(StatusCode::INTERNAL_SERVER_ERROR, format!("the server failed: {e}")),
+        }
+    }
+    let batch: Vec<_> = jobs.iter().map(|(j, o)| (j, *o)).collect();
+    let results = match ladder.finish_many(id, &r.lease, &batch).await {
+        Ok(r) => r,
+        Err(e) => return refuse(StatusCode::INTERNAL_SERVER_ERROR, format!("the server failed: {e}")),
+    };
+    let mut malformed = None;
+    for ((job, _), result) in batch.iter().zip(results) {
+        match result {
+            Ok(()) => out.taken.push(job.id),
+            Err(Untaken::NotLeased) => out.untaken.push(job.id),
+            Err(Untaken::Malformed(why)) => {
+                out.untaken.push(job.id);
+                malformed.get_or_insert(format!("match {}: {why}", job.id));
+            }
+        }
+    }
+    if let Some(why) = malformed {
+        return refuse(StatusCode::UNPROCESSABLE_ENTITY, why);
+    }
+    Json(out).into_response()
+}
+
+/// `GET /api/worker/bots/{sha256}`: a version's file.
+pub async fn bot(State(s): State<Shared>, headers: HeaderMap, Path(sha): Path<String>) -> Response {
+    if let Err(r) = worker(&s, &headers).await {
+        return r;
+    }
+    let Some(path) = s.0.ladder.file(&sha) else {
+        return refuse(StatusCode::NOT_FOUND, "no bot file with that SHA-256");
+    };
+    match tokio::fs::File::open(&path).await {
+        Ok(f) => (
+            [(header::CONTENT_TYPE, "application/wasm")],
+            Body::from_stream(tokio_util::io::ReaderStream::new(f)),
+        )
+            .into_response(),
+        Err(e) => refuse(StatusCode::INTERNAL_SERVER_ERROR, format!("cannot read the file: {e}")),
+    }
+}

@@ -1,0 +1,283 @@
+//! `arena worker`: plays a course's ladder matches on another machine. It
+//! says hello (the server refuses another arena or wasmtime version), then
+//! claims batches of matches under a lease, keeps the lease alive with
+//! heartbeats while it plays, fetches each bot once by SHA-256 (checked,
+//! kept in its cache folder), and returns every result with its fuel.
+
+use crate::play::{Job, Player};
+use crate::remote::{Beat, Claim, Hello, Result1, Results, Taken, Welcome};
+use arena_runner::runner::settings::RunSettings;
+use rayon::prelude::*;
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::Duration;
+
+/// How to run a worker.
+pub struct WorkerSpec<'a> {
+    /// The course server's address.
+    pub server: String,
+    /// The worker token (`arena course worker-token`).
+    pub token: String,
+    /// Threads to play on.
+    pub jobs: usize,
+    /// Where bot files and compiled bots are kept.
+    pub cache: PathBuf,
+    /// The program that compiles bot files in a child process.
+    pub compiler: Option<PathBuf>,
+    /// Stop after this many matches (for tests and trials); none: never.
+    pub max_matches: Option<usize>,
+    /// Told what the worker does, a line at a time.
+    pub say: &'a (dyn Fn(&str) + Sync),
+}
+
+/// Why a worker stopped.
+#[derive(Debug)]
+pub enum Stop {
+    /// The server refused it (another version, a bad or disabled token): one line.
+    Refused(String),
+    /// Something else: one line.
+    Failed(String),
+}
+
+impl std::fmt::Display for Stop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Stop::Refused(s) | Stop::Failed(s) => f.write_str(s),
+        }
+    }
+}
+
+struct Client {
+    agent: ureq::Agent,
+    server: String,
+    auth: String,
+}
+
+impl Client {
+    fn post<T: serde::Serialize>(&self, path: &str, body: &T) -> Result<(u16, serde_json::Value), String> {
+        let mut r = self
+            .agent
+            .post(&format!("{}{path}", self.server))
+            .header("Authorization", &self.auth)
+            .send_json(body)
+            .map_err(|e| format!("{}: cannot reach the course server ({e})", self.server))?;
+        let status = r.status().as_u16();
+        let value = if status == 204 {
+            serde_json::Value::Null
+        } else {
+            r.body_mut()
+                .with_config()
+                .limit(64 << 20)
+                .read_json()
+                .unwrap_or(serde_json::Value::Null)
+        };
+        Ok((status, value))
+    }
+}
+
+fn refusal(status: u16, v: &serde_json::Value) -> Stop {
+    let why = v["error"]
+        .as_str()
+        .unwrap_or("the server refused the worker")
+        .to_string();
+    if matches!(status, 401 | 403 | 409) {
+        Stop::Refused(why)
+    } else {
+        Stop::Failed(format!("the server answered {status}: {why}"))
+    }
+}
+
+/// Run a worker until stopped (or after `max_matches`).
+pub fn run(spec: &WorkerSpec<'_>) -> Result<usize, Stop> {
+    let server = spec.server.trim_end_matches('/').to_string();
+    let client = Client {
+        agent: ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_global(Some(Duration::from_secs(120)))
+            .build()
+            .into(),
+        server: server.clone(),
+        auth: format!("Bearer {}", spec.token.trim()),
+    };
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|h| h.trim().to_string())
+        .unwrap_or_default();
+    let hello = Hello {
+        arena: arena_runner::VERSION.to_string(),
+        wasmtime: arena_runner::replay::WASMTIME_VERSION.to_string(),
+        jobs: spec.jobs.max(1),
+        host,
+    };
+    let (status, v) = client.post("/api/worker/hello", &hello).map_err(Stop::Failed)?;
+    if status != 200 {
+        return Err(refusal(status, &v));
+    }
+    let welcome: Welcome = serde_json::from_value(v)
+        .map_err(|e| Stop::Failed(format!("{server}: an answer the worker cannot read ({e})")))?;
+    let game = arena_runner::runner::entrants::find_game(&welcome.game).map_err(|e| Stop::Failed(e.to_string()))?;
+    let settings = RunSettings {
+        fuel: welcome.limits.fuel,
+        bank: welcome.limits.bank,
+        memory: welcome.limits.memory,
+        max_file_bytes: welcome.limits.max_file_bytes,
+        cache_dir: Some(spec.cache.join("compiled")),
+        cache_max: 4 << 30,
+        compiler: spec.compiler.clone(),
+        jobs: Some(spec.jobs as u64),
+        ..RunSettings::default()
+    };
+    let player = Player::new(game, &settings, welcome.illegal).map_err(Stop::Failed)?;
+    let engine = player.fingerprint();
+    (spec.say)(&format!(
+        "worker {} of {server}: {} on {} threads",
+        welcome.worker,
+        game.title(),
+        spec.jobs.max(1)
+    ));
+    let files = spec.cache.join("bots");
+    std::fs::create_dir_all(&files)
+        .map_err(|e| Stop::Failed(format!("{}: cannot create it ({e})", files.display())))?;
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(spec.jobs.max(1))
+        .build()
+        .map_err(|e| Stop::Failed(e.to_string()))?;
+    let mut played = 0usize;
+    let mut idle = Duration::from_millis(250);
+    loop {
+        if spec.max_matches.is_some_and(|m| played >= m) {
+            return Ok(played);
+        }
+        let claim = Claim {
+            engine: engine.clone(),
+            max: 2 * spec.jobs.max(1),
+        };
+        let (status, v) = match client.post("/api/worker/claim", &claim) {
+            Ok(x) => x,
+            Err(e) => {
+                // The server may be restarting: wait and ask again.
+                (spec.say)(&format!("{e}; trying again"));
+                std::thread::sleep(Duration::from_secs(2));
+                continue;
+            }
+        };
+        match status {
+            204 => {
+                std::thread::sleep(idle);
+                idle = (idle * 2).min(Duration::from_secs(5));
+                continue;
+            }
+            200 => idle = Duration::from_millis(250),
+            500..=599 => {
+                std::thread::sleep(Duration::from_secs(2));
+                continue;
+            }
+            _ => return Err(refusal(status, &v)),
+        }
+        let lease: crate::ladder::Lease = serde_json::from_value(v)
+            .map_err(|e| Stop::Failed(format!("{server}: an answer the worker cannot read ({e})")))?;
+        for job in &lease.matches {
+            for b in &job.bots {
+                if let Some(sha) = &b.sha256 {
+                    fetch(&client, &files, sha).map_err(Stop::Failed)?;
+                }
+            }
+        }
+        // Heartbeats while the batch plays: the lease must outlive its slowest match.
+        let playing = Arc::new(AtomicBool::new(true));
+        let beat = {
+            let playing = playing.clone();
+            let agent = client.agent.clone();
+            let (server, auth, lease) = (client.server.clone(), client.auth.clone(), lease.lease.clone());
+            let every = Duration::from_secs((welcome.lease_seconds / 4).max(1) as u64);
+            std::thread::spawn(move || {
+                let beater = Client { agent, server, auth };
+                let mut waited = Duration::ZERO;
+                while playing.load(Ordering::Relaxed) {
+                    std::thread::sleep(Duration::from_millis(200));
+                    waited += Duration::from_millis(200);
+                    if waited >= every {
+                        waited = Duration::ZERO;
+                        let _ = beater.post("/api/worker/heartbeat", &Beat { lease: lease.clone() });
+                    }
+                }
+            })
+        };
+        let file_of = |sha: &str| {
+            let p = files.join(format!("{sha}.wasm"));
+            p.is_file().then_some(p)
+        };
+        let outcomes: Vec<(i64, Result<crate::play::Outcome, String>)> = pool.install(|| {
+            lease
+                .matches
+                .par_iter()
+                .map(|job: &Job| (job.id, player.play(job, &file_of)))
+                .collect()
+        });
+        playing.store(false, Ordering::Relaxed);
+        let _ = beat.join();
+        let mut results = Vec::new();
+        for (id, o) in outcomes {
+            match o {
+                Ok(outcome) => results.push(Result1 { id, outcome }),
+                // The lease runs out and the match goes back to the queue.
+                Err(e) => (spec.say)(&format!("match {id} could not be played here: {e}")),
+            }
+        }
+        let sent = Results {
+            lease: lease.lease.clone(),
+            results,
+        };
+        let (status, v) = client.post("/api/worker/results", &sent).map_err(Stop::Failed)?;
+        if status != 200 {
+            return Err(refusal(status, &v));
+        }
+        let taken: Taken = serde_json::from_value(v).unwrap_or_default();
+        played += taken.taken.len();
+        (spec.say)(&format!(
+            "{} matches played and taken ({} in all){}",
+            taken.taken.len(),
+            played,
+            if taken.untaken.is_empty() {
+                String::new()
+            } else {
+                format!("; {} came too late and were not taken", taken.untaken.len())
+            }
+        ));
+    }
+}
+
+/// The bot file `sha` in `dir`, fetched from the server if it is not there,
+/// and kept only if its bytes have that SHA-256.
+fn fetch(client: &Client, dir: &Path, sha: &str) -> Result<(), String> {
+    if sha.len() != 64 || !sha.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(format!("the server named a file by `{sha}`, which is no SHA-256"));
+    }
+    let path = dir.join(format!("{sha}.wasm"));
+    if path.is_file() {
+        return Ok(());
+    }
+    let mut r = client
+        .agent
+        .get(&format!("{}/api/worker/bots/{sha}", client.server))
+        .header("Authorization", &client.auth)
+        .call()
+        .map_err(|e| format!("{}: cannot fetch bot {sha} ({e})", client.server))?;
+    if r.status().as_u16() != 200 {
+        return Err(format!("{}: bot {sha} answered {}", client.server, r.status()));
+    }
+    let bytes = r
+        .body_mut()
+        .with_config()
+        .limit(1 << 30)
+        .read_to_vec()
+        .map_err(|e| format!("{}: bot {sha} did not arrive whole ({e})", client.server))?;
+    let got: String = Sha256::digest(&bytes).iter().map(|b| format!("{b:02x}")).collect();
+    if got != sha {
+        return Err(format!("bot {sha} arrived with SHA-256 {got}: not kept"));
+    }
+    let tmp = dir.join(format!(".fetch-{}", crate::queue::unique_suffix()));
+    std::fs::write(&tmp, &bytes).map_err(|e| format!("{}: cannot write ({e})", tmp.display()))?;
+    std::fs::rename(&tmp, &path).map_err(|e| format!("{}: cannot write ({e})", path.display()))
+}
