@@ -737,6 +737,9 @@ fn wait_patient(tab: &Tab, js: &str) {
 /// are kept in `target/tmp/view-screenshots/server-*.png`.
 #[test]
 fn a_student_uploads_in_chromium_and_the_verdict_appears_without_a_reload() {
+    // Built before Chromium starts: on a fresh clone the build takes longer
+    // than the browser waits idle.
+    let python = arena_tests::lang_bot("en-garde/aggressive-py").display().to_string();
     let on = crate::server::On::Sqlite;
     let (dir, students) = on.course("srv-chromium", &[]);
     let server = on.serve(&dir);
@@ -750,7 +753,6 @@ fn a_student_uploads_in_chromium_and_the_verdict_appears_without_a_reload() {
         .expect("load");
     wait_patient(&tab, "return !!document.querySelector('input[type=file]')");
     screenshot(&tab, "server-student-before");
-    let python = arena_tests::lang_bot("en-garde/aggressive-py").display().to_string();
     tab.find_element("input[type=file]")
         .expect("the file picker")
         .set_input_files(&[&python])
