@@ -78,6 +78,29 @@ fn accepted(server: &Server, token: &str, file: &Path) -> Value {
     json
 }
 
+/// [`accepted`] for a server at `url`, from another thread.
+fn accepted_at(url: &str, token: &str, file: &Path) -> Value {
+    let out = arena(&[
+        "submit",
+        "--server",
+        url,
+        "--token",
+        token,
+        &file.display().to_string(),
+        "--json",
+        "--wait",
+        "600",
+    ]);
+    let json: Value = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{} {json:#}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    json
+}
+
 /// `GET /api/submissions/N` for a student, until its test against the version before it has a verdict.
 fn versus(server: &Server, token: &str, version: i64) -> Value {
     let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
@@ -270,13 +293,30 @@ fn external_workers_play_and_a_tampering_one_is_disabled(on: &On) {
     extra.extend(on.database());
     let server = serve_with(&dir, &extra);
     let token = |i: usize| students[i]["token"].clone();
-    accepted(&server, &token(0), &bot("en-garde/aggressive"));
-    accepted(&server, &token(1), &bot("en-garde/random"));
+    // Uploads are taken, and wait for a worker to grade them.
+    let uploads: Vec<_> = [(0, "en-garde/aggressive"), (1, "en-garde/random")]
+        .into_iter()
+        .map(|(i, b)| {
+            let (url, token) = (server.url.clone(), token(i));
+            std::thread::spawn(move || accepted_at(&url, &token, &bot(b)))
+        })
+        .collect();
+    let started = Instant::now();
+    while on.scalar(&dir, "SELECT COUNT(*) FROM submissions") != "2" {
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "the uploads never arrived"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
     std::thread::sleep(Duration::from_secs(3));
     assert_eq!(
-        on.scalar(&dir, "SELECT COUNT(*) FROM ladder_matches WHERE state = 'done'"),
-        "0",
-        "--workers 0: the server plays no ladder match itself"
+        on.scalar(
+            &dir,
+            "SELECT COUNT(*) FROM jobs WHERE state = 'queued' AND kind = 'grade'"
+        ),
+        "2",
+        "--workers 0: the server grades nothing itself"
     );
 
     // Another version, or another engine: refused at the first call, in words.
@@ -309,11 +349,31 @@ fn external_workers_play_and_a_tampering_one_is_disabled(on: &On) {
     let cache = dir.with_file_name("worker-cache");
     let honest = worker_token(on, &dir, "lab-pc");
     let first = worker(&server, &honest, &cache);
+    let firsts: Vec<Value> = uploads.into_iter().map(|u| u.join().expect("the upload")).collect();
+    for v in &firsts {
+        assert_eq!(v["accepted"], true, "{v:#}");
+    }
+    assert_eq!(
+        on.scalar(
+            &dir,
+            "SELECT COUNT(*) FROM jobs WHERE done_by IS NOT NULL AND verified = 1 AND kind = 'grade'"
+        ),
+        "2",
+        "the worker graded both, and its first verdicts were done again on the server and agreed"
+    );
+    assert_eq!(
+        on.scalar(
+            &dir,
+            "SELECT COUNT(*) FROM ladder_matches WHERE state = 'done' AND played_by IS NULL"
+        ),
+        "0",
+        "--workers 0: the server plays no ladder match itself"
+    );
     wait_board(&server, &token(0), 300, "games from the worker", |b| {
         students_with(b, 10) == 2
     });
     drop(first);
-    let _second = worker(&server, &honest, &cache);
+    let second = worker(&server, &honest, &cache);
     let b = wait_board(&server, &token(0), 300, "40 games each", |b| students_with(b, 40) == 2);
     let verified: u64 = on
         .scalar(&dir, "SELECT COUNT(*) FROM ladder_matches WHERE verified = 1")
@@ -416,6 +476,76 @@ fn external_workers_play_and_a_tampering_one_is_disabled(on: &On) {
     let list = String::from_utf8_lossy(&out.stdout);
     assert!(list.contains("(liar)") && list.contains("disabled: match"), "{list}");
     assert!(list.contains("(lab-pc)") && list.contains("active"), "{list}");
+
+    // A worker that lies about a grade: done again on the server, found, disabled; the upload is graded again.
+    drop(second);
+    let upload = {
+        let (url, token) = (server.url.clone(), token(1));
+        std::thread::spawn(move || accepted_at(&url, &token, &bot("en-garde/random")))
+    };
+    let grader = worker_token(on, &dir, "grade-liar");
+    let (_, welcome) = post(
+        &server,
+        &grader,
+        "/api/worker/hello",
+        &serde_json::json!({"arena": env!("CARGO_PKG_VERSION"), "wasmtime": "48", "jobs": 1, "host": "grade-liar"}),
+    );
+    let engine = welcome["engine"].as_str().unwrap().to_string();
+    let job = loop {
+        let (status, job) = post(
+            &server,
+            &grader,
+            "/api/worker/jobs/claim",
+            &serde_json::json!({"engine": engine, "max": 1}),
+        );
+        if status == 200 && job["kind"] == "grade" {
+            break job;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let full_marks = serde_json::json!({
+        "accepted": true, "reason": null, "toolchain": "rustc", "check": null, "check_text": "fine",
+        "grade": {"total": 100.0}, "grade_text": "100 points", "score": 100.0, "max_score": 100.0, "failed": false,
+    });
+    let (status, taken) = post(
+        &server,
+        &grader,
+        "/api/worker/jobs/result",
+        &serde_json::json!({"job": job["job"], "lease": job["lease"], "verdict": full_marks}),
+    );
+    assert_eq!((status, &taken["taken"]), (200, &Value::Bool(true)), "{taken}");
+    let started = Instant::now();
+    loop {
+        let (status, v) = post(
+            &server,
+            &grader,
+            "/api/worker/jobs/claim",
+            &serde_json::json!({"engine": engine, "max": 1}),
+        );
+        if status == 403 {
+            assert!(
+                v["error"]
+                    .as_str()
+                    .unwrap()
+                    .contains("differed when done again on the server"),
+                "{v}"
+            );
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(300),
+            "the grade liar is still taken: {status} {v}"
+        );
+        std::thread::sleep(Duration::from_millis(250));
+    }
+    let _third = worker(&server, &honest, &cache);
+    let v2 = upload.join().expect("the upload");
+    assert_eq!(v2["version"], 2);
+    assert_eq!(
+        v2["score"], firsts[1]["score"],
+        "the same file as Bo's v1 gets its grade from the honest worker, not the lie's 100: {v2:#}"
+    );
+    assert_ne!(v2["score"], 100.0);
 }
 
 on_both!(
@@ -589,4 +719,49 @@ fn the_ladder_under_load_loses_and_doubles_no_result() {
     );
     assert_eq!(r.errors, 0, "{r:?}");
     eprintln!("{r:?}");
+}
+
+/// Two `arena serve` processes on one Postgres course: each takes the
+/// other's uploads onto the ladder, no match or grading job is claimed
+/// twice (claims skip the rows another holds, `FOR UPDATE SKIP LOCKED`),
+/// and with one killed by SIGKILL the other plays on.
+#[test]
+fn two_servers_share_one_postgres_course() {
+    let on = On::postgres("ladder-shared");
+    let (dir, students) = ladder_course(&on, "ladder-shared");
+    let (a, b) = (on.serve(&dir), on.serve(&dir));
+    let token = |i: usize| students[i]["token"].clone();
+    accepted(&a, &token(0), &bot("en-garde/aggressive"));
+    accepted(&b, &token(1), &bot("en-garde/random"));
+    for server in [&a, &b] {
+        wait_board(server, &token(0), 300, "both students with 20 games", |board| {
+            students_with(board, 20) == 2
+        });
+    }
+    let twice = |table: &str| {
+        on.scalar(
+            &dir,
+            &format!("SELECT COUNT(*) FROM {table} WHERE state = 'done' AND attempts > 1"),
+        )
+    };
+    assert_eq!(twice("ladder_matches"), "0", "a match claimed by both servers");
+    assert_eq!(twice("jobs"), "0", "a grading job claimed by both servers");
+    let done = || -> u64 {
+        on.scalar(&dir, "SELECT COUNT(*) FROM ladder_matches WHERE state = 'done'")
+            .parse()
+            .unwrap()
+    };
+    drop(a);
+    let before = done();
+    let started = Instant::now();
+    while done() < before + 10 {
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "the other server stopped playing"
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    wait_board(&b, &token(1), 60, "the board still served", |board| {
+        students_with(board, 20) == 2
+    });
 }

@@ -55,10 +55,10 @@ pub struct LoadReport {
     pub page_ms: [f64; 3],
     /// Pages fetched.
     pub pages: usize,
-    /// Fragments the open leaderboards fetched on events, and their p99 (ms).
+    /// Events that brought the open leaderboards their new table.
     pub fragments: usize,
-    /// p99 of the fragments (ms).
-    pub fragment_p99_ms: f64,
+    /// The largest table an event brought (bytes).
+    pub fragment_bytes: usize,
     /// Fewest "ladder" events any open leaderboard saw.
     pub fewest_events: usize,
     /// Failed requests (any status but 200, or no answer).
@@ -221,7 +221,10 @@ pub fn run(load: &Load, name: &str) -> LoadReport {
                 .args(["worker", "--server", &url, "--token", &token, "--jobs", "1", "--cache"])
                 .arg(dir.with_file_name(format!("worker-{w}")))
                 .stdout(Stdio::null())
-                .stderr(Stdio::null())
+                .stderr(
+                    std::fs::File::create(dir.with_file_name(format!("worker-{w}.log")))
+                        .map_or_else(|_| Stdio::null(), Stdio::from),
+                )
                 .spawn()
                 .expect("arena worker"),
         ));
@@ -256,8 +259,8 @@ pub fn run(load: &Load, name: &str) -> LoadReport {
     }
     let (steady_at, steady_games) = (Instant::now(), games_done(&dir));
 
-    // Open leaderboards: each follows the events and fetches the table on each, as app.js does.
-    let fragment_ms = Arc::new(Mutex::new(Vec::new()));
+    // Open leaderboards: each follows the events and takes the table each brings, as app.js does.
+    let fragment_ms: Arc<Mutex<Vec<usize>>> = Arc::new(Mutex::new(Vec::new()));
     let errors = Arc::new(AtomicUsize::new(0));
     let events: Arc<Vec<AtomicUsize>> = Arc::new((0..load.clients).map(|_| AtomicUsize::new(0)).collect());
     for c in 0..load.clients {
@@ -272,24 +275,21 @@ pub fn run(load: &Load, name: &str) -> LoadReport {
                     return;
                 };
                 let mut body = r.into_body();
+                let (mut ladder, mut table) = (false, 0usize);
                 for line in BufReader::new(body.as_reader()).lines().map_while(Result::ok) {
-                    if line != "event: ladder" {
-                        continue;
-                    }
-                    events[c].fetch_add(1, Ordering::Relaxed);
-                    let t = Instant::now();
-                    match a
-                        .get(&format!("{url}/fragment/ladder"))
-                        .header("Cookie", &cookie)
-                        .call()
-                    {
-                        Ok(mut r) if r.status().as_u16() == 200 => {
-                            let _ = r.body_mut().read_to_string();
-                            fragment_ms.lock().unwrap().push(t.elapsed().as_secs_f64() * 1e3);
-                        }
-                        _ => {
+                    if line == "event: ladder" {
+                        ladder = true;
+                    } else if ladder && let Some(data) = line.strip_prefix("data:") {
+                        table += data.len() + 1;
+                    } else if line.is_empty() && ladder {
+                        // The event's end: it brought the table, or told the page to fetch it.
+                        events[c].fetch_add(1, Ordering::Relaxed);
+                        if table > 100 {
+                            fragment_ms.lock().unwrap().push(table);
+                        } else {
                             errors.fetch_add(1, Ordering::Relaxed);
                         }
+                        (ladder, table) = (false, 0);
                     }
                 }
             })
@@ -396,10 +396,9 @@ pub fn run(load: &Load, name: &str) -> LoadReport {
         quantile(&page_ms, 0.99),
         page_ms.last().copied().unwrap_or(0.0),
     ];
-    let mut f = fragment_ms.lock().unwrap().clone();
-    f.sort_by(f64::total_cmp);
+    let f = fragment_ms.lock().unwrap().clone();
     report.fragments = f.len();
-    report.fragment_p99_ms = quantile(&f, 0.99);
+    report.fragment_bytes = f.iter().copied().max().unwrap_or(0);
     drop(server);
 
     // The same bots in `arena tournament` on the same machine: games per second.

@@ -41,8 +41,8 @@ fn main() {
         r.page_ms[0], r.page_ms[1], r.page_ms[2], r.pages
     );
     println!(
-        "  open leaderboards: {} fragments fetched on events, p99 {:.1} ms; fewest events seen by one {}; errors {}",
-        r.fragments, r.fragment_p99_ms, r.fewest_events, r.errors
+        "  open leaderboards: {} tables brought by events (largest {} bytes); fewest events seen by one {}; errors {}",
+        r.fragments, r.fragment_bytes, r.fewest_events, r.errors
     );
     println!(
         "  server RSS peak {:.0} MiB, at the end {:.0} MiB",

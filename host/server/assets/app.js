@@ -1,28 +1,34 @@
 // Progressive enhancement: every page works without this file.
 // - A part of a page marked data-live is fetched again when the server says
-//   a version finished or the leaderboard was fitted again (server-sent
-//   events), so results appear without a reload.
+//   a version finished, or replaced by the table the server sends when the
+//   leaderboard was fitted again (server-sent events), so results appear
+//   without a reload.
 // - The upload box takes a dropped file.
 (function () {
   "use strict";
   var live = document.querySelectorAll("[data-live]");
-  function refresh(kind) {
+  function show(part, html) {
+    var doc = new DOMParser().parseFromString(html, "text/html");
+    part.replaceChildren.apply(part, Array.prototype.slice.call(doc.body.childNodes));
+  }
+  // sent: the part's new content when the event carries it (the
+  // leaderboard does, so a class of open pages asks the server nothing).
+  function refresh(kind, sent) {
     live.forEach(function (part) {
       // A part says which event changes it: "finished" (a version was graded) unless data-on says "ladder".
       if ((part.getAttribute("data-on") || "finished") !== kind) { return; }
+      if (sent) { show(part, sent); return; }
       fetch(part.getAttribute("data-live"), { credentials: "same-origin" })
         .then(function (r) { return r.ok ? r.text() : null; })
-        .then(function (html) {
-          if (html === null) { return; }
-          var doc = new DOMParser().parseFromString(html, "text/html");
-          part.replaceChildren.apply(part, Array.prototype.slice.call(doc.body.childNodes));
-        });
+        .then(function (html) { if (html !== null) { show(part, html); } });
     });
   }
   if (live.length && window.EventSource) {
     var events = new EventSource("/events");
     events.addEventListener("finished", function () { refresh("finished"); });
-    events.addEventListener("ladder", function () { refresh("ladder"); });
+    events.addEventListener("ladder", function (e) {
+      refresh("ladder", e.data && e.data !== "fitted" ? e.data : null);
+    });
   }
   var drop = document.getElementById("drop");
   if (drop) {

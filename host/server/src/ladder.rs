@@ -22,8 +22,10 @@ use tokio::sync::{Notify, broadcast};
 /// How long the server's own pool holds a match (it plays at once; a
 /// server killed mid-match gives it back when it starts again).
 pub const OWN_LEASE_SECONDS: i64 = 600;
-/// Matches the server's own pool claims at once (their results are committed together).
-pub const OWN_BATCH: usize = 4;
+/// Matches the server's own pool claims at once (their results are
+/// committed together): a commit of SQLite's (`synchronous = FULL`) costs
+/// about as much as a batch of short matches.
+pub const OWN_BATCH: usize = 16;
 /// The worker id the server's own pool leases under.
 pub const OWN: i64 = 0;
 /// Past matches the scheduler reads to avoid rematches.
@@ -139,7 +141,7 @@ pub struct Ladder {
     /// Games of each version when its standing was last written to the database.
     written: Mutex<HashMap<String, u32>>,
     /// The leaderboard's HTML for students and for the teacher, with the serial of the board it shows.
-    pub rendered: Mutex<[(u64, String); 2]>,
+    pub rendered: Mutex<[(u64, Arc<str>); 2]>,
     /// The final tournament: running, and what its last run said.
     pub tournament: Mutex<(bool, Option<String>)>,
 }
@@ -211,7 +213,7 @@ impl Ladder {
             taken: Arc::new(Notify::new()),
             remote: Mutex::new(HashMap::new()),
             written: Mutex::new(HashMap::new()),
-            rendered: Mutex::new([(0, String::new()), (0, String::new())]),
+            rendered: Mutex::new([(0, Arc::from("")), (0, Arc::from(""))]),
             tournament: Mutex::new((false, None)),
         })
     }
@@ -648,8 +650,9 @@ impl Ladder {
             return false;
         }
         let mut played = Vec::new();
-        for job in &lease.matches {
-            match self.play(job).await {
+        let outcomes = self.play_all(&lease.matches).await;
+        for (job, outcome) in lease.matches.iter().zip(outcomes) {
+            match outcome {
                 Ok(o) => played.push((job, o)),
                 Err(e) => {
                     eprintln!("arena serve: ladder match {} failed: {e}", job.id);
@@ -677,6 +680,22 @@ impl Ladder {
             Err(e) => eprintln!("arena serve: ladder results not recorded ({e}); the matches will be played again"),
         }
         true
+    }
+
+    /// Play `jobs` here one after another, off the async threads.
+    async fn play_all(&self, jobs: &[Job]) -> Vec<Result<Outcome, String>> {
+        let player = self.player.clone();
+        let batch = jobs.to_vec();
+        let course = self.course.clone();
+        tokio::task::spawn_blocking(move || {
+            let files = move |sha: &str| {
+                let p = course.file_path(sha);
+                p.is_file().then_some(p)
+            };
+            batch.iter().map(|job| player.play(job, &files)).collect()
+        })
+        .await
+        .unwrap_or_else(|e| vec![Err(format!("the ladder thread ended: {e}")); jobs.len()])
     }
 
     /// Play `job` here, off the async threads.
@@ -758,7 +777,7 @@ impl Ladder {
         true
     }
 
-    /// Disable `worker` and send every match it played back to the queue.
+    /// Disable `worker` and send every match it played and every job it did back to the queue.
     pub async fn disable(&self, worker: i64, why: &str) -> Result<(), String> {
         let mut tx = self.db.pool.begin().await.map_err(|e| e.to_string())?;
         sqlx::query("UPDATE workers SET disabled_at = $1, reason = $2 WHERE id = $3")
@@ -773,6 +792,21 @@ impl Ladder {
              verified = 0, lease = NULL, lease_until = NULL, worker_id = NULL WHERE played_by = $1 OR (worker_id = $1 AND state = 'leased')",
         )
         .bind(worker)
+        .execute(&mut *tx)
+        .await
+        .map_err(|e| e.to_string())?;
+        // Its verdicts too: every version it graded is graded again.
+        sqlx::query(
+            "UPDATE jobs SET state = 'queued', done_by = NULL, verified = 0, result = NULL, lease = NULL, \
+             lease_until = NULL, worker_id = NULL WHERE done_by = $1 OR (worker_id = $1 AND state IN ('running', 'checking'))",
+        )
+        .bind(worker)
+        .execute(&mut *tx)
+        .await
+        .map_err(|e| e.to_string())?;
+        sqlx::query(
+            "UPDATE submissions SET state = 'queued' WHERE id IN (SELECT submission_id FROM jobs WHERE kind = 'grade' AND state = 'queued')",
+        )
         .execute(&mut *tx)
         .await
         .map_err(|e| e.to_string())?;

@@ -14,6 +14,7 @@ use axum::{Form, Json};
 use axum_csrf::CsrfToken;
 use serde::Deserialize;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 use tower_sessions::Session;
 
 /// A leaderboard row as the page shows it.
@@ -60,7 +61,7 @@ struct LadderPage<'a> {
 /// The leaderboard table for `viewer` (the teacher sees names under
 /// pseudonyms), rendered once per fit: a thousand open pages refreshing
 /// after a fit cost one rendering, not a thousand.
-fn board_html(ladder: &Ladder, board: &Board, teacher: bool) -> Result<String, String> {
+pub(crate) fn board_html(ladder: &Ladder, board: &Board, teacher: bool) -> Result<Arc<str>, String> {
     let slot = usize::from(teacher);
     if let Ok(r) = ladder.rendered.lock()
         && board.serial > 0
@@ -68,7 +69,7 @@ fn board_html(ladder: &Ladder, board: &Board, teacher: bool) -> Result<String, S
     {
         return Ok(r[slot].1.clone());
     }
-    let html = render_board(board, teacher)?;
+    let html: Arc<str> = render_board(board, teacher)?.into();
     if let Ok(mut r) = ladder.rendered.lock() {
         r[slot] = (board.serial, html.clone());
     }
@@ -147,7 +148,7 @@ pub async fn ladder_page(State(s): State<Shared>, session: Session, csrf: CsrfTo
             csrf: csrf.authenticity_token().unwrap_or_default(),
             pseudonyms: board.pseudonyms,
             frozen: board.frozen,
-            board: table,
+            board: table.to_string(),
             note,
             tournament: app.ladder.tournament.lock().ok().and_then(|t| t.1.clone()),
             report: app.ladder.tournament_dir().join("index.html").is_file(),
@@ -169,7 +170,7 @@ pub async fn ladder_fragment(State(s): State<Shared>, session: Session) -> Respo
         Err(r) => return r,
     };
     match board_html(&app.ladder, &app.ladder.board(), who.is_teacher) {
-        Ok(html) => page(html),
+        Ok(html) => page(html.to_string()),
         Err(e) => internal(e),
     }
 }

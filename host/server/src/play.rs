@@ -5,10 +5,10 @@
 use arena_core::{IllegalMoves, Kind};
 use arena_runner::runner::settings::RunSettings;
 use arena_runner::runner::{BotRef, Entrant, GameDef, GameResult, GameSetup, MatchSpec, Played, play_unit, units};
-use arena_runner::sandbox::Sandbox;
+use arena_runner::sandbox::{BotProgram, Sandbox};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 /// An entrant of a ladder match as the server names it.
 #[derive(Debug, Clone, Serialize, Deserialize, PartialEq, Eq)]
@@ -100,13 +100,24 @@ pub struct Player {
     pub sandbox: Sandbox,
     /// What an illegal move costs.
     pub illegal: IllegalMoves,
+    /// Recently played bots, newest last: loading one reads, hashes and
+    /// links its file, which costs more than a ladder match of small bots.
+    loaded: Mutex<Vec<Arc<BotProgram>>>,
 }
+
+/// How many loaded bots a [`Player`] keeps (a course's busiest entrants).
+const LOADED: usize = 64;
 
 impl Player {
     /// A player of `game` under `settings`.
     pub fn new(game: &'static dyn GameDef, settings: &RunSettings, illegal: IllegalMoves) -> Result<Player, String> {
         let sandbox = settings.sandbox(game).map_err(|e| format!("{e:#}"))?;
-        Ok(Player { game, sandbox, illegal })
+        Ok(Player {
+            game,
+            sandbox,
+            illegal,
+            loaded: Mutex::new(Vec::new()),
+        })
     }
 
     /// The engine's fingerprint (see [`Sandbox::fingerprint`]).
@@ -130,20 +141,41 @@ impl Player {
                     });
                 }
                 let sha = b.sha256.as_deref().ok_or_else(|| format!("{}: no file named", b.key))?;
-                let path = files(sha).ok_or_else(|| format!("{}: the file {sha} is not here", b.key))?;
-                let program = self
-                    .sandbox
-                    .load(&path, self.game.worlds())
-                    .map_err(|e| e.to_string())?;
-                if program.sha256 != sha {
-                    return Err(format!("{}: the file is not the one named ({sha})", b.key));
-                }
                 Ok(Entrant {
                     name,
-                    bot: BotRef::Wasm(Arc::new(program)),
+                    bot: BotRef::Wasm(self.program(&b.key, sha, files)?),
                 })
             })
             .collect()
+    }
+
+    /// The bot whose file has SHA-256 `sha`, loaded once while it is played often.
+    fn program(&self, key: &str, sha: &str, files: Files<'_>) -> Result<Arc<BotProgram>, String> {
+        let mut loaded = self.loaded.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(at) = loaded.iter().position(|p| p.sha256 == sha) {
+            let p = loaded.remove(at);
+            loaded.push(p.clone());
+            return Ok(p);
+        }
+        drop(loaded);
+        let path = files(sha).ok_or_else(|| format!("{key}: the file {sha} is not here"))?;
+        let program = self
+            .sandbox
+            .load(&path, self.game.worlds())
+            .map_err(|e| e.to_string())?;
+        // Only a file whose content has the name it is asked by is kept (and played).
+        if program.sha256 != sha {
+            return Err(format!("{key}: the file is not the one named ({sha})"));
+        }
+        let program = Arc::new(program);
+        let mut loaded = self.loaded.lock().unwrap_or_else(|e| e.into_inner());
+        if !loaded.iter().any(|p| p.sha256 == sha) {
+            if loaded.len() >= LOADED {
+                loaded.remove(0);
+            }
+            loaded.push(program.clone());
+        }
+        Ok(program)
     }
 
     fn spec<'a>(&'a self, entrants: Vec<Entrant>, games: usize, seed: u64, record: bool) -> MatchSpec<'a> {

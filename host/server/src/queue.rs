@@ -7,7 +7,7 @@
 use crate::course::{Course, now, stamp};
 use crate::db::{Backend, Db, hex};
 use crate::ladder::Ladder;
-use crate::work::{Grading, Verdict};
+use crate::work::{Grading, Verdict, Versus};
 use sha2::{Digest, Sha256};
 use sqlx::Row;
 use std::path::{Path, PathBuf};
@@ -137,7 +137,7 @@ fn submission(r: &sqlx::any::AnyRow) -> Submission {
 impl Queue {
     /// The queue of `course` on `db`; jobs a previous server left running are queued again.
     pub async fn new(db: Db, course: Arc<Course>) -> Result<Queue, String> {
-        sqlx::query("UPDATE jobs SET state = 'queued' WHERE state = 'running'")
+        sqlx::query("UPDATE jobs SET state = 'queued', worker_id = NULL, lease = NULL WHERE state = 'running'")
             .execute(&db.pool)
             .await
             .map_err(|e| e.to_string())?;
@@ -320,10 +320,10 @@ impl Queue {
                 loop {
                     match queue.claim().await {
                         Ok(Some(job)) => queue.run(job, &grading).await,
-                        // Nothing to grade: a ladder match, if one waits.
+                        // Nothing to grade: a worker's verdict to check, or a ladder match, if one waits.
                         Ok(None) if ladder.is_some() => {
                             let Some(ladder) = &ladder else { continue };
-                            if !ladder.play_own().await {
+                            if !queue.check_one(&grading, ladder).await && !ladder.play_own().await {
                                 tokio::select! {
                                     _ = queue.wake.notified() => {}
                                     _ = ladder.wake.notified() => {}
@@ -342,14 +342,16 @@ impl Queue {
         }
     }
 
-    /// With no pool of its own, a server still plays again the sample of
-    /// external workers' matches it checks them with, on one thread.
-    pub fn start_checker(&self, ladder: Arc<Ladder>) {
+    /// With no pool of its own, a server still does again the sample of
+    /// external workers' jobs and matches it checks them with, on one thread.
+    pub fn start_checker(&self, grading: Arc<Grading>, ladder: Arc<Ladder>) {
+        let queue = self.clone();
         tokio::spawn(async move {
             loop {
-                if !ladder.check_one().await {
+                if !queue.check_one(&grading, &ladder).await && !ladder.check_one().await {
                     tokio::select! {
                         _ = ladder.wake.notified() => {}
+                        _ = queue.wake.notified() => {}
                         _ = tokio::time::sleep(std::time::Duration::from_secs(2)) => {}
                     }
                 }
@@ -357,8 +359,23 @@ impl Queue {
         });
     }
 
+    /// Put back the jobs whose worker's lease ran out (a worker that died
+    /// or lost the server): the next claim, here or by another worker, takes them.
+    async fn expire_leases(&self) -> Result<(), String> {
+        sqlx::query(
+            "UPDATE jobs SET state = 'queued', worker_id = NULL, lease = NULL, lease_until = NULL \
+             WHERE state = 'running' AND worker_id IS NOT NULL AND lease_until < $1",
+        )
+        .bind(stamp(now()))
+        .execute(&self.db.pool)
+        .await
+        .map_err(|e| e.to_string())?;
+        Ok(())
+    }
+
     /// Take the next waiting job: students' uploads first, oldest first.
     async fn claim(&self) -> Result<Option<(i64, i64, i64, String)>, String> {
+        self.expire_leases().await?;
         let pick = match self.db.backend {
             Backend::Sqlite => "SELECT id FROM jobs WHERE state = 'queued' ORDER BY priority DESC, id LIMIT 1",
             Backend::Postgres => {
@@ -449,6 +466,20 @@ impl Queue {
 
     /// Record a job's verdict and mark it done, in one transaction.
     async fn finish(&self, job: i64, id: i64, v: &Verdict, versus: bool) -> Result<(), String> {
+        self.finish_by(job, id, v, versus, None).await.map(|_| ())
+    }
+
+    /// [`Queue::finish`] of a verdict `by` a worker (its id, the lease it
+    /// holds or `None` once a server checked it, and whether it was
+    /// checked); whether it was taken (the worker still held the job).
+    async fn finish_by(
+        &self,
+        job: i64,
+        id: i64,
+        v: &Verdict,
+        versus: bool,
+        by: Option<(i64, Option<&str>, bool)>,
+    ) -> Result<bool, String> {
         let state = if v.failed {
             "failed"
         } else if v.accepted {
@@ -459,6 +490,9 @@ impl Queue {
         let at = stamp(now());
         let json = |v: &Option<serde_json::Value>| v.as_ref().map(|j| j.to_string());
         let mut tx = self.db.pool.begin().await.map_err(|e| e.to_string())?;
+        if !self.take(&mut tx, job, by).await? {
+            return Ok(false);
+        }
         // Not a cached statement: sqlx 0.8's Any driver declares a NULL
         // double as float4, and Postgres would keep that type for the
         // statement, refusing the next version's score (a float8).
@@ -481,12 +515,6 @@ impl Queue {
         .execute(&mut *tx)
         .await
         .map_err(|e| e.to_string())?;
-        sqlx::query("UPDATE jobs SET state = 'done', finished_at = $1 WHERE id = $2")
-            .bind(&at)
-            .bind(job)
-            .execute(&mut *tx)
-            .await
-            .map_err(|e| e.to_string())?;
         if versus && v.accepted && !v.failed {
             // "Is my new version better?": tested against the accepted one before it, if any.
             sqlx::query(
@@ -500,50 +528,98 @@ impl Queue {
             .await
             .map_err(|e| e.to_string())?;
         }
-        tx.commit().await.map_err(|e| e.to_string())
+        tx.commit().await.map_err(|e| e.to_string())?;
+        Ok(true)
     }
 
-    /// Test a version against the accepted one before it and keep the verdict on the version.
-    async fn versus(&self, job: i64, id: i64, attempts: i64, grading: &Arc<Grading>) {
-        let pair = sqlx::query(
+    /// Mark `job` done in `tx`, done `by` a worker or here; whether it was
+    /// (a worker's lease must still be the job's).
+    async fn take(
+        &self,
+        tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+        job: i64,
+        by: Option<(i64, Option<&str>, bool)>,
+    ) -> Result<bool, String> {
+        let at = stamp(now());
+        let done = match by {
+            None => sqlx::query(
+                "UPDATE jobs SET state = 'done', finished_at = $1, done_by = NULL, result = NULL, lease = NULL WHERE id = $2",
+            )
+            .bind(&at)
+            .bind(job),
+            Some((worker, Some(lease), _)) => sqlx::query(
+                "UPDATE jobs SET state = 'done', finished_at = $1, done_by = $3, lease = NULL, lease_until = NULL \
+                 WHERE id = $2 AND state = 'running' AND worker_id = $3 AND lease = $4",
+            )
+            .bind(&at)
+            .bind(job)
+            .bind(worker)
+            .bind(lease),
+            Some((worker, None, checked)) => sqlx::query(
+                "UPDATE jobs SET state = 'done', finished_at = $1, done_by = $3, verified = $4, result = NULL, \
+                 lease = NULL, lease_until = NULL WHERE id = $2 AND state = 'checking' AND worker_id = $3",
+            )
+            .bind(&at)
+            .bind(job)
+            .bind(worker)
+            .bind(i64::from(checked)),
+        }
+        .execute(&mut **tx)
+        .await
+        .map_err(|e| e.to_string())?;
+        Ok(done.rows_affected() == 1)
+    }
+
+    /// The two versions a `versus` job of submission `id` tests: the new
+    /// one's (SHA-256, version), the one before it, and the person.
+    async fn versus_pair(&self, id: i64) -> Result<Option<VersusPair>, String> {
+        let row = sqlx::query(
             "SELECT s.sha256, s.version, o.sha256, o.version, s.person_id FROM submissions s \
              JOIN submissions o ON o.person_id = s.person_id AND o.version < s.version AND o.state = 'accepted' \
              WHERE s.id = $1 ORDER BY o.version DESC LIMIT 1",
         )
         .bind(id)
         .fetch_optional(&self.db.pool)
-        .await;
-        let done = |json: Option<String>| async move {
-            let mut tx = self.db.pool.begin().await.map_err(|e| e.to_string())?;
-            if let Some(json) = json {
-                sqlx::query("UPDATE submissions SET versus_json = $1 WHERE id = $2")
-                    .bind(json)
-                    .bind(id)
-                    .execute(&mut *tx)
-                    .await
-                    .map_err(|e| e.to_string())?;
-            }
-            sqlx::query("UPDATE jobs SET state = 'done', finished_at = $1 WHERE id = $2")
-                .bind(stamp(now()))
-                .bind(job)
+        .await
+        .map_err(|e| e.to_string())?;
+        Ok(row.map(|row| VersusPair {
+            new: (row.try_get(0).unwrap_or_default(), row.try_get(1).unwrap_or_default()),
+            old: (row.try_get(2).unwrap_or_default(), row.try_get(3).unwrap_or_default()),
+            person: row.try_get(4).unwrap_or_default(),
+        }))
+    }
+
+    /// Keep a test's verdict (JSON) on its version and mark its job done `by` a worker or here.
+    async fn versus_done(
+        &self,
+        job: i64,
+        id: i64,
+        json: Option<String>,
+        by: Option<(i64, Option<&str>, bool)>,
+    ) -> Result<bool, String> {
+        let mut tx = self.db.pool.begin().await.map_err(|e| e.to_string())?;
+        if !self.take(&mut tx, job, by).await? {
+            return Ok(false);
+        }
+        if let Some(json) = json {
+            sqlx::query("UPDATE submissions SET versus_json = $1 WHERE id = $2")
+                .bind(json)
+                .bind(id)
                 .execute(&mut *tx)
                 .await
                 .map_err(|e| e.to_string())?;
-            tx.commit().await.map_err(|e| e.to_string())
-        };
-        let Ok(Some(row)) = pair else {
-            let _ = done(None).await;
-            return;
-        };
-        let new: String = row.try_get(0).unwrap_or_default();
-        let version: i64 = row.try_get(1).unwrap_or_default();
-        let old: String = row.try_get(2).unwrap_or_default();
-        let against: i64 = row.try_get(3).unwrap_or_default();
-        let person: i64 = row.try_get(4).unwrap_or_default();
-        let (new, old) = (self.course.file_path(&new), self.course.file_path(&old));
+        }
+        tx.commit().await.map_err(|e| e.to_string())?;
+        Ok(true)
+    }
+
+    /// Run the test of `pair` here.
+    async fn run_versus(&self, pair: &VersusPair, grading: &Arc<Grading>) -> Result<Versus, String> {
+        let (new, old) = (self.course.file_path(&pair.new.0), self.course.file_path(&pair.old.0));
+        let (version, against) = (pair.new.1, pair.old.1);
         let ladder = self.course.config.ladder.clone();
         let grading = grading.clone();
-        let result = tokio::task::spawn_blocking(move || {
+        tokio::task::spawn_blocking(move || {
             grading.versus(
                 (&new, version),
                 (&old, against),
@@ -552,7 +628,17 @@ impl Queue {
             )
         })
         .await
-        .unwrap_or_else(|e| Err(format!("the test's thread ended: {e}")));
+        .unwrap_or_else(|e| Err(format!("the test's thread ended: {e}")))
+    }
+
+    /// Test a version against the accepted one before it and keep the verdict on the version.
+    async fn versus(&self, job: i64, id: i64, attempts: i64, grading: &Arc<Grading>) {
+        let Ok(Some(pair)) = self.versus_pair(id).await else {
+            let _ = self.versus_done(job, id, None, None).await;
+            return;
+        };
+        let (person, version) = (pair.person, pair.new.1);
+        let result = self.run_versus(&pair, grading).await;
         let json = match result {
             Ok(v) => serde_json::to_string(&v).ok(),
             Err(e) if attempts < MAX_ATTEMPTS => {
@@ -565,10 +651,381 @@ impl Queue {
             }
             Err(e) => serde_json::to_string(&serde_json::json!({ "error": e })).ok(),
         };
-        if done(json).await.is_ok() {
+        if self.versus_done(job, id, json, None).await.is_ok() {
             let _ = self.finished.send(Finished { person, version });
         }
     }
+}
+
+/// A grading job or version test handed to an external worker.
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct RemoteJob {
+    /// The job's id.
+    pub job: i64,
+    /// The lease's secret: only its holder's result is taken.
+    pub lease: String,
+    /// `grade` (check and grade the file) or `versus` (test it against `against`).
+    pub kind: String,
+    /// The version's file, by SHA-256.
+    pub sha256: String,
+    /// The name it was uploaded under, as its report names it.
+    pub file_name: String,
+    /// The student, as the grade report names them.
+    pub student: String,
+    /// The version's number.
+    pub version: i64,
+    /// For a test: the version before it (SHA-256 and number).
+    pub against: Option<(String, i64)>,
+}
+
+/// What a worker did with a [`RemoteJob`].
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+pub struct RemoteResult {
+    /// The job.
+    pub job: i64,
+    /// Its lease.
+    pub lease: String,
+    /// A grading job's verdict.
+    pub verdict: Option<Verdict>,
+    /// A test's verdict.
+    pub versus: Option<Versus>,
+    /// Why the job could not be done there (it is done again).
+    pub error: Option<String>,
+}
+
+impl Queue {
+    /// Hand the next waiting job to worker `worker` under a lease of
+    /// `seconds`; jobs whose worker's lease ran out are waiting again.
+    pub async fn claim_remote(&self, worker: i64, seconds: i64) -> Result<Option<RemoteJob>, String> {
+        let at = now();
+        self.expire_leases().await?;
+        let lease = crate::db::new_token()?;
+        let pick = match self.db.backend {
+            Backend::Sqlite => "SELECT id FROM jobs WHERE state = 'queued' ORDER BY priority DESC, id LIMIT 1",
+            Backend::Postgres => {
+                "SELECT id FROM jobs WHERE state = 'queued' ORDER BY priority DESC, id LIMIT 1 FOR UPDATE SKIP LOCKED"
+            }
+        };
+        loop {
+            let row = sqlx::query(&format!(
+                "UPDATE jobs SET state = 'running', attempts = attempts + 1, started_at = $1, worker_id = $2, \
+                 lease = $3, lease_until = $4 WHERE id = ({pick}) RETURNING id, submission_id, kind"
+            ))
+            .bind(stamp(at))
+            .bind(worker)
+            .bind(&lease)
+            .bind(stamp(at + time::Duration::seconds(seconds)))
+            .fetch_optional(&self.db.pool)
+            .await
+            .map_err(|e| e.to_string())?;
+            let Some(row) = row else { return Ok(None) };
+            let (job, id, kind): (i64, i64, String) = (
+                row.try_get(0).unwrap_or_default(),
+                row.try_get(1).unwrap_or_default(),
+                row.try_get(2).unwrap_or_default(),
+            );
+            let sub = sqlx::query(&format!(
+                "SELECT {COLUMNS}, (SELECT name FROM people WHERE people.id = submissions.person_id) FROM submissions WHERE id = $1"
+            ))
+            .bind(id)
+            .fetch_optional(&self.db.pool)
+            .await
+            .map_err(|e| e.to_string())?;
+            let Some(sub_row) = sub else {
+                let _ = self.versus_done(job, id, None, None).await;
+                continue;
+            };
+            let sub = submission(&sub_row);
+            let mut out = RemoteJob {
+                job,
+                lease: lease.clone(),
+                kind: kind.clone(),
+                sha256: sub.sha256.clone(),
+                file_name: sub.file_name.clone(),
+                student: sub_row.try_get(18).unwrap_or_default(),
+                version: sub.version,
+                against: None,
+            };
+            if kind == "versus" {
+                // Nothing to test against any more: the job is done.
+                let Some(pair) = self.versus_pair(id).await? else {
+                    self.versus_done(job, id, None, None).await?;
+                    continue;
+                };
+                out.against = Some(pair.old);
+            } else {
+                let _ = sqlx::query("UPDATE submissions SET state = 'running' WHERE id = $1")
+                    .bind(id)
+                    .execute(&self.db.pool)
+                    .await;
+            }
+            return Ok(Some(out));
+        }
+    }
+
+    /// Keep worker `worker`'s leases on jobs alive.
+    pub async fn heartbeat_remote(&self, worker: i64, lease: &str, seconds: i64) -> Result<u64, String> {
+        let done =
+            sqlx::query("UPDATE jobs SET lease_until = $1 WHERE state = 'running' AND worker_id = $2 AND lease = $3")
+                .bind(stamp(now() + time::Duration::seconds(seconds)))
+                .bind(worker)
+                .bind(lease)
+                .execute(&self.db.pool)
+                .await
+                .map_err(|e| e.to_string())?;
+        Ok(done.rows_affected())
+    }
+
+    /// Take worker `worker`'s result: a worker's first jobs and a sample
+    /// after them wait in `checking` until a server has done them again
+    /// ([`Queue::check_one`]); the rest count at once. Whether it was taken.
+    pub async fn finish_remote(&self, worker: i64, r: &RemoteResult, grading: &Arc<Grading>) -> Result<bool, String> {
+        let row = sqlx::query(
+            "SELECT submission_id, kind FROM jobs WHERE id = $1 AND state = 'running' AND worker_id = $2 AND lease = $3",
+        )
+        .bind(r.job)
+        .bind(worker)
+        .bind(&r.lease)
+        .fetch_optional(&self.db.pool)
+        .await
+        .map_err(|e| e.to_string())?;
+        let Some(row) = row else { return Ok(false) };
+        let id: i64 = row.try_get(0).unwrap_or_default();
+        let kind: String = row.try_get(1).unwrap_or_default();
+        if let Some(why) = &r.error {
+            eprintln!(
+                "arena serve: worker {worker} could not do job {} ({why}); it is done again",
+                r.job
+            );
+            sqlx::query(
+                "UPDATE jobs SET state = 'queued', worker_id = NULL, lease = NULL WHERE id = $1 AND lease = $2",
+            )
+            .bind(r.job)
+            .bind(&r.lease)
+            .execute(&self.db.pool)
+            .await
+            .map_err(|e| e.to_string())?;
+            self.wake.notify_waiters();
+            return Ok(true);
+        }
+        let json = match (&kind[..], &r.verdict, &r.versus) {
+            ("grade", Some(v), _) => serde_json::to_string(v).map_err(|e| e.to_string())?,
+            ("versus", _, Some(v)) => serde_json::to_string(v).map_err(|e| e.to_string())?,
+            _ => {
+                return Err(format!(
+                    "job {}: a {kind} job's result must carry its {kind} verdict",
+                    r.job
+                ));
+            }
+        };
+        let config = &self.course.config.ladder;
+        let before: i64 =
+            sqlx::query("SELECT COUNT(*) FROM jobs WHERE done_by = $1 OR (worker_id = $1 AND state = 'checking')")
+                .bind(worker)
+                .fetch_one(&self.db.pool)
+                .await
+                .and_then(|r| r.try_get(0))
+                .map_err(|e| e.to_string())?;
+        let checked = before < i64::from(config.verify_first)
+            || arena_core::derive_seed(0x6a6f_6273, r.job as u64) % 100 < u64::from(config.verify_percent);
+        if checked {
+            let held = sqlx::query(
+                "UPDATE jobs SET state = 'checking', result = $1, lease = NULL, lease_until = NULL \
+                 WHERE id = $2 AND state = 'running' AND worker_id = $3 AND lease = $4",
+            )
+            .bind(&json)
+            .bind(r.job)
+            .bind(worker)
+            .bind(&r.lease)
+            .execute(&self.db.pool)
+            .await
+            .map_err(|e| e.to_string())?;
+            self.wake.notify_waiters();
+            return Ok(held.rows_affected() == 1);
+        }
+        self.record_remote(r.job, id, &kind, &json, (worker, Some(&r.lease), false), grading)
+            .await
+    }
+
+    /// Record a worker's verdict `json` of job `job` (of submission `id`),
+    /// making the version's pages here; whether it was taken.
+    async fn record_remote(
+        &self,
+        job: i64,
+        id: i64,
+        kind: &str,
+        json: &str,
+        by: (i64, Option<&str>, bool),
+        grading: &Arc<Grading>,
+    ) -> Result<bool, String> {
+        let sub = sqlx::query(&format!(
+            "SELECT {COLUMNS}, (SELECT name FROM people WHERE people.id = submissions.person_id) FROM submissions WHERE id = $1"
+        ))
+        .bind(id)
+        .fetch_one(&self.db.pool)
+        .await
+        .map_err(|e| e.to_string())?;
+        let student: String = sub.try_get(18).unwrap_or_default();
+        let sub = submission(&sub);
+        let taken = if kind == "versus" {
+            self.versus_done(job, id, Some(json.to_string()), Some(by)).await?
+        } else {
+            let verdict: Verdict = serde_json::from_str(json).map_err(|e| e.to_string())?;
+            if verdict.accepted && !verdict.failed {
+                let (file, pages) = (self.course.file_path(&sub.sha256), self.pages_dir(id));
+                let back = format!("/people/{}/versions/{}", sub.person, sub.version);
+                let (grading, made) = (grading.clone(), verdict.clone());
+                tokio::task::spawn_blocking(move || grading.write_pages(&file, &student, &made, &pages, &back))
+                    .await
+                    .map_err(|e| e.to_string())??;
+            }
+            let versus = grading.has_versus(&self.course);
+            self.finish_by(job, id, &verdict, versus, Some(by)).await?
+        };
+        if taken {
+            self.wake.notify_waiters();
+            let _ = self.finished.send(Finished {
+                person: sub.person,
+                version: sub.version,
+            });
+        }
+        Ok(taken)
+    }
+
+    /// Do one worker's job that waits to be checked again here; whether
+    /// there was one. A verdict that differs disables its worker (see
+    /// [`Ladder::disable`]), and every job it did is done again.
+    pub async fn check_one(&self, grading: &Arc<Grading>, ladder: &Ladder) -> bool {
+        let at = now();
+        let Ok(lease) = crate::db::new_token() else {
+            return false;
+        };
+        let pick = match self.db.backend {
+            Backend::Sqlite => {
+                "SELECT id FROM jobs WHERE state = 'checking' AND (lease_until IS NULL OR lease_until < $2) ORDER BY id LIMIT 1"
+            }
+            Backend::Postgres => {
+                "SELECT id FROM jobs WHERE state = 'checking' AND (lease_until IS NULL OR lease_until < $2) \
+                 ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED"
+            }
+        };
+        // Held for an hour: another server sharing the database leaves it alone meanwhile.
+        let Ok(Some(row)) = sqlx::query(&format!(
+            "UPDATE jobs SET lease = $1, lease_until = $3 WHERE id = ({pick}) RETURNING id, submission_id, kind, result, worker_id"
+        ))
+        .bind(&lease)
+        .bind(stamp(at))
+        .bind(stamp(at + time::Duration::hours(1)))
+        .fetch_optional(&self.db.pool)
+        .await
+        else {
+            return false;
+        };
+        let job: i64 = row.try_get(0).unwrap_or_default();
+        let id: i64 = row.try_get(1).unwrap_or_default();
+        let kind: String = row.try_get(2).unwrap_or_default();
+        let theirs: String = row.try_get::<Option<String>, _>(3).ok().flatten().unwrap_or_default();
+        let worker: i64 = row.try_get::<Option<i64>, _>(4).ok().flatten().unwrap_or_default();
+        let (differs, mine) = if kind == "versus" {
+            let Ok(Some(pair)) = self.versus_pair(id).await else {
+                let _ = self.versus_done(job, id, None, Some((worker, None, true))).await;
+                return true;
+            };
+            let Ok(mine) = self.run_versus(&pair, grading).await else {
+                return true;
+            };
+            let differs = match serde_json::from_str::<Versus>(&theirs) {
+                Ok(t) => crate::work::first_difference(&serde_json::json!(t), &serde_json::json!(mine), "test"),
+                Err(e) => Some(format!("its test did not read ({e})")),
+            };
+            (differs, serde_json::to_string(&mine).unwrap_or_default())
+        } else {
+            let Ok(Some(sub)) = sqlx::query(&format!(
+                "SELECT {COLUMNS}, (SELECT name FROM people WHERE people.id = submissions.person_id) FROM submissions WHERE id = $1"
+            ))
+            .bind(id)
+            .fetch_optional(&self.db.pool)
+            .await
+            else {
+                return true;
+            };
+            let student: String = sub.try_get(18).unwrap_or_default();
+            let sub = submission(&sub);
+            let (file, pages) = (self.course.file_path(&sub.sha256), self.pages_dir(id));
+            let g = grading.clone();
+            let shown = sub.file_name.clone();
+            let mine = tokio::task::spawn_blocking(move || g.run(&file, &shown, &student, &pages))
+                .await
+                .unwrap_or_else(|e| Verdict::arena_failed(format!("the grading thread ended: {e}")));
+            if mine.failed {
+                // The server failed, not the worker: try again later.
+                return true;
+            }
+            let differs = match serde_json::from_str::<Verdict>(&theirs) {
+                Ok(t) => t.difference(&mine),
+                Err(e) => Some(format!("its verdict did not read ({e})")),
+            };
+            (differs, serde_json::to_string(&mine).unwrap_or_default())
+        };
+        if let Some(what) = differs {
+            let why = format!("its verdict of job {job} differed when done again on the server ({what}, the server's)");
+            eprintln!("arena serve: worker {worker} disabled: {why}");
+            let _ = ladder.disable(worker, &why).await;
+        } else {
+            // The server's own verdict counts: its pages are already made.
+            let _ = self.record_checked(job, id, &kind, &mine, worker, grading).await;
+        }
+        true
+    }
+
+    async fn record_checked(
+        &self,
+        job: i64,
+        id: i64,
+        kind: &str,
+        mine: &str,
+        worker: i64,
+        grading: &Arc<Grading>,
+    ) -> Result<bool, String> {
+        if kind == "versus" {
+            return self
+                .record_remote(job, id, kind, mine, (worker, None, true), grading)
+                .await;
+        }
+        let verdict: Verdict = serde_json::from_str(mine).map_err(|e| e.to_string())?;
+        let versus = grading.has_versus(&self.course);
+        let taken = self
+            .finish_by(job, id, &verdict, versus, Some((worker, None, true)))
+            .await?;
+        if taken {
+            let sub = self.submission_by_id(id).await?;
+            self.wake.notify_waiters();
+            let _ = self.finished.send(Finished {
+                person: sub.person,
+                version: sub.version,
+            });
+        }
+        Ok(taken)
+    }
+
+    async fn submission_by_id(&self, id: i64) -> Result<Submission, String> {
+        let row = sqlx::query(&format!("SELECT {COLUMNS} FROM submissions WHERE id = $1"))
+            .bind(id)
+            .fetch_one(&self.db.pool)
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok(submission(&row))
+    }
+}
+
+/// The versions a `versus` job tests.
+struct VersusPair {
+    /// The new version's SHA-256 and number.
+    new: (String, i64),
+    /// The accepted version before it.
+    old: (String, i64),
+    /// Whose.
+    person: i64,
 }
 
 /// Write a bot file where its SHA-256 says, durably: a temporary file

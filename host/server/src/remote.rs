@@ -1,6 +1,7 @@
 //! The API external workers call (`arena worker`): hello (versions and
 //! settings), claim (a batch of ladder matches under a lease), heartbeat,
-//! results, and bot files by SHA-256. A worker's token is its only
+//! results, grading jobs and version tests (one at a time under a lease,
+//! and their verdicts), and bot files by SHA-256. A worker's token is its only
 //! credential; a worker that runs another engine is refused at its first
 //! call, and one whose results do not replay is disabled.
 
@@ -44,6 +45,12 @@ pub struct Welcome {
     pub engine: String,
     /// Seconds a lease lasts without a heartbeat.
     pub lease_seconds: i64,
+    /// The course's rubric (the text of its file), for grading jobs.
+    pub rubric: String,
+    /// The world versions the course accepts (none: all).
+    pub worlds: Vec<String>,
+    /// A version test's margin in Elo, and its most games.
+    pub versus: (f64, u64),
 }
 
 /// A claim.
@@ -140,7 +147,20 @@ pub async fn hello(State(s): State<Shared>, headers: HeaderMap, Json(hello): Jso
             &format!("{} on {} ({} threads)", hello.arena, hello.host, hello.jobs),
         )
         .await;
+    let rubric = match tokio::fs::read_to_string(app.queue.course.rubric_path()).await {
+        Ok(t) => t,
+        Err(e) => {
+            return refuse(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                format!("the server cannot read its rubric: {e}"),
+            );
+        }
+    };
+    let config = &app.queue.course.config;
     Json(Welcome {
+        rubric,
+        worlds: config.worlds.clone(),
+        versus: (config.ladder.versus_elo, u64::from(config.ladder.versus_games)),
         worker: id,
         game: app.grading.game.name().to_string(),
         limits: app.queue.course.config.limits.clone(),
@@ -157,24 +177,63 @@ pub async fn claim(State(s): State<Shared>, headers: HeaderMap, Json(c): Json<Cl
         Ok(id) => id,
         Err(r) => return r,
     };
-    let ladder = &s.0.ladder;
-    let mine = ladder.player.fingerprint();
-    if c.engine != mine {
-        return refuse(
-            StatusCode::CONFLICT,
-            format!(
-                "this worker's engine settings ({}) are not the server's ({}): games would not replay alike; \
-                 install the server's arena build on the worker",
-                short(&c.engine),
-                short(&mine)
-            ),
-        );
+    if let Some(r) = engine_refusal(&s, &c.engine) {
+        return r;
     }
+    let ladder = &s.0.ladder;
     ladder.heard_from(id, c.max.div_ceil(2).max(1));
     match ladder.claim(id, c.max.clamp(1, 64), ladder.lease_seconds()).await {
         Ok(Lease { matches, .. }) if matches.is_empty() => StatusCode::NO_CONTENT.into_response(),
         Ok(lease) => Json(lease).into_response(),
         Err(e) => refuse(StatusCode::INTERNAL_SERVER_ERROR, format!("the server failed: {e}")),
+    }
+}
+
+/// The refusal of a worker whose engine is not the server's, if it is not.
+fn engine_refusal(s: &Shared, engine: &str) -> Option<Response> {
+    let mine = s.0.ladder.player.fingerprint();
+    (engine != mine).then(|| {
+        refuse(
+            StatusCode::CONFLICT,
+            format!(
+                "this worker's engine settings ({}) are not the server's ({}): games would not replay alike; \
+                 install the server's arena build on the worker",
+                short(engine),
+                short(&mine)
+            ),
+        )
+    })
+}
+
+/// `POST /api/worker/jobs/claim`: 200 with a grading job or version test under a lease, or 204.
+pub async fn claim_job(State(s): State<Shared>, headers: HeaderMap, Json(c): Json<Claim>) -> Response {
+    let id = match worker(&s, &headers).await {
+        Ok(id) => id,
+        Err(r) => return r,
+    };
+    if let Some(r) = engine_refusal(&s, &c.engine) {
+        return r;
+    }
+    match s.0.queue.claim_remote(id, s.0.ladder.lease_seconds()).await {
+        Ok(Some(job)) => Json(job).into_response(),
+        Ok(None) => StatusCode::NO_CONTENT.into_response(),
+        Err(e) => refuse(StatusCode::INTERNAL_SERVER_ERROR, format!("the server failed: {e}")),
+    }
+}
+
+/// `POST /api/worker/jobs/result`: whether the result was taken.
+pub async fn job_result(
+    State(s): State<Shared>,
+    headers: HeaderMap,
+    Json(r): Json<crate::queue::RemoteResult>,
+) -> Response {
+    let id = match worker(&s, &headers).await {
+        Ok(id) => id,
+        Err(r) => return r,
+    };
+    match s.0.queue.finish_remote(id, &r, &s.0.grading).await {
+        Ok(taken) => Json(serde_json::json!({ "taken": taken })).into_response(),
+        Err(e) => refuse(StatusCode::UNPROCESSABLE_ENTITY, e),
     }
 }
 
@@ -188,7 +247,15 @@ pub async fn heartbeat(State(s): State<Shared>, headers: HeaderMap, Json(b): Jso
         Ok(id) => id,
         Err(r) => return r,
     };
-    match s.0.ladder.heartbeat(id, &b.lease).await {
+    let (ladder, queue) = (&s.0.ladder, &s.0.queue);
+    let beat = match ladder.heartbeat(id, &b.lease).await {
+        Ok(n) => queue
+            .heartbeat_remote(id, &b.lease, ladder.lease_seconds())
+            .await
+            .map(|m| n + m),
+        Err(e) => Err(e),
+    };
+    match beat {
         Ok(n) => Json(serde_json::json!({ "leased": n })).into_response(),
         Err(e) => refuse(StatusCode::INTERNAL_SERVER_ERROR, format!("the server failed: {e}")),
     }

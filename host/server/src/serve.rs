@@ -40,10 +40,9 @@ pub async fn serve(spec: ServeSpec<'_>) -> Result<(), String> {
     let ladder = Arc::new(Ladder::new(db.clone(), course.clone(), &grading).await?);
     ladder.start(spec.workers);
     if spec.workers == 0 {
-        // Every ladder match waits for external workers; the server grades
-        // uploads on one thread and plays again the sample it checks workers with.
-        queue.start(1, grading.clone(), None);
-        queue.start_checker(ladder.clone());
+        // Every grading job and ladder match waits for external workers; the
+        // server only does again, on one thread, the sample it checks them with.
+        queue.start_checker(grading.clone(), ladder.clone());
     } else {
         queue.start(spec.workers, grading.clone(), Some(ladder.clone()));
     }

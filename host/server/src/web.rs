@@ -91,6 +91,8 @@ pub fn router(shared: Shared) -> Router {
         .route("/api/worker/claim", post(crate::remote::claim))
         .route("/api/worker/heartbeat", post(crate::remote::heartbeat))
         .route("/api/worker/results", post(crate::remote::results))
+        .route("/api/worker/jobs/claim", post(crate::remote::claim_job))
+        .route("/api/worker/jobs/result", post(crate::remote::job_result))
         .route("/api/worker/bots/{sha}", get(crate::remote::bot))
         .route("/api/course", get(api_course))
         .route("/api/submissions", post(api_submit))
@@ -812,10 +814,12 @@ async fn events(State(s): State<Shared>, session: Session) -> Response {
         return error(StatusCode::UNAUTHORIZED, "log in with your link");
     };
     use tokio::sync::broadcast::error::RecvError;
-    let state = (app.queue.subscribe(), app.ladder.subscribe(), me);
+    let state = (app.queue.subscribe(), app.ladder.subscribe(), me, s.clone());
     // Two kinds of event: a version of theirs finished (or, for the
-    // teacher, anyone's), and the leaderboard was fitted again.
-    let stream = futures_util::stream::unfold(state, |(mut rx, mut board, me)| async move {
+    // teacher, anyone's), and the leaderboard was fitted again. The
+    // second carries the new table: a class's open leaderboards then
+    // ask nothing of the server after a fit.
+    let stream = futures_util::stream::unfold(state, |(mut rx, mut board, me, s)| async move {
         loop {
             let event = tokio::select! {
                 got = rx.recv() => match got {
@@ -826,11 +830,17 @@ async fn events(State(s): State<Shared>, session: Session) -> Response {
                     Err(RecvError::Closed) => return None,
                 },
                 got = board.recv() => match got {
-                    Ok(()) | Err(RecvError::Lagged(_)) => Event::default().event("ladder").data("fitted"),
+                    Ok(()) | Err(RecvError::Lagged(_)) => {
+                        let ladder = &s.0.ladder;
+                        match crate::ladder_web::board_html(ladder, &ladder.board(), me.is_teacher) {
+                            Ok(html) => Event::default().event("ladder").data(&*html),
+                            Err(_) => Event::default().event("ladder").data("fitted"),
+                        }
+                    }
                     Err(RecvError::Closed) => return None,
                 },
             };
-            return Some((Ok::<_, std::convert::Infallible>(event), (rx, board, me)));
+            return Some((Ok::<_, std::convert::Infallible>(event), (rx, board, me, s)));
         }
     });
     Sse::new(stream).keep_alive(KeepAlive::default()).into_response()

@@ -32,7 +32,7 @@ pub struct Grading {
 }
 
 /// What the work found.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct Verdict {
     /// Whether the file is a bot the course accepts (it loads for the game).
     pub accepted: bool,
@@ -54,16 +54,20 @@ pub struct Verdict {
     pub max_score: Option<f64>,
     /// Whether the arena itself failed (not the bot): the job may run again.
     pub failed: bool,
+    /// Each graded item's worst game, (item, game) from 0: what its replay page shows.
+    #[serde(default)]
+    pub worst: Vec<(usize, usize)>,
+    /// Gradescope's `results.json` of the grade.
+    #[serde(default)]
+    pub results: Option<serde_json::Value>,
 }
 
 impl Grading {
     /// The grading of `course`: its game, rubric and limits, checked.
     pub fn new(course: &Course, compiler: Option<PathBuf>) -> Result<Grading, String> {
         let config = &course.config;
-        let game = arena_runner::runner::entrants::find_game(&config.game).map_err(|e| e.to_string())?;
         let path = course.rubric_path();
         let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: cannot read it ({e})", path.display()))?;
-        let rubric = arena_grading::grade::rubric::parse(&text, &path.display().to_string(), game)?;
         let settings = RunSettings {
             fuel: config.limits.fuel,
             bank: config.limits.bank,
@@ -75,14 +79,35 @@ impl Grading {
             jobs: None,
             ..RunSettings::default()
         };
-        settings
-            .limits(game)
-            .map_err(|e| format!("{}: {e}", course.dir.join(crate::course::COURSE_FILE).display()))?;
+        Grading::from_parts(
+            &config.game,
+            &text,
+            &path.display().to_string(),
+            settings,
+            &config.worlds,
+        )
+        .map_err(|e| format!("{}: {e}", course.dir.join(crate::course::COURSE_FILE).display()))
+    }
+
+    /// The grading of game `game` by the rubric `text` (read from `shown`)
+    /// under `settings`, for bots of the world versions `worlds` (none: all):
+    /// what a server makes from its course and a worker from what the server sends.
+    pub fn from_parts(
+        game: &str,
+        text: &str,
+        shown: &str,
+        settings: RunSettings,
+        worlds: &[String],
+    ) -> Result<Grading, String> {
+        let game = arena_runner::runner::entrants::find_game(game).map_err(|e| e.to_string())?;
+        let rubric = arena_grading::grade::rubric::parse(text, shown, game)?;
+        settings.limits(game).map_err(|e| e.to_string())?;
+        let config_worlds = worlds;
         let known: Vec<&str> = game.worlds().iter().map(|w| w.version).collect();
-        for w in &config.worlds {
+        for w in config_worlds {
             if !known.contains(&w.as_str()) {
                 return Err(format!(
-                    "course.toml: world `{w}` is not one of {}'s ({}); list some of those, or none for all",
+                    "world `{w}` is not one of {}'s ({}); list some of those, or none for all",
                     game.name(),
                     known.join(", ")
                 ));
@@ -92,7 +117,7 @@ impl Grading {
             game,
             rubric,
             settings,
-            worlds: config.worlds.clone(),
+            worlds: config_worlds.to_vec(),
         })
     }
 
@@ -140,10 +165,19 @@ impl Grading {
             score: None,
             max_score: None,
             failed: false,
+            worst: Vec::new(),
+            results: None,
         };
-        match self.grade(file, student, pages) {
-            Ok(mut grade) => {
+        match self.grade(file, shown, student, pages) {
+            Ok((mut grade, results)) => {
                 grade.file = shown.to_string();
+                verdict.worst = grade
+                    .items
+                    .iter()
+                    .enumerate()
+                    .filter_map(|(i, item)| item.sample_game.map(|g| (i, g)))
+                    .collect();
+                verdict.results = Some(results);
                 verdict.score = Some(grade.total);
                 verdict.max_score = Some(grade.max_total);
                 verdict.grade = serde_json::to_value(&grade).ok();
@@ -157,7 +191,13 @@ impl Grading {
         verdict
     }
 
-    fn grade(&self, file: &Path, student: &str, pages: &Path) -> Result<GradeReport, String> {
+    fn grade(
+        &self,
+        file: &Path,
+        shown: &str,
+        student: &str,
+        pages: &Path,
+    ) -> Result<(GradeReport, serde_json::Value), String> {
         let sandbox = self.settings.sandbox(self.game).map_err(|e| format!("{e:#}"))?;
         let grader = Grader {
             game: self.game,
@@ -174,13 +214,96 @@ impl Grading {
             .map(|(_, job)| job)
             .collect();
         arena_report::report::write_replays(pages, &jobs).map_err(|e| format!("{e:#}"))?;
-        let [(report, _)]: [_; 1] = graded.try_into().map_err(|_| "one report".to_string())?;
+        let [(mut report, _)]: [_; 1] = graded.try_into().map_err(|_| "one report".to_string())?;
+        // Gradescope's file names the upload, never where the server keeps it.
+        report.file = shown.to_string();
         // Gradescope's results.json, as `arena grade-class` writes it for each student.
         let results = arena_grading::grade::gradescope::results(&report, &self.rubric, None);
         let path = pages.join(RESULTS_FILE);
         std::fs::write(&path, format!("{results:#}\n"))
             .map_err(|e| format!("{}: cannot write ({e})", path.display()))?;
-        Ok(report)
+        Ok((report, results))
+    }
+
+    /// The pages of a version a worker graded, made here from its verdict:
+    /// Gradescope's file, and each item's worst game played again (pages
+    /// that students open are never taken from a worker).
+    pub fn write_pages(
+        &self,
+        file: &Path,
+        student: &str,
+        verdict: &Verdict,
+        pages: &Path,
+        back: &str,
+    ) -> Result<(), String> {
+        let folder = pages.join(arena_report::report::REPLAYS);
+        std::fs::create_dir_all(&folder).map_err(|e| format!("{}: cannot create it ({e})", folder.display()))?;
+        if let Some(results) = &verdict.results {
+            let path = pages.join(RESULTS_FILE);
+            std::fs::write(&path, format!("{results:#}\n"))
+                .map_err(|e| format!("{}: cannot write ({e})", path.display()))?;
+        }
+        for &(item, game) in &verdict.worst {
+            let html = self.replay_page(file, student, item, game, back)?;
+            let path = folder.join(format!("bot-item{}.html", item + 1));
+            std::fs::write(&path, html).map_err(|e| format!("{}: cannot write ({e})", path.display()))?;
+        }
+        Ok(())
+    }
+}
+
+impl Verdict {
+    /// Where two verdicts of the same file differ in anything a game
+    /// decides (a worker's, and the server's doing it again), in words;
+    /// none if they agree. How long compiling and grading took, and
+    /// whether the bot came from a compile cache, differ between machines
+    /// and are left out.
+    pub fn difference(&self, other: &Verdict) -> Option<String> {
+        let without = |v: &Option<serde_json::Value>, keys: &[&str]| {
+            v.clone().map(|mut c| {
+                if let Some(o) = c.as_object_mut() {
+                    for key in keys {
+                        o.remove(*key);
+                    }
+                }
+                c
+            })
+        };
+        let parts = [
+            (
+                "accepted",
+                serde_json::json!(self.accepted),
+                serde_json::json!(other.accepted),
+            ),
+            (
+                "failed",
+                serde_json::json!(self.failed),
+                serde_json::json!(other.failed),
+            ),
+            ("score", serde_json::json!(self.score), serde_json::json!(other.score)),
+            (
+                "max_score",
+                serde_json::json!(self.max_score),
+                serde_json::json!(other.max_score),
+            ),
+            (
+                "worst games",
+                serde_json::json!(self.worst),
+                serde_json::json!(other.worst),
+            ),
+            ("grade", serde_json::json!(self.grade), serde_json::json!(other.grade)),
+            (
+                "results.json",
+                serde_json::json!(without(&self.results, &["execution_time"])),
+                serde_json::json!(without(&other.results, &["execution_time"])),
+            ),
+            (
+                "check",
+                serde_json::json!(without(&self.check, &["compile_seconds", "compiled"])),
+                serde_json::json!(without(&other.check, &["compile_seconds", "compiled"])),
+            ),
+        ];
+        parts.iter().find_map(|(name, a, b)| first_difference(a, b, name))
     }
 }
 
@@ -264,6 +387,8 @@ impl Verdict {
             score: None,
             max_score: None,
             failed: false,
+            worst: Vec::new(),
+            results: None,
         }
     }
 
@@ -386,4 +511,65 @@ impl Grading {
 fn signed(elo: f64) -> String {
     let r = elo.round();
     if r == 0.0 { "0".into() } else { format!("{r:+.0}") }
+}
+
+/// The first place where `a` and `b` differ, as `path: a, not b`.
+pub(crate) fn first_difference(a: &serde_json::Value, b: &serde_json::Value, path: &str) -> Option<String> {
+    use serde_json::Value;
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            x.keys().chain(y.keys().filter(|k| !x.contains_key(*k))).find_map(|k| {
+                first_difference(
+                    &x.get(k).cloned().unwrap_or(Value::Null),
+                    &y.get(k).cloned().unwrap_or(Value::Null),
+                    &format!("{path}.{k}"),
+                )
+            })
+        }
+        (Value::Array(x), Value::Array(y)) if x.len() == y.len() => x
+            .iter()
+            .zip(y)
+            .enumerate()
+            .find_map(|(i, (p, q))| first_difference(p, q, &format!("{path}[{i}]"))),
+        _ if a == b => None,
+        // Statistics summed in another order (another number of threads)
+        // may differ in their last bits; games and counts may not.
+        (Value::Number(x), Value::Number(y))
+            if x.is_f64()
+                && y.is_f64()
+                && x.as_f64()
+                    .zip(y.as_f64())
+                    .is_some_and(|(p, q)| (p - q).abs() <= 1e-9 * p.abs().max(q.abs()).max(1.0)) =>
+        {
+            None
+        }
+        _ => {
+            let short = |v: &Value| v.to_string().chars().take(60).collect::<String>();
+            Some(format!("{path}: {}, not {}", short(a), short(b)))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::first_difference;
+    use serde_json::json;
+
+    #[test]
+    fn statistics_may_differ_in_their_last_bits_and_nothing_else() {
+        let a = json!({"items": [{"ci95": [0.9630065017930144, 1.0], "games": 200}]});
+        let last_bit = json!({"items": [{"ci95": [0.9630065017930143, 1.0], "games": 200}]});
+        assert_eq!(first_difference(&a, &last_bit, "grade"), None);
+        let rate = json!({"items": [{"ci95": [0.95, 1.0], "games": 200}]});
+        assert_eq!(
+            first_difference(&a, &rate, "grade").as_deref(),
+            Some("grade.items[0].ci95[0]: 0.9630065017930144, not 0.95")
+        );
+        let games = json!({"items": [{"ci95": [0.9630065017930144, 1.0], "games": 199}]});
+        assert_eq!(
+            first_difference(&a, &games, "grade").as_deref(),
+            Some("grade.items[0].games: 200, not 199")
+        );
+        assert!(first_difference(&json!({"a": 1}), &json!({"a": 1, "b": 2}), "x").is_some());
+    }
 }

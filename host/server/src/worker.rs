@@ -1,11 +1,14 @@
-//! `arena worker`: plays a course's ladder matches on another machine. It
-//! says hello (the server refuses another arena or wasmtime version), then
-//! claims batches of matches under a lease, keeps the lease alive with
+//! `arena worker`: grades a course's uploads and plays its ladder matches
+//! on another machine. It says hello (the server refuses another arena or
+//! wasmtime version), then takes grading jobs first, one at a time, and
+//! else claims batches of matches, each under a lease, keeps the lease alive with
 //! heartbeats while it plays, fetches each bot once by SHA-256 (checked,
 //! kept in its cache folder), and returns every result with its fuel.
 
 use crate::play::{Job, Player};
+use crate::queue::{RemoteJob, RemoteResult};
 use crate::remote::{Beat, Claim, Hello, Result1, Results, Taken, Welcome};
+use crate::work::Grading;
 use arena_runner::runner::settings::RunSettings;
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
@@ -110,7 +113,21 @@ pub fn run(spec: &WorkerSpec<'_>) -> Result<usize, Stop> {
         jobs: spec.jobs.max(1),
         host,
     };
-    let (status, v) = client.post("/api/worker/hello", &hello).map_err(Stop::Failed)?;
+    // A lab PC may start before the server does, or while it restarts:
+    // say so and ask again, as a long-lived worker must.
+    let mut wait = Duration::from_secs(1);
+    let (status, v) = loop {
+        match client.post("/api/worker/hello", &hello) {
+            Ok((status, _)) if (500..=599).contains(&status) => (spec.say)(&format!(
+                "{server} answered {status}; trying again in {}s",
+                wait.as_secs()
+            )),
+            Ok(x) => break x,
+            Err(e) => (spec.say)(&format!("{e}; trying again in {}s", wait.as_secs())),
+        }
+        std::thread::sleep(wait);
+        wait = (wait * 2).min(Duration::from_secs(30));
+    };
     if status != 200 {
         return Err(refusal(status, &v));
     }
@@ -129,6 +146,14 @@ pub fn run(spec: &WorkerSpec<'_>) -> Result<usize, Stop> {
         ..RunSettings::default()
     };
     let player = Player::new(game, &settings, welcome.illegal).map_err(Stop::Failed)?;
+    let grading = Grading::from_parts(
+        &welcome.game,
+        &welcome.rubric,
+        &format!("{server}'s rubric"),
+        settings.clone(),
+        &welcome.worlds,
+    )
+    .map_err(Stop::Failed)?;
     let engine = player.fingerprint();
     (spec.say)(&format!(
         "worker {} of {server}: {} on {} threads",
@@ -153,6 +178,19 @@ pub fn run(spec: &WorkerSpec<'_>) -> Result<usize, Stop> {
             engine: engine.clone(),
             max: 2 * spec.jobs.max(1),
         };
+        // Students wait for grading jobs; the ladder does not.
+        match client.post("/api/worker/jobs/claim", &claim) {
+            Ok((200, v)) => {
+                let job: RemoteJob = serde_json::from_value(v)
+                    .map_err(|e| Stop::Failed(format!("{server}: an answer the worker cannot read ({e})")))?;
+                idle = Duration::from_millis(250);
+                do_job(&client, &grading, &files, &spec.cache, &job, &welcome, spec.say)?;
+                continue;
+            }
+            Ok((204, _)) | Err(_) => {}
+            Ok((status @ (401 | 403 | 409), v)) => return Err(refusal(status, &v)),
+            Ok(_) => {}
+        }
         let (status, v) = match client.post("/api/worker/claim", &claim) {
             Ok(x) => x,
             Err(e) => {
@@ -177,33 +215,19 @@ pub fn run(spec: &WorkerSpec<'_>) -> Result<usize, Stop> {
         }
         let lease: crate::ladder::Lease = serde_json::from_value(v)
             .map_err(|e| Stop::Failed(format!("{server}: an answer the worker cannot read ({e})")))?;
-        for job in &lease.matches {
-            for b in &job.bots {
-                if let Some(sha) = &b.sha256 {
-                    fetch(&client, &files, sha).map_err(Stop::Failed)?;
-                }
-            }
+        let fetched = lease
+            .matches
+            .iter()
+            .flat_map(|job| job.bots.iter().filter_map(|b| b.sha256.as_deref()))
+            .try_for_each(|sha| fetch(&client, &files, sha));
+        if let Err(e) = fetched {
+            // The lease runs out and its matches go back to the queue.
+            (spec.say)(&format!("{e}; trying again"));
+            std::thread::sleep(Duration::from_secs(2));
+            continue;
         }
         // Heartbeats while the batch plays: the lease must outlive its slowest match.
-        let playing = Arc::new(AtomicBool::new(true));
-        let beat = {
-            let playing = playing.clone();
-            let agent = client.agent.clone();
-            let (server, auth, lease) = (client.server.clone(), client.auth.clone(), lease.lease.clone());
-            let every = Duration::from_secs((welcome.lease_seconds / 4).max(1) as u64);
-            std::thread::spawn(move || {
-                let beater = Client { agent, server, auth };
-                let mut waited = Duration::ZERO;
-                while playing.load(Ordering::Relaxed) {
-                    std::thread::sleep(Duration::from_millis(200));
-                    waited += Duration::from_millis(200);
-                    if waited >= every {
-                        waited = Duration::ZERO;
-                        let _ = beater.post("/api/worker/heartbeat", &Beat { lease: lease.clone() });
-                    }
-                }
-            })
-        };
+        let beat = Heartbeat::start(&client, &lease.lease, welcome.lease_seconds);
         let file_of = |sha: &str| {
             let p = files.join(format!("{sha}.wasm"));
             p.is_file().then_some(p)
@@ -215,8 +239,7 @@ pub fn run(spec: &WorkerSpec<'_>) -> Result<usize, Stop> {
                 .map(|job: &Job| (job.id, player.play(job, &file_of)))
                 .collect()
         });
-        playing.store(false, Ordering::Relaxed);
-        let _ = beat.join();
+        drop(beat);
         let mut results = Vec::new();
         for (id, o) in outcomes {
             match o {
@@ -229,7 +252,10 @@ pub fn run(spec: &WorkerSpec<'_>) -> Result<usize, Stop> {
             lease: lease.lease.clone(),
             results,
         };
-        let (status, v) = client.post("/api/worker/results", &sent).map_err(Stop::Failed)?;
+        let Some((status, v)) = send_results(&client, &sent, welcome.lease_seconds, spec.say) else {
+            (spec.say)("the server could not be reached while the lease lasted: the batch will be played again");
+            continue;
+        };
         if status != 200 {
             return Err(refusal(status, &v));
         }
@@ -245,6 +271,157 @@ pub fn run(spec: &WorkerSpec<'_>) -> Result<usize, Stop> {
                 format!("; {} came too late and were not taken", taken.untaken.len())
             }
         ));
+    }
+}
+
+/// Heartbeats for a lease while a batch or job runs; they stop when it is dropped.
+struct Heartbeat {
+    running: Arc<AtomicBool>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Heartbeat {
+    fn start(client: &Client, lease: &str, lease_seconds: i64) -> Heartbeat {
+        let running = Arc::new(AtomicBool::new(true));
+        let beating = running.clone();
+        let agent = client.agent.clone();
+        let (server, auth, lease) = (client.server.clone(), client.auth.clone(), lease.to_string());
+        let every = Duration::from_secs((lease_seconds / 4).max(1) as u64);
+        let thread = std::thread::spawn(move || {
+            let beater = Client { agent, server, auth };
+            let mut waited = Duration::ZERO;
+            while beating.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_millis(200));
+                waited += Duration::from_millis(200);
+                if waited >= every {
+                    waited = Duration::ZERO;
+                    let _ = beater.post("/api/worker/heartbeat", &Beat { lease: lease.clone() });
+                }
+            }
+        });
+        Heartbeat {
+            running,
+            thread: Some(thread),
+        }
+    }
+}
+
+impl Drop for Heartbeat {
+    fn drop(&mut self) {
+        self.running.store(false, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// Do a grading job or version test the server handed over, and send its verdict.
+fn do_job(
+    client: &Client,
+    grading: &Grading,
+    files: &Path,
+    cache: &Path,
+    job: &RemoteJob,
+    welcome: &Welcome,
+    say: &(dyn Fn(&str) + Sync),
+) -> Result<(), Stop> {
+    let mut result = RemoteResult {
+        job: job.job,
+        lease: job.lease.clone(),
+        verdict: None,
+        versus: None,
+        error: None,
+    };
+    let shas = std::iter::once(job.sha256.as_str()).chain(job.against.iter().map(|(sha, _)| sha.as_str()));
+    let fetched: Result<Vec<PathBuf>, String> = shas
+        .map(|sha| fetch(client, files, sha).map(|()| files.join(format!("{sha}.wasm"))))
+        .collect();
+    let beat = Heartbeat::start(client, &job.lease, welcome.lease_seconds);
+    match fetched {
+        Err(e) => result.error = Some(e),
+        Ok(paths) if job.kind == "versus" => {
+            let (Some(new), Some(old), Some((_, against))) = (paths.first(), paths.get(1), &job.against) else {
+                return Err(Stop::Failed(format!(
+                    "job {}: a test without the version it is against",
+                    job.job
+                )));
+            };
+            say(&format!(
+                "job {}: testing {}'s v{} against v{against}",
+                job.job, job.student, job.version
+            ));
+            let (margin, games) = welcome.versus;
+            match grading.versus((new, job.version), (old, *against), margin, games as usize) {
+                Ok(v) => result.versus = Some(v),
+                Err(e) => result.error = Some(e),
+            }
+        }
+        Ok(paths) => {
+            say(&format!("job {}: grading {}'s v{}", job.job, job.student, job.version));
+            let pages = cache.join(format!("pages-{}", crate::queue::unique_suffix()));
+            let verdict = grading.run(&paths[0], &job.file_name, &job.student, &pages);
+            let _ = std::fs::remove_dir_all(&pages);
+            if verdict.failed {
+                result.error = verdict.reason.clone().or(Some("the arena failed".into()));
+            } else {
+                result.verdict = Some(verdict);
+            }
+        }
+    }
+    drop(beat);
+    match send_job_result(client, &result, welcome.lease_seconds, say) {
+        Some((200, v)) if v["taken"] == true => say(&format!("job {}: verdict taken", job.job)),
+        Some((200, _)) => say(&format!("job {}: the verdict came too late and was not taken", job.job)),
+        Some((status @ (401 | 403 | 409), v)) => return Err(refusal(status, &v)),
+        Some((status, v)) => say(&format!(
+            "job {}: the server answered {status}: {}",
+            job.job, v["error"]
+        )),
+        None => say(&format!(
+            "job {}: the server could not be reached; it will be done again",
+            job.job
+        )),
+    }
+    Ok(())
+}
+
+fn send_job_result(
+    client: &Client,
+    sent: &RemoteResult,
+    lease_seconds: i64,
+    say: &(dyn Fn(&str) + Sync),
+) -> Option<(u16, serde_json::Value)> {
+    let until = std::time::Instant::now() + Duration::from_secs(lease_seconds.max(1) as u64);
+    loop {
+        match client.post("/api/worker/jobs/result", sent) {
+            Ok(x) => return Some(x),
+            Err(_) if std::time::Instant::now() >= until => return None,
+            Err(e) => {
+                say(&format!("{e}; sending the verdict again"));
+                std::thread::sleep(Duration::from_secs(2));
+            }
+        }
+    }
+}
+
+/// Send a batch's results, asking again while the server cannot be
+/// reached, for as long as the lease lasts (after that they would not be taken).
+fn send_results(
+    client: &Client,
+    sent: &Results,
+    lease_seconds: i64,
+    say: &(dyn Fn(&str) + Sync),
+) -> Option<(u16, serde_json::Value)> {
+    let until = std::time::Instant::now() + Duration::from_secs(lease_seconds.max(1) as u64);
+    loop {
+        match client.post("/api/worker/results", sent) {
+            Ok(x) => return Some(x),
+            Err(_) if std::time::Instant::now() >= until => return None,
+            Err(e) => {
+                say(&format!("{e}; sending the results again"));
+                std::thread::sleep(Duration::from_secs(2));
+            }
+        }
     }
 }
 
