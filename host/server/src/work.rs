@@ -243,7 +243,13 @@ impl Grading {
             std::fs::write(&path, format!("{results:#}\n"))
                 .map_err(|e| format!("{}: cannot write ({e})", path.display()))?;
         }
+        // One page per rubric item at most, whatever a worker sent.
+        let mut seen = vec![false; self.rubric.items.len()];
         for &(item, game) in &verdict.worst {
+            if seen.get(item).is_none_or(|s| *s) {
+                continue;
+            }
+            seen[item] = true;
             let html = self.replay_page(file, student, item, game, back)?;
             let path = folder.join(format!("bot-item{}.html", item + 1));
             std::fs::write(&path, html).map_err(|e| format!("{}: cannot write ({e})", path.display()))?;
