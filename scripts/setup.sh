@@ -42,6 +42,8 @@ declare -A need=(
   [npm]="npm|installing the JavaScript SDK's pinned tools"
   [python3-pip]="pip|installing componentize-py, the Python bot toolchain"
   [postgresql]="/usr/lib/postgresql/15/bin/initdb|the course server's tests against Postgres (tests/server.rs)"
+  [slurm-wlm]="/usr/sbin/slurmctld|the sharded tournaments' tests on a single-node Slurm (tests/cluster.rs, scripts/slurm.sh)"
+  [munge]="/usr/sbin/munged|Slurm's authentication (scripts/slurm.sh)"
 )
 want=()
 for pkg in "${!need[@]}"; do

@@ -8,6 +8,7 @@ mod budget;
 mod cache;
 mod check;
 mod cli;
+mod cluster;
 mod compile;
 mod connect_fwar;
 mod corpus;

@@ -702,6 +702,7 @@ fn the_tournament_library_call_gives_the_standings_the_command_prints() {
         stop: Default::default(),
         progress: false,
         note: &|line| notes.lock().unwrap().push(line.to_string()),
+        elsewhere: None,
     };
     let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
     let outcome = run(&job, &pool).expect("played");

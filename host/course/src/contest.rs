@@ -56,6 +56,9 @@ pub struct ContestJob<'a> {
     pub progress: bool,
     /// Told each line a person should read as it happens (a disqualification, a resumption).
     pub note: &'a (dyn Fn(&str) + Sync),
+    /// Games played elsewhere (shards' journals, each beginning with this
+    /// line) that count as finished; with them, nothing is played here.
+    pub elsewhere: Option<(serde_json::Value, Vec<PathBuf>)>,
 }
 
 /// A student or bot left out of a tournament, with why.
@@ -75,7 +78,9 @@ pub fn run(job: &ContestJob<'_>, pool: &rayon::ThreadPool) -> anyhow::Result<Con
     if job.contestants.len() < 2 {
         bail!("a tournament needs at least two bots, got {}", job.contestants.len());
     }
-    let (entrants, disqualified) = load(job, pool)?;
+    let Loaded {
+        entrants, disqualified, ..
+    } = load(job, pool)?;
     let spec = TournamentSpec {
         game: job.game,
         setup: job.setup.clone(),
@@ -87,9 +92,23 @@ pub fn run(job: &ContestJob<'_>, pool: &rayon::ThreadPool) -> anyhow::Result<Con
         seeding: job.seeding,
         seed: job.seed,
     };
-    let journal = job.out.map(|dir| open_journal(job, &spec, dir)).transpose()?;
-    let engine = Engine::new(&spec, journal, job.stop.clone(), job.progress);
+    let mut journal = job.out.map(|dir| open_journal(job, &spec, dir)).transpose()?;
+    let mut stop = job.stop.clone();
+    if let Some((header, paths)) = &job.elsewhere {
+        let journal = journal.get_or_insert_with(Journal::in_memory);
+        for path in paths {
+            journal.absorb(path, header).map_err(anyhow::Error::msg)?;
+        }
+        // Every game was played elsewhere: a missing one stops the run rather than being played here.
+        stop = Arc::new(AtomicBool::new(true));
+    }
+    let engine = Engine::new(&spec, journal, stop, job.progress);
     let report = pool.install(|| tournament::run(&spec, &engine))?;
+    if !report.complete && job.elsewhere.is_some() {
+        bail!(
+            "the shards do not hold every game of the tournament; run `arena tournament status` on the work folder to see which"
+        );
+    }
     if !report.complete {
         let kept = match job.out {
             Some(dir) => format!(
@@ -115,10 +134,20 @@ pub fn run(job: &ContestJob<'_>, pool: &rayon::ThreadPool) -> anyhow::Result<Con
     Ok(ContestOutcome { report, index })
 }
 
+/// The bots of a tournament once loaded.
+pub struct Loaded {
+    /// The entrants, in the order given.
+    pub entrants: Vec<Entrant>,
+    /// The students without a bot and the bots that did not load, with why.
+    pub disqualified: Vec<Disqualified>,
+    /// For each entrant, the index of its contestant.
+    pub kept: Vec<usize>,
+}
+
 /// The entrants (compiled on every core, then taken in the order given so
 /// names and seeds do not depend on timing), and the disqualified with why.
 /// A house bot that does not exist is the caller's mistake: an error.
-fn load(job: &ContestJob<'_>, pool: &rayon::ThreadPool) -> anyhow::Result<(Vec<Entrant>, Vec<Disqualified>)> {
+pub fn load(job: &ContestJob<'_>, pool: &rayon::ThreadPool) -> anyhow::Result<Loaded> {
     let mut disqualified = Vec::new();
     for (name, why) in &job.without {
         (job.note)(&format!("disqualified {name}: {why}"));
@@ -131,9 +160,11 @@ fn load(job: &ContestJob<'_>, pool: &rayon::ThreadPool) -> anyhow::Result<(Vec<E
             .collect()
     });
     let mut entrants: Vec<Entrant> = Vec::new();
-    for (c, result) in job.contestants.iter().zip(loaded) {
+    let mut kept = Vec::new();
+    for (i, (c, result)) in job.contestants.iter().zip(loaded).enumerate() {
         match result {
             Ok(mut e) => {
+                kept.push(i);
                 if let Some(student) = &c.student {
                     e.name.clone_from(student);
                 }
@@ -153,7 +184,11 @@ fn load(job: &ContestJob<'_>, pool: &rayon::ThreadPool) -> anyhow::Result<(Vec<E
             Err(err) => return Err(err),
         }
     }
-    Ok((entrants, disqualified))
+    Ok(Loaded {
+        entrants,
+        disqualified,
+        kept,
+    })
 }
 
 /// The journal in `dir` for this tournament: a new one, or the one a

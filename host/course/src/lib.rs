@@ -1,9 +1,12 @@
 //! arena-course: a class's grading run as one library call (every
 //! submission graded, the class tournament played, every report written),
-//! and a tournament of given bots with its outputs ([`contest`]).
+//! a tournament of given bots with its outputs ([`contest`]), and a round
+//! robin cut into shards for other machines ([`shard`]).
 
 pub mod class;
 pub mod contest;
+pub mod shard;
+pub mod slurm;
 
 // The layers below under the names the class code uses.
 use arena_competition::tournament;

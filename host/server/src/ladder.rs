@@ -1295,6 +1295,7 @@ fn run_tournament(
             stop: Default::default(),
             progress: false,
             note: &|_| {},
+            elsewhere: None,
         };
         let pool = rayon::ThreadPoolBuilder::new()
             .num_threads(grading.settings.jobs.unwrap_or(2).max(1) as usize)

@@ -12,6 +12,7 @@ mod grade;
 mod matches;
 mod new;
 mod play;
+mod shards;
 mod tournament;
 mod view;
 

@@ -12,7 +12,8 @@ use std::sync::Mutex;
 /// A tournament's journal file, `journal.jsonl` in the output folder.
 pub struct Journal {
     path: PathBuf,
-    file: Mutex<File>,
+    /// `None` for a journal kept in memory only.
+    file: Option<Mutex<File>>,
     done: HashMap<(String, usize), GameResult>,
 }
 
@@ -35,14 +36,8 @@ impl Journal {
             }
             for line in lines {
                 // A line cut short by a kill is simply not done yet.
-                let Ok(v) = serde_json::from_str::<Value>(line) else {
-                    continue;
-                };
-                let (Some(id), Some(index)) = (v["match"].as_str(), v["index"].as_u64()) else {
-                    continue;
-                };
-                if let Ok(result) = serde_json::from_value::<GameResult>(v["result"].clone()) {
-                    done.insert((id.to_string(), index as usize), result);
+                if let Some((id, index, result)) = parse(line) {
+                    done.insert((id, index), result);
                 }
             }
             // Drop a cut-short last line so new lines start on a line of their own.
@@ -65,9 +60,45 @@ impl Journal {
             .map_err(|e| format!("{}: cannot open for writing: {e}", path.display()))?;
         Ok(Journal {
             path,
-            file: Mutex::new(file),
+            file: Some(Mutex::new(file)),
             done,
         })
+    }
+
+    /// A journal kept in memory only: what [`Journal::absorb`] reads in,
+    /// for a run that plays nothing itself (merging shards).
+    pub fn in_memory() -> Journal {
+        Journal {
+            path: PathBuf::new(),
+            file: None,
+            done: HashMap::new(),
+        }
+    }
+
+    /// Take in the games of another journal file (a shard's), read line by
+    /// line, whose first line must be `header`; returns how many were read.
+    /// They count as finished here but are not written to this journal.
+    pub fn absorb(&mut self, path: &Path, header: &Value) -> Result<usize, String> {
+        use std::io::BufRead;
+        let file = File::open(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+        let mut lines = std::io::BufReader::new(file).lines();
+        let first: Option<Value> = lines
+            .next()
+            .and_then(Result::ok)
+            .and_then(|l| serde_json::from_str(&l).ok());
+        if first.as_ref() != Some(header) {
+            return Err(format!("{}: this journal belongs to another plan", path.display()));
+        }
+        let mut read = 0;
+        for line in lines {
+            let line = line.map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
+            let Some((id, index, result)) = parse(&line) else {
+                continue;
+            };
+            self.done.insert((id, index), result);
+            read += 1;
+        }
+        Ok(read)
     }
 
     /// Where it is.
@@ -97,8 +128,24 @@ impl Journal {
     /// at most the last line, which the next run ignores and replays.
     pub fn record(&self, id: &str, index: usize, result: &GameResult) {
         let line = format!("{}\n", json!({"match": id, "index": index, "result": result}));
-        let mut file = self.file.lock().unwrap_or_else(|e| e.into_inner());
+        let Some(file) = &self.file else {
+            return;
+        };
+        let mut file = file.lock().unwrap_or_else(|e| e.into_inner());
         // A full disk loses resumability, not results: the game is still reported.
         let _ = file.write_all(line.as_bytes());
     }
+}
+
+/// A game's line: its match, index and result; `None` for a damaged line.
+fn parse(line: &str) -> Option<(String, usize, GameResult)> {
+    #[derive(serde::Deserialize)]
+    struct Line {
+        #[serde(rename = "match")]
+        id: String,
+        index: usize,
+        result: GameResult,
+    }
+    let l: Line = serde_json::from_str(line).ok()?;
+    Some((l.id, l.index, l.result))
 }

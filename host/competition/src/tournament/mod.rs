@@ -31,7 +31,7 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 /// The tournament formats.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
 pub enum Format {
     /// Every pairing (or balanced tables, or a shared-deck leaderboard).
@@ -54,7 +54,7 @@ impl Format {
 }
 
 /// How double elimination seeds its bracket.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, clap::ValueEnum)]
 #[serde(rename_all = "kebab-case")]
 pub enum Seeding {
     /// In the order the bots were given.
@@ -91,6 +91,11 @@ pub enum TournamentError {
         /// Most seats at a table.
         seats: usize,
     },
+    /// A format whose rounds depend on earlier results, asked to be planned whole.
+    #[error(
+        "{0} pairs each round on the results of the round before, so its matches cannot be planned ahead and cut into shards; run it on one machine with `arena tournament --format {0}`, or shard a round robin"
+    )]
+    NotPlannable(&'static str),
     /// The journal in --out belongs to another tournament.
     #[error("{0}")]
     Journal(String),
@@ -191,12 +196,16 @@ pub struct Disqualified {
     pub reason: String,
 }
 
-/// A planned match.
-#[derive(Debug, Clone)]
-struct Plan {
-    id: String,
-    bots: Vec<usize>,
-    games: usize,
+/// A planned match: its id (which seeds its deals), its bots by entrant
+/// index, and the games asked for.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Plan {
+    /// The match id, e.g. `rr:0:3`.
+    pub id: String,
+    /// The bots, by entrant index.
+    pub bots: Vec<usize>,
+    /// Games asked for (before rounding up to whole seat rotations).
+    pub games: usize,
 }
 
 /// Runs the games of a tournament: in parallel, journaled, stoppable.
@@ -311,6 +320,16 @@ impl<'a> Engine<'a> {
         Some(records)
     }
 
+    /// Play some of a tournament's planned matches (a shard of it), each
+    /// finished game going to the journal; `Ok(None)` if it was stopped.
+    pub fn play_planned(&self, label: &str, plans: Vec<Plan>) -> Result<Option<Vec<MatchRecord>>, TournamentError> {
+        let records = self.play(label, plans);
+        if let Some(e) = self.error.lock().unwrap_or_else(|e| e.into_inner()).take() {
+            return Err(e.into());
+        }
+        Ok(records)
+    }
+
     /// Games played (not read back from the journal) so far.
     pub fn games_played(&self) -> usize {
         self.played.load(Ordering::Relaxed)
@@ -388,30 +407,7 @@ fn neighbour_matches(spec: &TournamentSpec<'_>, rows: &[Standing], matches: &[Ma
 
 /// Run a tournament. Stopping (Ctrl-C) returns the report so far with `complete: false`.
 pub fn run(spec: &TournamentSpec<'_>, engine: &Engine<'_>) -> Result<TournamentReport, TournamentError> {
-    let n = spec.entrants.len();
-    if n < 2 {
-        return Err(TournamentError::TooFew(n));
-    }
-    if spec.format != Format::RoundRobin && spec.game.kind() != Kind::Duel {
-        let why = if spec.game.kind() == Kind::Solitaire {
-            "is played alone"
-        } else {
-            "seats more than two players"
-        };
-        return Err(TournamentError::FormatNeedsTwoPlayers {
-            format: spec.format.name(),
-            game: spec.game.name(),
-            why,
-        });
-    }
-    let max = *spec.game.seats().end();
-    if spec.format == Format::RoundRobin && max > 2 && n <= max && spec.rounds.is_some() {
-        return Err(TournamentError::RoundsAtOneTable {
-            bots: n,
-            game: spec.game.name(),
-            seats: max,
-        });
-    }
+    check(spec)?;
     let (matches, bracket, complete) = match spec.format {
         Format::RoundRobin => {
             let plans = round_robin_plans(spec);
@@ -462,6 +458,47 @@ pub fn run(spec: &TournamentSpec<'_>, engine: &Engine<'_>) -> Result<TournamentR
         bracket,
         matches,
     })
+}
+
+/// Why `spec` cannot be played, if it cannot.
+fn check(spec: &TournamentSpec<'_>) -> Result<(), TournamentError> {
+    let n = spec.entrants.len();
+    if n < 2 {
+        return Err(TournamentError::TooFew(n));
+    }
+    if spec.format != Format::RoundRobin && spec.game.kind() != Kind::Duel {
+        let why = if spec.game.kind() == Kind::Solitaire {
+            "is played alone"
+        } else {
+            "seats more than two players"
+        };
+        return Err(TournamentError::FormatNeedsTwoPlayers {
+            format: spec.format.name(),
+            game: spec.game.name(),
+            why,
+        });
+    }
+    let max = *spec.game.seats().end();
+    if spec.format == Format::RoundRobin && max > 2 && n <= max && spec.rounds.is_some() {
+        return Err(TournamentError::RoundsAtOneTable {
+            bots: n,
+            game: spec.game.name(),
+            seats: max,
+        });
+    }
+    Ok(())
+}
+
+/// Every match of a tournament, decided before any game is played: a round
+/// robin's, which can then be cut into shards and played anywhere. Swiss and
+/// double elimination pair each round on the results of the last, so they
+/// have no such list.
+pub fn planned_matches(spec: &TournamentSpec<'_>) -> Result<Vec<Plan>, TournamentError> {
+    check(spec)?;
+    if spec.format != Format::RoundRobin {
+        return Err(TournamentError::NotPlannable(spec.format.name()));
+    }
+    Ok(round_robin_plans(spec))
 }
 
 fn round_robin_plans(spec: &TournamentSpec<'_>) -> Vec<Plan> {

@@ -558,7 +558,13 @@ fn finish_game(
         forfeit: outcome.forfeit,
         forfeits,
         positions: outcome.positions,
-        illegal: outcome.illegal,
+        // All zeros is written as nothing, so a result read back from a
+        // journal or a shard compares equal to the one played.
+        illegal: if no_illegal(&outcome.illegal) {
+            Vec::new()
+        } else {
+            outcome.illegal
+        },
     };
     Played { result, events, fuel }
 }

@@ -1,0 +1,327 @@
+//! `arena tournament plan | run-shard | merge | slurm | status`: a round
+//! robin cut into shards, played anywhere, merged into what one machine
+//! gives ([`arena_course::shard`], [`arena_course::slurm`]).
+
+use super::common::CacheArgs;
+use super::tournament::{OutputArgs, SpecArgs, Step, contest_job, load_spec, print_outcome};
+use crate::runner::settings::RunSettings;
+use anyhow::{Context, bail};
+use arena_course::shard::{self, LimitChanges, MergeRun, ShardRun, WorkFolder};
+use arena_course::slurm::{self, SlurmOptions};
+use clap::Args;
+use std::io::IsTerminal;
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Options of `arena tournament plan`.
+#[derive(Debug, Args)]
+pub struct PlanArgs {
+    /// The tournament, with the flags of `arena tournament`.
+    #[command(flatten)]
+    pub spec: SpecArgs,
+    /// Shards to cut it into (one Slurm array task each).
+    #[arg(long, value_parser = super::parse_positive_u64)]
+    pub shards: u64,
+    /// The shared work folder for the manifest, the plan and the shards' results.
+    #[arg(long, value_name = "D")]
+    pub work: PathBuf,
+}
+
+/// Where this machine keeps compiled bots, and how many threads it plays on.
+#[derive(Debug, Args)]
+pub struct NodeArgs {
+    /// Threads to play games on [default: all cores].
+    #[arg(long, value_parser = super::parse_positive_u64)]
+    pub jobs: Option<u64>,
+    /// Where compiled bots are kept.
+    #[command(flatten)]
+    pub cache: CacheArgs,
+}
+
+impl NodeArgs {
+    fn settings(&self) -> anyhow::Result<RunSettings> {
+        Ok(RunSettings {
+            jobs: self.jobs,
+            cache_dir: self.cache.dir(),
+            cache_max: self.cache.max_bytes()?,
+            compiler: Some(std::env::current_exe().context("cannot find the arena executable to compile bots with")?),
+            ..RunSettings::default()
+        })
+    }
+}
+
+/// Options of `arena tournament run-shard`.
+#[derive(Debug, Args)]
+pub struct RunShardArgs {
+    /// The work folder of the plan.
+    #[arg(value_name = "D")]
+    pub work: PathBuf,
+    /// The shard to play [default: $SLURM_ARRAY_TASK_ID].
+    #[arg(long)]
+    pub index: Option<usize>,
+    #[command(flatten)]
+    pub node: NodeArgs,
+}
+
+/// Options of `arena tournament merge`.
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The work folder of the plan.
+    #[arg(value_name = "D")]
+    pub work: PathBuf,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    #[command(flatten)]
+    pub node: NodeArgs,
+}
+
+/// Options of `arena tournament slurm`.
+#[derive(Debug, Args)]
+pub struct SlurmArgs {
+    /// The work folder of the plan (on a file system every node sees).
+    #[arg(value_name = "D")]
+    pub work: PathBuf,
+    /// The Slurm partition [default: the cluster's].
+    #[arg(long)]
+    pub partition: Option<String>,
+    /// Time limit per shard task, as Slurm writes it (e.g. 2:00:00).
+    #[arg(long)]
+    pub time: Option<String>,
+    /// Cores per shard task; its games play on as many threads.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1024))]
+    pub cpus_per_task: u32,
+    /// Most shard tasks running at once.
+    #[arg(long, value_parser = super::parse_positive_u64)]
+    pub max_concurrent: Option<u64>,
+    /// The compile cache on each node [default: node-local, ${TMPDIR:-/tmp}/arena-cache-$USER].
+    #[arg(long, value_name = "DIR")]
+    pub node_cache: Option<String>,
+    /// Where the merge job writes the standings and report [default: D/result].
+    #[arg(long, value_name = "DIR")]
+    pub out: Option<PathBuf>,
+    /// Submit the scripts with sbatch (the array, then the merge with --dependency=afterok).
+    #[arg(long)]
+    pub submit: bool,
+    /// With --submit: submit only these shards again (e.g. 2 or 0,3-5), and a new merge job.
+    #[arg(long, value_name = "LIST", requires = "submit", value_parser = parse_list)]
+    pub rerun: Option<ShardList>,
+}
+
+/// Shard indices as given to --rerun.
+#[derive(Debug, Clone)]
+pub struct ShardList(pub Vec<usize>);
+
+/// Options of `arena tournament status`.
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    /// The work folder of the plan.
+    #[arg(value_name = "D")]
+    pub work: PathBuf,
+}
+
+/// `2`, `0,3-5`: shard indices.
+fn parse_list(s: &str) -> Result<ShardList, String> {
+    let mut out = Vec::new();
+    for part in s.split(',') {
+        let num = |t: &str| {
+            t.trim()
+                .parse::<usize>()
+                .map_err(|_| format!("`{s}`: write shard indices such as 2 or 0,3-5"))
+        };
+        match part.split_once('-') {
+            Some((a, b)) => {
+                let (a, b) = (num(a)?, num(b)?);
+                if a > b || b - a > shard::MAX_SHARDS {
+                    return Err(format!("`{part}`: a range runs from the smaller index to the larger"));
+                }
+                out.extend(a..=b);
+            }
+            None => out.push(num(part)?),
+        }
+    }
+    Ok(ShardList(out))
+}
+
+/// Run a step.
+pub fn run(step: Step) -> anyhow::Result<()> {
+    match step {
+        Step::Plan(a) => plan(*a),
+        Step::RunShard(a) => run_shard(a),
+        Step::Merge(a) => merge(a),
+        Step::Slurm(a) => slurm_step(a),
+        Step::Status(a) => status(a),
+    }
+}
+
+fn plan(args: PlanArgs) -> anyhow::Result<()> {
+    let spec = &args.spec;
+    let (game, sandbox, contestants, without) = load_spec(spec)?;
+    let job = contest_job(
+        spec,
+        game,
+        &sandbox,
+        contestants,
+        without,
+        None,
+        Arc::new(AtomicBool::new(false)),
+    )?;
+    let changes = LimitChanges::of(&spec.run.settings()?);
+    let shards = usize::try_from(args.shards).unwrap_or(usize::MAX);
+    let outcome = shard::plan(&job, &changes, shards, &args.work, &spec.run.pool()?)?;
+    let m = &outcome.manifest;
+    println!(
+        "planned {} matches ({} games) of {} bots in {} shards: {}",
+        m.matches,
+        m.total_games,
+        m.bots.len(),
+        m.shards,
+        args.work.display()
+    );
+    let costs: Vec<f64> = outcome.shards.iter().map(|s| s.cost).collect();
+    let (lo, hi) = costs
+        .iter()
+        .fold((f64::MAX, 0.0f64), |(lo, hi), &c| (lo.min(c), hi.max(c)));
+    let games: Vec<usize> = outcome.shards.iter().map(|s| s.games).collect();
+    println!(
+        "each shard: {} to {} games; estimated cost within {:.1}% of each other (an interpreted bot's game counts 100 compiled ones')",
+        games.iter().min().unwrap_or(&0),
+        games.iter().max().unwrap_or(&0),
+        if hi > 0.0 { 100.0 * (hi - lo) / hi } else { 0.0 }
+    );
+    println!(
+        "next: `arena tournament slurm {0} --submit` on a Slurm cluster, or `arena tournament run-shard {0} --index I` for each I, then `arena tournament merge {0}`",
+        args.work.display()
+    );
+    Ok(())
+}
+
+fn stop_on_ctrl_c() -> Arc<AtomicBool> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let s = stop.clone();
+    let _ = ctrlc::set_handler(move || s.store(true, Ordering::Relaxed));
+    stop
+}
+
+fn run_shard(args: RunShardArgs) -> anyhow::Result<()> {
+    let index = match args.index {
+        Some(i) => i,
+        None => match std::env::var("SLURM_ARRAY_TASK_ID") {
+            Ok(v) => v
+                .trim()
+                .parse()
+                .map_err(|_| anyhow::anyhow!("SLURM_ARRAY_TASK_ID is `{v}`, not a shard index; give --index"))?,
+            Err(_) => bail!("which shard? give --index I (in a Slurm array task, $SLURM_ARRAY_TASK_ID gives it)"),
+        },
+    };
+    let base = args.node.settings()?;
+    let run = ShardRun {
+        work: &args.work,
+        index,
+        stop: stop_on_ctrl_c(),
+        progress: std::io::stderr().is_terminal(),
+        note: &|line| eprintln!("{line}"),
+        base: base.clone(),
+    };
+    let out = shard::run_shard(&run, &base.pool()?)?;
+    println!(
+        "shard {}: {} matches, {} games ({} played now, {} from its journal)",
+        out.index,
+        out.matches,
+        out.games,
+        out.played,
+        out.games.saturating_sub(out.played)
+    );
+    Ok(())
+}
+
+fn merge(args: MergeArgs) -> anyhow::Result<()> {
+    let base = args.node.settings()?;
+    let run = MergeRun {
+        work: &args.work,
+        base: base.clone(),
+        out: args.output.out.as_deref(),
+        note: &|line| eprintln!("{line}"),
+    };
+    let (manifest, outcome) = shard::merge(&run, &base.pool()?)?;
+    let game = crate::runner::entrants::find_game(&manifest.game)?;
+    print_outcome(game, &args.output, &outcome.report, outcome.index);
+    Ok(())
+}
+
+fn slurm_step(args: SlurmArgs) -> anyhow::Result<()> {
+    let work = WorkFolder::open(&args.work)?;
+    let options = SlurmOptions {
+        partition: args.partition.clone(),
+        time: args.time.clone(),
+        cpus_per_task: args.cpus_per_task,
+        max_concurrent: args.max_concurrent.map(|k| k as usize),
+        arena: std::env::current_exe().context("cannot find the arena executable the scripts run")?,
+        cache: args
+            .node_cache
+            .clone()
+            .unwrap_or_else(|| "${TMPDIR:-/tmp}/arena-cache-$(id -un)".to_string()),
+        out: args.out.clone().unwrap_or_else(|| args.work.join("result")),
+    };
+    let (array, merge) = slurm::write_scripts(&work, &options)?;
+    println!("wrote {} and {}", array.display(), merge.display());
+    if !args.submit {
+        println!(
+            "submit them with `arena tournament slurm {} --submit`, or by hand: `sbatch {}`, then `sbatch --dependency=afterok:<its job id> {}`",
+            args.work.display(),
+            array.display(),
+            merge.display()
+        );
+        return Ok(());
+    }
+    let jobs = slurm::submit(&work, args.rerun.as_ref().map(|l| l.0.as_slice()))?;
+    if let Some((id, idx)) = jobs.arrays.last() {
+        println!(
+            "submitted job array {id} ({} shard tasks); merge job {} runs when they all succeed",
+            idx.len(),
+            jobs.merge.as_deref().unwrap_or("?")
+        );
+    }
+    println!(
+        "follow it with `arena tournament status {}`; logs in {}",
+        args.work.display(),
+        args.work.join("logs").display()
+    );
+    Ok(())
+}
+
+fn status(args: StatusArgs) -> anyhow::Result<()> {
+    let work = WorkFolder::open(&args.work)?;
+    let st = slurm::status(&work)?;
+    let done = st.shards.iter().filter(|s| s.state == "done").count();
+    let games: usize = st.shards.iter().map(|s| s.games).sum();
+    let planned: usize = st.shards.iter().map(|s| s.planned).sum();
+    println!(
+        "{}: {done} of {} shards done, {games} of {planned} games",
+        args.work.display(),
+        st.shards.len()
+    );
+    println!("{:>5}  {:<11}  {:>15}  slurm", "shard", "state", "games");
+    for s in &st.shards {
+        println!(
+            "{:>5}  {:<11}  {:>15}  {}",
+            s.index,
+            s.state,
+            format!("{}/{}", s.games, s.planned),
+            s.slurm.as_deref().unwrap_or("-")
+        );
+    }
+    if let Some(m) = &st.merge {
+        println!("merge job: {m}");
+    }
+    if done == st.shards.len() {
+        println!(
+            "every shard is done: `arena tournament merge {}` gives the standings",
+            args.work.display()
+        );
+    }
+    for a in &st.advice {
+        println!("{a}");
+    }
+    Ok(())
+}
