@@ -455,3 +455,91 @@ fn slurm_plays_the_shards_as_a_job_array_and_a_cancelled_task_is_resubmitted() {
         "the resubmitted shard completes the same tournament"
     );
 }
+
+#[test]
+fn a_class_graded_in_shards_writes_what_one_machine_writes() {
+    let dir = temp("class-shards");
+    let class = class(&dir);
+    std::fs::write(class.join("student9-broken.wasm"), b"not a bot").unwrap();
+    let flags = |extra: &[&str]| -> Vec<String> {
+        let mut a = strings(&[
+            "--game",
+            "en-garde",
+            &w(&class),
+            "--games",
+            "6",
+            "--tournament",
+            "round-robin",
+        ]);
+        a.extend(strings(&["--tournament-games", "4", "--export-for", "canvas"]));
+        a.extend(strings(extra));
+        a
+    };
+    let one = dir.join("one-machine");
+    let mut args = strings(&["grade-class"]);
+    args.extend(flags(&["--out", &w(&one)]));
+    let printed = ok(&args);
+
+    let work = dir.join("work");
+    let mut plan = strings(&["grade-class", "plan"]);
+    plan.extend(flags(&["--shards", "3", "--work", &w(&work)]));
+    let planned = ok(&plan);
+    assert!(planned.contains("planned 7 students in 3 shards"), "{planned}");
+    let early = err(&strings(&[
+        "grade-class",
+        "merge",
+        &w(&work),
+        "--out",
+        &w(&dir.join("early")),
+    ]));
+    assert!(
+        early.contains("shard 0 of 3 is not done") && early.contains("--index 0"),
+        "{early}"
+    );
+    for i in ["2", "0", "1", "1"] {
+        ok(&strings(&["grade-class", "run-shard", &w(&work), "--index", i]));
+    }
+    let status = ok(&strings(&["grade-class", "status", &w(&work)]));
+    assert!(
+        status.contains("3 of 3 shards done, 7 of 7 students graded"),
+        "{status}"
+    );
+    let merged = dir.join("merged");
+    let merged_printed = ok(&strings(&["grade-class", "merge", &w(&work), "--out", &w(&merged)]));
+    assert_eq!(
+        merged_printed.replace(&w(&merged), "OUT"),
+        printed.replace(&w(&one), "OUT"),
+        "the same grades printed"
+    );
+    let (a, b) = (files(&one), files(&merged));
+    assert_eq!(
+        a.iter().map(|f| &f.0).collect::<Vec<_>>(),
+        b.iter().map(|f| &f.0).collect::<Vec<_>>(),
+        "the same files"
+    );
+    for ((name, x), (_, y)) in a.iter().zip(&b) {
+        assert!(
+            x == y,
+            "{} differs between the one-machine and the merged grading",
+            name.display()
+        );
+    }
+
+    // A student's file replaced after the plan: shards refuse to grade it.
+    std::fs::copy(bot("en-garde/random"), class.join("student0-aggressive.wasm")).unwrap();
+    let changed = err(&strings(&["grade-class", "run-shard", &w(&work), "--index", "0"]));
+    assert!(changed.contains("changed since the plan"), "{changed}");
+    // A tournament's work folder is not a class's.
+    let tour = dir.join("tour");
+    std::fs::copy(bot("en-garde/aggressive"), class.join("student0-aggressive.wasm")).unwrap();
+    plan_tournament_of(&tour, &class);
+    let wrong = err(&strings(&["grade-class", "status", &w(&tour)]));
+    assert!(
+        wrong.contains("holds a tournament plan") && wrong.contains("arena tournament status"),
+        "{wrong}"
+    );
+}
+
+fn plan_tournament_of(work: &Path, class: &Path) {
+    plan(work, class, "2", "2");
+}

@@ -6,7 +6,7 @@
 
 use crate::games::ForfeitReason;
 use crate::grade::lms::Lms;
-use crate::grade::submissions::{Class, Layout};
+use crate::grade::submissions::{Class, Layout, Submission};
 use crate::grade::{self, GradeReport, Grader, Rubric};
 use crate::report::{self, csv_field};
 use crate::runner::{Entrant, GameDef, GameSetup, SetupError};
@@ -63,15 +63,29 @@ pub struct ClassOutcome {
 /// run's own (a folder it cannot write, an unknown house bot in the
 /// rubric), never a student's.
 pub fn grade_class(job: &ClassJob<'_>) -> anyhow::Result<ClassOutcome> {
-    std::fs::create_dir_all(job.out).with_context(|| format!("{}: cannot create", job.out.display()))?;
-    let grader = Grader {
+    let graded = grade_each(&grader(job), &job.class.submissions)?;
+    write_up(job, graded)
+}
+
+/// The grader a class job grades with.
+pub fn grader<'a>(job: &ClassJob<'a>) -> Grader<'a> {
+    Grader {
         game: job.game,
         sandbox: job.sandbox,
         rubric: job.rubric,
         games: job.games,
-    };
+    }
+}
+
+/// Everything after each student is graded, from their reports (and
+/// their loaded bots, for the class tournament), in the class's order:
+/// the tournament, every file written. Graded here or on other machines
+/// (a sharded run), the same reports give the same files.
+pub fn write_up(job: &ClassJob<'_>, graded: Vec<(GradeReport, Option<Entrant>)>) -> anyhow::Result<ClassOutcome> {
+    std::fs::create_dir_all(job.out).with_context(|| format!("{}: cannot create", job.out.display()))?;
+    let grader = grader(job);
     let mut notes = Vec::new();
-    let mut graded = grade_each(&grader, job.class)?;
+    let mut graded = graded;
     let class_tournament = run_tournament(job, &mut graded, &mut notes)?;
     write_students(job, &grader, &graded, class_tournament.as_ref().map(|(_, t)| t))?;
     for (student, others) in grade::same_files(graded.iter().map(|(r, _)| r)) {
@@ -102,28 +116,31 @@ pub fn grade_class(job: &ClassJob<'_>) -> anyhow::Result<ClassOutcome> {
 }
 
 /// Grade each student on its own: one broken submission cannot touch another's grade.
-fn grade_each(grader: &Grader<'_>, class: &Class) -> Result<Vec<(GradeReport, Option<Entrant>)>, SetupError> {
-    class
-        .submissions
-        .par_iter()
-        .map(|s| {
-            let started = std::time::Instant::now();
-            let (mut report, entrant) = match &s.bot {
-                Ok(c) => {
-                    let (mut r, e) = grader.grade(&s.student, &c.path)?;
-                    r.chosen_because = c.why.clone();
-                    (r, e)
-                }
-                Err(reason) => (grader.unusable(&s.student, &s.source, reason.clone()), None),
-            };
-            report.id = s.id.clone();
-            report.email = s.email.clone();
-            report.members = s.members.clone();
-            report.folder = s.folder.clone();
-            report.elapsed = started.elapsed();
-            Ok((report, entrant))
-        })
-        .collect()
+pub fn grade_each(
+    grader: &Grader<'_>,
+    submissions: &[Submission],
+) -> Result<Vec<(GradeReport, Option<Entrant>)>, SetupError> {
+    submissions.par_iter().map(|s| grade_one(grader, s)).collect()
+}
+
+/// Grade one student: their report (with who they are in the class) and
+/// their bot, loaded, when it loads.
+pub fn grade_one(grader: &Grader<'_>, s: &Submission) -> Result<(GradeReport, Option<Entrant>), SetupError> {
+    let started = std::time::Instant::now();
+    let (mut report, entrant) = match &s.bot {
+        Ok(c) => {
+            let (mut r, e) = grader.grade(&s.student, &c.path)?;
+            r.chosen_because = c.why.clone();
+            (r, e)
+        }
+        Err(reason) => (grader.unusable(&s.student, &s.source, reason.clone()), None),
+    };
+    report.id = s.id.clone();
+    report.email = s.email.clone();
+    report.members = s.members.clone();
+    report.folder = s.folder.clone();
+    report.elapsed = started.elapsed();
+    Ok((report, entrant))
 }
 
 /// The class tournament, if asked for and two submissions passed; the

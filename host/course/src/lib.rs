@@ -4,6 +4,7 @@
 //! robin cut into shards for other machines ([`shard`]).
 
 pub mod class;
+pub mod class_shard;
 pub mod contest;
 pub mod shard;
 pub mod slurm;

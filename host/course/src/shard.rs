@@ -113,6 +113,8 @@ pub struct PlannedBot {
 /// Everything a shard needs to play its games as one machine would.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Manifest {
+    /// What was planned: `tournament`.
+    pub kind: String,
     /// The arena version that made the plan; every shard must run the same.
     pub arena_version: String,
     /// The wasmtime version; the same on every node.
@@ -188,7 +190,7 @@ pub struct ShardLoad {
 /// An interpreted bot's game costs about 100 times a compiled one's
 /// (docs/performance.md: Python plays ~560 games/s where Rust plays ~26,000
 /// across both cores); a compiled bot's about 4 times a house bot's.
-fn cost_of(toolchain: &str, house: bool) -> f64 {
+pub(crate) fn cost_of(toolchain: &str, house: bool) -> f64 {
     if house {
         1.0
     } else if toolchain.contains("Python") || toolchain.contains("JavaScript") {
@@ -219,7 +221,7 @@ fn shard_header(manifest_sha: &str) -> Value {
     json!({"type": "tournament-shard", "plan": manifest_sha})
 }
 
-fn sha256_hex(bytes: &[u8]) -> String {
+pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
     use sha2::Digest;
     hex(&sha2::Sha256::digest(bytes))
 }
@@ -292,6 +294,7 @@ pub fn plan(
     let plans = tournament::planned_matches(&spec)?;
     let (assigned, loads) = balance(&plans, &bots, shards);
     let manifest = Manifest {
+        kind: "tournament".into(),
         arena_version: arena_runner::VERSION.into(),
         wasmtime_version: arena_runner::replay::WASMTIME_VERSION.into(),
         game: job.game.name().into(),
@@ -361,7 +364,7 @@ fn balance(plans: &[Plan], bots: &[PlannedBot], shards: usize) -> (Vec<(usize, f
     (assigned, loads)
 }
 
-fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
+pub(crate) fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
     let tmp = path.with_extension("partial");
     let mut f = std::fs::File::create(&tmp).with_context(|| format!("{}: cannot create", tmp.display()))?;
     f.write_all(bytes)
@@ -369,6 +372,52 @@ fn write_atomic(path: &Path, bytes: &[u8]) -> anyhow::Result<()> {
         .with_context(|| format!("{}: cannot write", tmp.display()))?;
     std::fs::rename(&tmp, path).with_context(|| format!("{}: cannot write", path.display()))?;
     Ok(())
+}
+
+/// The manifest in `bytes` (read from `path`), of a plan of `kind`
+/// (`tournament` or `grade-class`), made by this arena.
+pub(crate) fn read_manifest<T: serde::de::DeserializeOwned>(
+    path: &Path,
+    bytes: &[u8],
+    kind: &str,
+) -> anyhow::Result<T> {
+    #[derive(Deserialize)]
+    struct Head {
+        kind: String,
+        arena_version: String,
+        wasmtime_version: String,
+    }
+    let head: Head = serde_json::from_slice(bytes).map_err(|e| {
+        anyhow::anyhow!(
+            "{}: not a plan arena can read ({e}); make the plan again",
+            path.display()
+        )
+    })?;
+    if head.kind != kind {
+        let dir = path.parent().unwrap_or(path).display();
+        bail!(
+            "{}: this folder holds a {} plan, not a {kind} one; use `arena {} status {dir}`",
+            path.display(),
+            head.kind,
+            head.kind
+        );
+    }
+    if head.arena_version != arena_runner::VERSION || head.wasmtime_version != arena_runner::replay::WASMTIME_VERSION {
+        bail!(
+            "{}: planned with arena {} (wasmtime {}), and this is arena {} (wasmtime {}); run every step with the same arena binary",
+            path.display(),
+            head.arena_version,
+            head.wasmtime_version,
+            arena_runner::VERSION,
+            arena_runner::replay::WASMTIME_VERSION
+        );
+    }
+    serde_json::from_slice(bytes).map_err(|e| {
+        anyhow::anyhow!(
+            "{}: not a plan arena can read ({e}); make the plan again",
+            path.display()
+        )
+    })
 }
 
 /// A plan read back, with its manifest's SHA-256.
@@ -394,24 +443,7 @@ impl WorkFolder {
                 dir.display()
             )
         })?;
-        let manifest: Manifest = serde_json::from_slice(&bytes).map_err(|e| {
-            anyhow::anyhow!(
-                "{}: not a plan arena can read ({e}); make the plan again",
-                path.display()
-            )
-        })?;
-        if manifest.arena_version != arena_runner::VERSION
-            || manifest.wasmtime_version != arena_runner::replay::WASMTIME_VERSION
-        {
-            bail!(
-                "{}: planned with arena {} (wasmtime {}), and this is arena {} (wasmtime {}); run every step with the same arena binary",
-                path.display(),
-                manifest.arena_version,
-                manifest.wasmtime_version,
-                arena_runner::VERSION,
-                arena_runner::replay::WASMTIME_VERSION
-            );
-        }
+        let manifest: Manifest = read_manifest(&path, &bytes, "tournament")?;
         let game = crate::runner::entrants::find_game(&manifest.game)?;
         Ok(WorkFolder {
             dir: dir.to_path_buf(),

@@ -5,7 +5,7 @@ use super::*;
 
 /// The limits every bot runs under, per bot and per game. Fuel (about one
 /// unit per wasm instruction) decides; the wall clock is only a backstop.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Limits {
     /// Fuel per move (per call for bots of a world with a per-call budget).
     pub fuel: u64,
@@ -19,7 +19,7 @@ pub struct Limits {
     /// stopped when, past this much wall-clock time, it has also used this
     /// much CPU time (the bot's forfeit, `timeout`), or when it has lasted
     /// [`STARVED_FACTOR`] times as long without (the machine's failure).
-    #[serde(serialize_with = "secs")]
+    #[serde(serialize_with = "secs", deserialize_with = "from_secs")]
     pub timeout: Duration,
     /// Largest linear memory a bot may grow to, in bytes.
     pub memory_bytes: usize,
@@ -33,6 +33,11 @@ pub struct Limits {
 
 pub(crate) fn secs<S: serde::Serializer>(d: &Duration, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_f64(d.as_secs_f64())
+}
+
+fn from_secs<'de, D: serde::Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+    let s = <f64 as serde::Deserialize>::deserialize(d)?;
+    Duration::try_from_secs_f64(s).map_err(serde::de::Error::custom)
 }
 
 /// The longest wall-clock backstop per call.

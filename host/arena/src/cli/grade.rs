@@ -39,24 +39,37 @@ pub struct GradeArgs {
     pub run: RunArgs,
 }
 
-/// Options of `arena grade-class`.
+/// Options of `arena grade-class`: the class graded on this machine, or one
+/// of the steps that grade it in shards on others.
 #[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub struct GradeClassArgs {
+    /// A step of a sharded grading run (docs/cluster.md).
+    #[command(subcommand)]
+    pub step: Option<Box<ClassStep>>,
+    /// The class and how to grade it.
+    #[command(flatten)]
+    pub spec: ClassSpecArgs,
+    /// Where to write the gradebook and each student's reports.
+    #[arg(long, value_name = "DIR", default_value = "grades")]
+    pub out: PathBuf,
+}
+
+/// What a class grading run is: the game, the class folder, the rubric, the limits.
+#[derive(Debug, Args)]
+pub struct ClassSpecArgs {
     /// The game (see `arena games`).
-    #[arg(long)]
-    pub game: String,
+    #[arg(long, required = true)]
+    pub game: Option<String>,
     /// The class folder: .wasm files named by student, a folder per student, or a Gradescope, Canvas or Moodle export (docs/grading.md).
-    #[arg(value_name = "DIR")]
-    pub dir: PathBuf,
+    #[arg(value_name = "DIR", required = true)]
+    pub dir: Option<PathBuf>,
     /// The rubric (TOML); the game's default rubric otherwise.
     #[arg(long, value_name = "FILE")]
     pub rubric: Option<PathBuf>,
     /// Games per rubric item [default: the rubric's, else 200].
     #[arg(long, allow_hyphen_values = true, value_parser = super::parse_games)]
     pub games: Option<u64>,
-    /// Where to write the gradebook and each student's reports.
-    #[arg(long, value_name = "DIR", default_value = "grades")]
-    pub out: PathBuf,
     /// Also run a class tournament and grade the class-ranking items.
     #[arg(long, value_name = "FORMAT")]
     pub tournament: Option<ClassTournament>,
@@ -73,6 +86,20 @@ pub struct GradeClassArgs {
     pub run: RunArgs,
 }
 
+/// The steps of a class graded in shards on other machines.
+#[derive(Debug, clap::Subcommand)]
+pub enum ClassStep {
+    /// Cut the class into shards of near-equal cost: writes the manifest into --work.
+    #[command(allow_negative_numbers = true)]
+    Plan(Box<super::class_shards::PlanArgs>),
+    /// Grade one shard's students on this machine (resumable; idempotent).
+    RunShard(super::class_shards::RunShardArgs),
+    /// Merge the finished shards: the gradebook and reports `arena grade-class` writes on one machine.
+    Merge(super::class_shards::MergeArgs),
+    /// Each shard's state: done, or how many of its students are graded.
+    Status(super::shards::StatusArgs),
+}
+
 /// Tournament formats for a class.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
 pub enum ClassTournament {
@@ -80,6 +107,20 @@ pub enum ClassTournament {
     RoundRobin,
     /// Two brackets, seeded by a short round robin.
     DoubleElimination,
+}
+
+/// The rubric's text and the name its errors use: the file's, or the game's default.
+fn rubric_source(game: &dyn GameDef, path: Option<&Path>) -> anyhow::Result<(String, String)> {
+    match path {
+        Some(p) => Ok((
+            std::fs::read_to_string(p).with_context(|| format!("{}: cannot read the rubric", p.display()))?,
+            p.display().to_string(),
+        )),
+        None => Ok((
+            game.default_rubric().to_string(),
+            format!("default rubric of {}", game.name()),
+        )),
+    }
 }
 
 fn load_rubric(game: &dyn GameDef, path: Option<&Path>) -> anyhow::Result<Rubric> {
@@ -149,19 +190,44 @@ pub fn run(args: GradeArgs) -> anyhow::Result<()> {
 
 /// Run `arena grade-class`: the library's [`crate::class::grade_class`], printed.
 pub fn run_class(args: GradeClassArgs) -> anyhow::Result<()> {
-    let game = find_game(&args.game)?;
-    let mut rubric = load_rubric(game, args.rubric.as_deref())?;
+    if let Some(step) = args.step {
+        return super::class_shards::run(*step);
+    }
+    let parts = class_parts(&args.spec)?;
+    let job = class_job(&args.spec, &parts, &args.out);
+    let outcome = args.spec.run.pool()?.install(|| grade_class(&job))?;
+    print_class(&outcome, &args.out);
+    Ok(())
+}
+
+/// What a class run is made of, from its flags.
+pub(super) struct ClassParts {
+    pub game: &'static dyn GameDef,
+    pub rubric: Rubric,
+    pub rubric_text: String,
+    pub rubric_file: String,
+    pub class: crate::grade::submissions::Class,
+    pub sandbox: crate::sandbox::Sandbox,
+}
+
+/// The game, rubric, class folder and sandbox of the flags, with what
+/// will be graded said on stderr.
+pub(super) fn class_parts(spec: &ClassSpecArgs) -> anyhow::Result<ClassParts> {
+    let game = find_game(spec.game.as_deref().unwrap_or_default())?;
+    let (rubric_text, rubric_file) = rubric_source(game, spec.rubric.as_deref())?;
+    let mut rubric = rubric::parse(&rubric_text, &rubric_file, game).map_err(anyhow::Error::msg)?;
     // `--illegal` on the command line wins over the rubric's `illegal`.
-    if let Some(illegal) = args.run.illegal {
+    if let Some(illegal) = spec.run.illegal {
         rubric.illegal = illegal;
     }
-    if args.tournament.is_some() && game.kind() != Kind::Duel && args.tournament != Some(ClassTournament::RoundRobin) {
+    if spec.tournament.is_some() && game.kind() != Kind::Duel && spec.tournament != Some(ClassTournament::RoundRobin) {
         bail!(
             "double-elimination needs a two-player game, and {} is not one; use --tournament round-robin",
             game.name()
         );
     }
-    let class = super::common::read_class(&args.dir)?;
+    let dir = spec.dir.clone().unwrap_or_default();
+    let class = super::common::read_class(&dir)?;
     for s in &class.submissions {
         match &s.bot {
             Ok(c) => {
@@ -172,28 +238,43 @@ pub fn run_class(args: GradeClassArgs) -> anyhow::Result<()> {
             Err(reason) => eprintln!("{}: no usable bot in {}: {reason}", s.student, s.source.display()),
         }
     }
-    let sandbox = args.run.sandbox(game)?;
-    let job = ClassJob {
+    let sandbox = spec.run.sandbox(game)?;
+    Ok(ClassParts {
         game,
-        rubric: &rubric,
-        rubric_name: args.rubric.as_ref().map_or_else(
-            || format!("the default rubric of {}", game.name()),
+        rubric,
+        rubric_text,
+        rubric_file,
+        class,
+        sandbox,
+    })
+}
+
+/// The library's class job for the flags.
+pub(super) fn class_job<'a>(spec: &ClassSpecArgs, parts: &'a ClassParts, out: &'a Path) -> ClassJob<'a> {
+    ClassJob {
+        game: parts.game,
+        rubric: &parts.rubric,
+        rubric_name: spec.rubric.as_ref().map_or_else(
+            || format!("the default rubric of {}", parts.game.name()),
             |p| p.display().to_string(),
         ),
-        class: &class,
-        sandbox: &sandbox,
-        games: args.games.map_or(rubric.games, |g| g as usize),
-        tournament: args.tournament.map(|t| match t {
+        class: &parts.class,
+        sandbox: &parts.sandbox,
+        games: spec.games.map_or(parts.rubric.games, |g| g as usize),
+        tournament: spec.tournament.map(|t| match t {
             ClassTournament::RoundRobin => Format::RoundRobin,
             ClassTournament::DoubleElimination => Format::DoubleElimination,
         }),
-        tournament_games: args.tournament_games as usize,
-        out: &args.out,
-        export_for: args.export_for.clone(),
-        assignment: args.assignment.clone(),
+        tournament_games: spec.tournament_games as usize,
+        out,
+        export_for: spec.export_for.clone(),
+        assignment: spec.assignment.clone(),
         progress: std::io::IsTerminal::is_terminal(&std::io::stderr()),
-    };
-    let outcome = args.run.pool()?.install(|| grade_class(&job))?;
+    }
+}
+
+/// Print a class run as `arena grade-class` does.
+pub(super) fn print_class(outcome: &crate::class::ClassOutcome, out: &Path) {
     for note in &outcome.notes {
         eprintln!("{note}");
     }
@@ -210,7 +291,6 @@ pub fn run_class(args: GradeClassArgs) -> anyhow::Result<()> {
     println!(
         "wrote {} and a report per student in {}",
         outcome.gradebook.display(),
-        args.out.display()
+        out.display()
     );
-    Ok(())
 }

@@ -3,6 +3,7 @@
 mod args;
 mod cache;
 mod check;
+mod class_shards;
 mod common;
 mod compare;
 mod componentize;

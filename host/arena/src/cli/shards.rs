@@ -40,7 +40,8 @@ pub struct NodeArgs {
 }
 
 impl NodeArgs {
-    fn settings(&self) -> anyhow::Result<RunSettings> {
+    /// This machine's settings: its cache, the compiler child, its threads.
+    pub fn settings(&self) -> anyhow::Result<RunSettings> {
         Ok(RunSettings {
             jobs: self.jobs,
             cache_dir: self.cache.dir(),

@@ -14,7 +14,7 @@ use toml::Spanned;
 
 /// When students see a test, the whole result, or the autograder's stdout
 /// (the spec's four values; Gradescope's default is `visible`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Visibility {
     /// Never shown to students.

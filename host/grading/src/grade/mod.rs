@@ -23,7 +23,7 @@ use std::path::Path;
 use std::sync::Arc;
 
 /// One rubric item, measured and scored.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct ItemResult {
     /// The item's name.
     pub name: String,
@@ -47,7 +47,8 @@ pub struct ItemResult {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub visibility: Option<gradescope::Visibility>,
     /// `graded`, `pending` (class ranking without a tournament, never counted) or `rejected`.
-    pub status: &'static str,
+    #[serde(deserialize_with = "known_status")]
+    pub status: Word,
     /// For people: the verdict, and a warning when a threshold lies inside the interval.
     pub note: String,
     /// Games of the item in which the submission forfeited, by index (for replays).
@@ -63,7 +64,7 @@ pub struct ItemResult {
 
 /// How a submission behaved: forfeits by reason, illegal moves played on,
 /// and the fuel its moves used against the per-move budget.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, serde::Deserialize)]
 pub struct Conduct {
     /// Games played.
     pub games: u32,
@@ -176,7 +177,7 @@ fn fuel_words(x: f64) -> String {
 }
 
 /// A graded submission.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
 pub struct GradeReport {
     /// The student id (the file stem).
     pub student: String,
@@ -188,7 +189,7 @@ pub struct GradeReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub email: Option<String>,
     /// A group submission's members, each given this grade.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub members: Vec<submissions::Member>,
     /// The file graded.
     pub file: String,
@@ -203,7 +204,8 @@ pub struct GradeReport {
     /// The game.
     pub game: String,
     /// `graded` or `rejected`.
-    pub status: &'static str,
+    #[serde(deserialize_with = "known_status")]
+    pub status: Word,
     /// Why a submission was rejected.
     pub reason: Option<String>,
     /// The rubric's seed.
@@ -215,9 +217,11 @@ pub struct GradeReport {
     /// What an illegal move cost (the rubric's `illegal`, or `--illegal`).
     pub illegal: crate::games::IllegalMoves,
     /// The host version.
-    pub arena_version: &'static str,
+    #[serde(deserialize_with = "this_arena")]
+    pub arena_version: Word,
     /// The wasmtime version (fuel costs may change between releases).
-    pub wasmtime_version: &'static str,
+    #[serde(deserialize_with = "this_wasmtime")]
+    pub wasmtime_version: Word,
     /// The version of the sandbox's fuel prices the bots ran under.
     pub fuel_prices: u32,
     /// Every item.
@@ -244,6 +248,87 @@ pub struct GradeReport {
     /// the report, which must be the same on every run.
     #[serde(skip)]
     pub elapsed: std::time::Duration,
+}
+
+/// A fixed word of a report (a status, a version). Named, not written
+/// `&'static str`, because serde would otherwise borrow it from the input
+/// instead of reading it with the function its field names.
+pub type Word = &'static str;
+
+/// A status read back: one of the few a report writes.
+fn known_status<'de, D: serde::Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
+    let s = <String as serde::Deserialize>::deserialize(d)?;
+    ["graded", "pending", "rejected"]
+        .into_iter()
+        .find(|k| *k == s)
+        .ok_or_else(|| serde::de::Error::custom(format!("unknown status `{s}`")))
+}
+
+/// A version read back: this arena's, or the report is another arena's.
+fn this_version<'de, D: serde::Deserializer<'de>>(d: D, this: &'static str) -> Result<&'static str, D::Error> {
+    let s = <String as serde::Deserialize>::deserialize(d)?;
+    if s == this {
+        Ok(this)
+    } else {
+        Err(serde::de::Error::custom(format!(
+            "graded by version {s}, this is {this}"
+        )))
+    }
+}
+
+fn this_arena<'de, D: serde::Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
+    this_version(d, arena_runner::VERSION)
+}
+
+fn this_wasmtime<'de, D: serde::Deserializer<'de>>(d: D) -> Result<&'static str, D::Error> {
+    this_version(d, crate::replay::WASMTIME_VERSION)
+}
+
+/// A report with what its JSON leaves out (which games its replay pages
+/// show, how long it took), so a grade made on one machine can be written
+/// up on another exactly as there.
+#[derive(Debug, Clone, Serialize, serde::Deserialize)]
+pub struct CarriedReport {
+    /// The report.
+    pub report: GradeReport,
+    folder: String,
+    worst: Option<(usize, usize)>,
+    smoke_forfeited: bool,
+    elapsed_seconds: f64,
+    /// Per item: games forfeited, and the game its replay shows.
+    items: Vec<(Vec<usize>, Option<usize>)>,
+}
+
+impl CarriedReport {
+    /// Carry `report` whole.
+    pub fn new(report: &GradeReport) -> CarriedReport {
+        CarriedReport {
+            folder: report.folder.clone(),
+            worst: report.worst,
+            smoke_forfeited: report.smoke_forfeited,
+            elapsed_seconds: report.elapsed.as_secs_f64(),
+            items: report
+                .items
+                .iter()
+                .map(|i| (i.forfeit_games.clone(), i.sample_game))
+                .collect(),
+            report: report.clone(),
+        }
+    }
+
+    /// The report as it was made.
+    pub fn into_report(self) -> GradeReport {
+        let mut r = self.report;
+        r.folder = self.folder;
+        r.worst = self.worst;
+        r.smoke_forfeited = self.smoke_forfeited;
+        r.elapsed = std::time::Duration::try_from_secs_f64(self.elapsed_seconds).unwrap_or_default();
+        for (item, (forfeits, sample)) in r.items.iter_mut().zip(self.items) {
+            item.forfeit_games = forfeits;
+            item.sample_game = sample;
+        }
+        r
+    }
 }
 
 impl GradeReport {

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
 /// What an item measures.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Measure {
     /// Two-player games: share of deals won against `against` (a draw counts half). Higher is better.

@@ -68,7 +68,7 @@ pub struct Submission {
 }
 
 /// One member of a group submission.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Member {
     /// The name.
     pub name: String,
