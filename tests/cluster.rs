@@ -393,7 +393,56 @@ fn slurm_plays_the_shards_as_a_job_array_and_a_cancelled_task_is_resubmitted() {
     let logs: Vec<_> = std::fs::read_dir(work.join("logs")).unwrap().collect();
     assert_eq!(logs.len(), 5, "a log per shard task and one for the merge");
 
-    // 2. A task cancelled while it runs: the merge waits forever; status says so and how to go on.
+    // 2. A class graded as a job array: the gradebook and pages one machine writes.
+    let one_class = dir.join("class-one-machine");
+    ok(&strings(&[
+        "grade-class",
+        "--game",
+        "en-garde",
+        &w(&class),
+        "--games",
+        "4",
+        "--out",
+        &w(&one_class),
+    ]));
+    let work = dir.join("work-class");
+    ok(&strings(&[
+        "grade-class",
+        "plan",
+        "--game",
+        "en-garde",
+        &w(&class),
+        "--games",
+        "4",
+        "--shards",
+        "2",
+        "--work",
+        &w(&work),
+    ]));
+    let submitted = slurm.ok(&strings(&["grade-class", "slurm", &w(&work), "--submit"]));
+    assert!(submitted.contains("submitted job array"), "{submitted}");
+    let result = work.join("result");
+    slurm.wait("the class merge job", 300, || {
+        result.join("gradebook.csv").exists()
+            && slurm
+                .squeue()
+                .lines()
+                .all(|l| !l.contains("RUNNING") && !l.contains("PENDING"))
+    });
+    let (a, b) = (files(&one_class), files(&result));
+    assert_eq!(
+        a.iter().map(|f| &f.0).collect::<Vec<_>>(),
+        b.iter().map(|f| &f.0).collect::<Vec<_>>()
+    );
+    for ((name, x), (_, y)) in a.iter().zip(&b) {
+        assert!(
+            x == y,
+            "{} differs between the one-machine and the Slurm grading",
+            name.display()
+        );
+    }
+
+    // 3. A task cancelled while it runs: the merge waits forever; status says so and how to go on.
     let work = dir.join("work-cancel");
     plan(&work, &class, "600", "2");
     slurm.ok(&strings(&[

@@ -3,7 +3,6 @@
 //! shard's state read back from `squeue`. Slurm is the scheduler; arena only
 //! writes what it runs (docs/cluster.md).
 
-use crate::shard::{ShardState, WorkFolder, shard_states};
 use anyhow::{Context, bail};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -46,18 +45,31 @@ fn path_text(p: &Path) -> String {
     std::path::absolute(p).unwrap_or(p.to_path_buf()).display().to_string()
 }
 
+/// A plan's work folder as the scripts need it: where it is, its shards,
+/// and the command whose steps run them (`tournament` or `grade-class`).
+#[derive(Debug, Clone, Copy)]
+pub struct Work<'a> {
+    /// The work folder.
+    pub dir: &'a Path,
+    /// Its shards.
+    pub shards: usize,
+    /// `tournament` or `grade-class`.
+    pub command: &'a str,
+}
+
 /// The two sbatch scripts for the plan in `work`: the array and the merge.
-pub fn scripts(work: &WorkFolder, o: &SlurmOptions) -> (String, String) {
-    let dir = path_text(&work.dir);
+pub fn scripts(work: Work<'_>, o: &SlurmOptions) -> (String, String) {
+    let command = work.command;
+    let dir = path_text(work.dir);
     let logs = format!("{dir}/logs");
     let mut head = String::from("#!/bin/bash\n");
     if let Some(p) = &o.partition {
         let _ = writeln!(head, "#SBATCH --partition={p}");
     }
     let mut array = head.clone();
-    let last = work.manifest.shards - 1;
+    let last = work.shards - 1;
     let limit = o.max_concurrent.map(|k| format!("%{k}")).unwrap_or_default();
-    let _ = writeln!(array, "#SBATCH --job-name=arena-shards");
+    let _ = writeln!(array, "#SBATCH --job-name=arena-{command}-shards");
     let _ = writeln!(array, "#SBATCH --array=0-{last}{limit}");
     let _ = writeln!(array, "#SBATCH --cpus-per-task={}", o.cpus_per_task);
     if let Some(t) = &o.time {
@@ -70,21 +82,21 @@ pub fn scripts(work: &WorkFolder, o: &SlurmOptions) -> (String, String) {
          # Written by `arena tournament slurm`; rerun one task with\n\
          #   sbatch --array=I {dir}/{ARRAY_SCRIPT}\n\
          set -euo pipefail\n\
-         exec {} tournament run-shard {} --jobs \"${{SLURM_CPUS_PER_TASK:-{}}}\" --cache-dir \"{}\"\n",
+         exec {} {command} run-shard {} --jobs \"${{SLURM_CPUS_PER_TASK:-{}}}\" --cache-dir \"{}\"\n",
         sh(&path_text(&o.arena)),
         sh(&dir),
         o.cpus_per_task,
         o.cache
     );
     let mut merge = head;
-    let _ = writeln!(merge, "#SBATCH --job-name=arena-merge");
+    let _ = writeln!(merge, "#SBATCH --job-name=arena-{command}-merge");
     let _ = writeln!(merge, "#SBATCH --cpus-per-task={}", o.cpus_per_task);
     let _ = writeln!(merge, "#SBATCH --output={logs}/merge_%j.out");
     let _ = write!(
         merge,
         "# Runs once every shard task has succeeded (submitted with --dependency=afterok).\n\
          set -euo pipefail\n\
-         exec {} tournament merge {} --out {} --jobs \"${{SLURM_CPUS_PER_TASK:-{}}}\" --cache-dir \"{}\"\n",
+         exec {} {command} merge {} --out {} --jobs \"${{SLURM_CPUS_PER_TASK:-{}}}\" --cache-dir \"{}\"\n",
         sh(&path_text(&o.arena)),
         sh(&dir),
         sh(&path_text(&o.out)),
@@ -131,7 +143,7 @@ impl Jobs {
 
 /// Write the scripts into the work folder (and the logs folder Slurm
 /// needs before a job starts); returns their paths.
-pub fn write_scripts(work: &WorkFolder, o: &SlurmOptions) -> anyhow::Result<(PathBuf, PathBuf)> {
+pub fn write_scripts(work: Work<'_>, o: &SlurmOptions) -> anyhow::Result<(PathBuf, PathBuf)> {
     let (array, merge) = scripts(work, o);
     for d in ["slurm", "logs"] {
         let d = work.dir.join(d);
@@ -171,9 +183,9 @@ fn sbatch(args: &[String]) -> anyhow::Result<String> {
 /// `rerun`), then a merge job that waits for them; a merge job submitted
 /// before and still waiting is cancelled first, since it may wait forever
 /// on a failed task. Returns the jobs now recorded.
-pub fn submit(work: &WorkFolder, rerun: Option<&[usize]>) -> anyhow::Result<Jobs> {
-    let mut jobs = Jobs::read(&work.dir);
-    let n = work.manifest.shards;
+pub fn submit(work: Work<'_>, rerun: Option<&[usize]>) -> anyhow::Result<Jobs> {
+    let mut jobs = Jobs::read(work.dir);
+    let n = work.shards;
     let indices: Vec<usize> = match rerun {
         Some(list) => {
             if let Some(bad) = list.iter().find(|&&i| i >= n) {
@@ -198,7 +210,7 @@ pub fn submit(work: &WorkFolder, rerun: Option<&[usize]>) -> anyhow::Result<Jobs
     }
     let merge = sbatch(&[format!("--dependency=afterok:{array}"), merge_script])?;
     jobs.merge = Some(merge);
-    jobs.write(&work.dir)?;
+    jobs.write(work.dir)?;
     Ok(jobs)
 }
 
@@ -273,29 +285,40 @@ pub struct Status {
     pub advice: Vec<String>,
 }
 
-/// Each shard's state from the work folder and, when the plan was
-/// submitted to Slurm, from `squeue` (finished jobs stay listed for
-/// `MinJobAge`, 300 s by default; after that the folder alone tells).
-pub fn status(work: &WorkFolder) -> anyhow::Result<Status> {
-    let jobs = Jobs::read(&work.dir);
+/// How far a shard is, from the work folder alone.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Progress {
+    /// Marked done for this plan.
+    pub done: bool,
+    /// Games (or students) in its results so far.
+    pub count: usize,
+    /// Games (or students) planned.
+    pub planned: usize,
+}
+
+/// Each shard's state from the work folder (`progress`) and, when the
+/// plan was submitted to Slurm, from `squeue` (finished jobs stay listed
+/// for `MinJobAge`, 300 s by default; after that the folder alone tells).
+pub fn status(work: Work<'_>, progress: &[Progress]) -> Status {
+    let jobs = Jobs::read(work.dir);
     let mut ids: Vec<String> = jobs.arrays.iter().map(|(id, _)| id.clone()).collect();
     ids.extend(jobs.merge.clone());
     let queue = squeue(&ids);
     let dir = work.dir.display().to_string();
+    let command = work.command;
     let mut failed = Vec::new();
-    let shards: Vec<ShardLine> = shard_states(work)?
-        .into_iter()
+    let shards: Vec<ShardLine> = progress
+        .iter()
         .enumerate()
-        .map(|(i, (load, state))| {
+        .map(|(i, p)| {
             let task = jobs.task(i);
             let slurm = task.as_ref().map(|t| (t.clone(), queue.get(t).cloned()));
-            let (mut label, games) = match &state {
-                ShardState::Done(d) => ("done", d.games),
-                ShardState::Started { games } => ("stopped", *games),
-                ShardState::NotStarted => ("not started", 0),
-                ShardState::Foreign(_) => ("not started", 0),
+            let mut label = match (p.done, p.count) {
+                (true, _) => "done",
+                (false, 0) => "not started",
+                (false, _) => "stopped",
             };
-            if !matches!(state, ShardState::Done(_)) {
+            if !p.done {
                 match slurm.as_ref().and_then(|(_, q)| q.as_ref()).map(|(s, _)| s.as_str()) {
                     Some("RUNNING" | "COMPLETING" | "CONFIGURING") => label = "running",
                     Some("PENDING" | "REQUEUED" | "SUSPENDED") => label = "pending",
@@ -312,8 +335,8 @@ pub fn status(work: &WorkFolder) -> anyhow::Result<Status> {
             ShardLine {
                 index: i,
                 state: label,
-                games,
-                planned: load.games,
+                games: p.count,
+                planned: p.planned,
                 slurm: slurm.map(|(t, q)| match q {
                     Some((s, r)) if r != "None" => format!("{t} {s} ({r})"),
                     Some((s, _)) => format!("{t} {s}"),
@@ -341,13 +364,13 @@ pub fn status(work: &WorkFolder) -> anyhow::Result<Status> {
             );
         }
         advice.push(format!(
-            "rerun shard {list} and resubmit the merge (the waiting merge job is cancelled): `arena tournament slurm {dir} --rerun {list} --submit`"
+            "rerun shard {list} and resubmit the merge (the waiting merge job is cancelled): `arena {command} slurm {dir} --rerun {list} --submit`"
         ));
         advice.push(format!(
             "or by hand: `sbatch --array={list} {dir}/{ARRAY_SCRIPT}`, then `scancel` the merge job and `sbatch --dependency=afterok:<new job id> {dir}/{MERGE_SCRIPT}`; the logs are in {dir}/logs"
         ));
     }
-    Ok(Status { shards, merge, advice })
+    Status { shards, merge, advice }
 }
 
 #[cfg(test)]

@@ -3,10 +3,11 @@
 //! ([`arena_course::class_shard`]).
 
 use super::grade::{ClassSpecArgs, ClassStep, class_job, class_parts, print_class};
-use super::shards::{NodeArgs, StatusArgs};
+use super::shards::{NodeArgs, SlurmArgs, StatusArgs};
 use anyhow::bail;
 use arena_course::class_shard::{self, ClassPlan, ClassWork};
 use arena_course::shard::LimitChanges;
+use arena_course::slurm::Progress;
 use clap::Args;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -58,6 +59,7 @@ pub fn run(step: ClassStep) -> anyhow::Result<()> {
         ClassStep::Plan(a) => plan(*a),
         ClassStep::RunShard(a) => run_shard(a),
         ClassStep::Merge(a) => merge(a),
+        ClassStep::Slurm(a) => slurm_step(a),
         ClassStep::Status(a) => status(a),
     }
 }
@@ -132,31 +134,26 @@ fn merge(args: MergeArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+fn work(w: &ClassWork) -> arena_course::slurm::Work<'_> {
+    arena_course::slurm::Work {
+        dir: &w.dir,
+        shards: w.manifest.shards,
+        command: "grade-class",
+    }
+}
+
+fn slurm_step(args: SlurmArgs) -> anyhow::Result<()> {
+    let w = ClassWork::open(&args.work)?;
+    super::shards::write_and_submit(&args, work(&w))
+}
+
 fn status(args: StatusArgs) -> anyhow::Result<()> {
     let w = ClassWork::open(&args.work)?;
-    let states = w.states();
-    let done = states.iter().filter(|s| s.2).count();
-    let graded: usize = states.iter().map(|s| s.1).sum();
-    println!(
-        "{}: {done} of {} shards done, {graded} of {} students graded",
-        args.work.display(),
-        states.len(),
-        w.manifest.students.len()
-    );
-    println!("{:>5}  {:<11}  students", "shard", "state");
-    for (i, (planned, graded, done)) in states.iter().enumerate() {
-        let state = match (done, graded) {
-            (true, _) => "done",
-            (false, 0) => "not started",
-            (false, _) => "stopped",
-        };
-        println!("{i:>5}  {state:<11}  {graded}/{planned}");
-    }
-    if done == states.len() {
-        println!(
-            "every shard is done: `arena grade-class merge {} --out DIR` writes the gradebook",
-            args.work.display()
-        );
-    }
+    let progress: Vec<Progress> = w
+        .states()
+        .into_iter()
+        .map(|(planned, count, done)| Progress { done, count, planned })
+        .collect();
+    super::shards::print_status(work(&w), &progress, "students");
     Ok(())
 }

@@ -96,7 +96,9 @@ pub enum ClassStep {
     RunShard(super::class_shards::RunShardArgs),
     /// Merge the finished shards: the gradebook and reports `arena grade-class` writes on one machine.
     Merge(super::class_shards::MergeArgs),
-    /// Each shard's state: done, or how many of its students are graded.
+    /// Write (and with --submit, submit) the Slurm job array that grades the shards, and the merge job.
+    Slurm(super::shards::SlurmArgs),
+    /// Each shard's state: done, running, failed or not started, with its students graded.
     Status(super::shards::StatusArgs),
 }
 

@@ -250,8 +250,38 @@ fn merge(args: MergeArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The progress of each shard of the tournament plan in `work`.
+fn tournament_progress(work: &WorkFolder) -> anyhow::Result<Vec<slurm::Progress>> {
+    Ok(shard::shard_states(work)?
+        .into_iter()
+        .map(|(load, state)| slurm::Progress {
+            done: matches!(state, shard::ShardState::Done(_)),
+            count: match state {
+                shard::ShardState::Done(d) => d.games,
+                shard::ShardState::Started { games } => games,
+                _ => 0,
+            },
+            planned: load.games,
+        })
+        .collect())
+}
+
 fn slurm_step(args: SlurmArgs) -> anyhow::Result<()> {
     let work = WorkFolder::open(&args.work)?;
+    write_and_submit(
+        &args,
+        slurm::Work {
+            dir: &args.work,
+            shards: work.manifest.shards,
+            command: "tournament",
+        },
+    )
+}
+
+/// `arena tournament slurm` and `arena grade-class slurm`: write the
+/// scripts and, with --submit, submit them.
+pub(super) fn write_and_submit(args: &SlurmArgs, work: slurm::Work<'_>) -> anyhow::Result<()> {
+    let command = work.command;
     let options = SlurmOptions {
         partition: args.partition.clone(),
         time: args.time.clone(),
@@ -264,18 +294,18 @@ fn slurm_step(args: SlurmArgs) -> anyhow::Result<()> {
             .unwrap_or_else(|| "${TMPDIR:-/tmp}/arena-cache-$(id -un)".to_string()),
         out: args.out.clone().unwrap_or_else(|| args.work.join("result")),
     };
-    let (array, merge) = slurm::write_scripts(&work, &options)?;
+    let (array, merge) = slurm::write_scripts(work, &options)?;
     println!("wrote {} and {}", array.display(), merge.display());
     if !args.submit {
         println!(
-            "submit them with `arena tournament slurm {} --submit`, or by hand: `sbatch {}`, then `sbatch --dependency=afterok:<its job id> {}`",
+            "submit them with `arena {command} slurm {} --submit`, or by hand: `sbatch {}`, then `sbatch --dependency=afterok:<its job id> {}`",
             args.work.display(),
             array.display(),
             merge.display()
         );
         return Ok(());
     }
-    let jobs = slurm::submit(&work, args.rerun.as_ref().map(|l| l.0.as_slice()))?;
+    let jobs = slurm::submit(work, args.rerun.as_ref().map(|l| l.0.as_slice()))?;
     if let Some((id, idx)) = jobs.arrays.last() {
         println!(
             "submitted job array {id} ({} shard tasks); merge job {} runs when they all succeed",
@@ -284,7 +314,7 @@ fn slurm_step(args: SlurmArgs) -> anyhow::Result<()> {
         );
     }
     println!(
-        "follow it with `arena tournament status {}`; logs in {}",
+        "follow it with `arena {command} status {}`; logs in {}",
         args.work.display(),
         args.work.join("logs").display()
     );
@@ -293,16 +323,32 @@ fn slurm_step(args: SlurmArgs) -> anyhow::Result<()> {
 
 fn status(args: StatusArgs) -> anyhow::Result<()> {
     let work = WorkFolder::open(&args.work)?;
-    let st = slurm::status(&work)?;
+    let progress = tournament_progress(&work)?;
+    print_status(
+        slurm::Work {
+            dir: &args.work,
+            shards: work.manifest.shards,
+            command: "tournament",
+        },
+        &progress,
+        "games",
+    );
+    Ok(())
+}
+
+/// Print each shard's state, the merge job's, and what to do next.
+pub(super) fn print_status(work: slurm::Work<'_>, progress: &[slurm::Progress], unit: &str) {
+    let st = slurm::status(work, progress);
     let done = st.shards.iter().filter(|s| s.state == "done").count();
-    let games: usize = st.shards.iter().map(|s| s.games).sum();
+    let count: usize = st.shards.iter().map(|s| s.games).sum();
     let planned: usize = st.shards.iter().map(|s| s.planned).sum();
+    let verb = if unit == "games" { "" } else { " graded" };
     println!(
-        "{}: {done} of {} shards done, {games} of {planned} games",
-        args.work.display(),
+        "{}: {done} of {} shards done, {count} of {planned} {unit}{verb}",
+        work.dir.display(),
         st.shards.len()
     );
-    println!("{:>5}  {:<11}  {:>15}  slurm", "shard", "state", "games");
+    println!("{:>5}  {:<11}  {:>15}  slurm", "shard", "state", unit);
     for s in &st.shards {
         println!(
             "{:>5}  {:<11}  {:>15}  {}",
@@ -317,12 +363,12 @@ fn status(args: StatusArgs) -> anyhow::Result<()> {
     }
     if done == st.shards.len() {
         println!(
-            "every shard is done: `arena tournament merge {}` gives the standings",
-            args.work.display()
+            "every shard is done: `arena {} merge {}` writes the results",
+            work.command,
+            work.dir.display()
         );
     }
     for a in &st.advice {
         println!("{a}");
     }
-    Ok(())
 }
