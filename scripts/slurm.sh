@@ -180,6 +180,8 @@ fi
 
 host=$(hostname -s)
 cpus=$(nproc)
+# The node's memory in MiB, less a little, so jobs that ask for memory (the merge job does) fit.
+mem_mib=$(awk '/^MemTotal:/ { print int($2 / 1024 * 0.95) }' /proc/meminfo)
 cat >"$conf" <<EOF
 # Written by scripts/slurm.sh: a throwaway single-node cluster.
 ClusterName=arena
@@ -210,7 +212,7 @@ SlurmctldLogFile=$dir/log/slurmctld.log
 SlurmdLogFile=$dir/log/slurmd.log
 SlurmctldDebug=info
 SlurmdDebug=info
-NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus State=UNKNOWN
+NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$mem_mib State=UNKNOWN
 PartitionName=debug Nodes=ALL Default=YES MaxTime=INFINITE State=UP
 EOF
 chmod 644 "$conf"

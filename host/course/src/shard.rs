@@ -104,6 +104,8 @@ pub struct PlannedBot {
     pub student: Option<String>,
     /// The file's SHA-256 (none for a house bot).
     pub sha256: Option<String>,
+    /// The world it was built for (`arena:bots/en-garde@0.2.0`); none for a house bot.
+    pub world: Option<String>,
     /// What built it, as `arena check` names it.
     pub toolchain: String,
     /// Its estimated cost per game, relative to a house bot's.
@@ -272,6 +274,10 @@ pub fn plan(
                 }
             };
             PlannedBot {
+                world: match &e.bot {
+                    BotRef::Wasm(p) => Some(p.world.name.to_string()),
+                    BotRef::House(_) => None,
+                },
                 cost: cost_of(&toolchain, sha256.is_none()),
                 bot,
                 student: c.student.clone(),

@@ -55,6 +55,17 @@ pub struct Work<'a> {
     pub shards: usize,
     /// `tournament` or `grade-class`.
     pub command: &'a str,
+    /// Memory the merge job asks for, in MiB: it holds every game
+    /// (docs/cluster.md measures about 1.5 KB a game).
+    pub merge_mib: u64,
+}
+
+/// The memory a merge of `games` games asks Slurm for, in MiB: 512 MiB for
+/// the program and its bots, and 2 KiB a game (1.5 KB measured), rounded up
+/// to a whole GiB.
+pub fn merge_mib(games: usize) -> u64 {
+    let mib = 512 + (games as u64).saturating_mul(2048).div_ceil(1 << 20);
+    mib.div_ceil(1024) * 1024
 }
 
 /// The two sbatch scripts for the plan in `work`: the array and the merge.
@@ -91,6 +102,7 @@ pub fn scripts(work: Work<'_>, o: &SlurmOptions) -> (String, String) {
     let mut merge = head;
     let _ = writeln!(merge, "#SBATCH --job-name=arena-{command}-merge");
     let _ = writeln!(merge, "#SBATCH --cpus-per-task={}", o.cpus_per_task);
+    let _ = writeln!(merge, "#SBATCH --mem={}M", work.merge_mib);
     let _ = writeln!(merge, "#SBATCH --output={logs}/merge_%j.out");
     let _ = write!(
         merge,
@@ -381,6 +393,14 @@ mod tests {
     fn ranges_join_runs_of_indices() {
         assert_eq!(ranges(&[3, 0, 1, 2, 5, 7, 8]), "0-3,5,7-8");
         assert_eq!(ranges(&[4]), "4");
+    }
+
+    #[test]
+    fn a_merge_asks_for_a_whole_gib_and_2_kib_a_game() {
+        assert_eq!(merge_mib(0), 1024);
+        assert_eq!(merge_mib(99_200), 1024);
+        // 5M games: 512 MiB + 9,766 MiB, rounded up to 11 GiB.
+        assert_eq!(merge_mib(5_000_000), 11 * 1024);
     }
 
     #[test]

@@ -274,6 +274,7 @@ fn slurm_step(args: SlurmArgs) -> anyhow::Result<()> {
             dir: &args.work,
             shards: work.manifest.shards,
             command: "tournament",
+            merge_mib: slurm::merge_mib(work.manifest.total_games),
         },
     )
 }
@@ -329,6 +330,7 @@ fn status(args: StatusArgs) -> anyhow::Result<()> {
             dir: &args.work,
             shards: work.manifest.shards,
             command: "tournament",
+            merge_mib: 0,
         },
         &progress,
         "games",

@@ -14,7 +14,9 @@ pub struct Journal {
     path: PathBuf,
     /// `None` for a journal kept in memory only.
     file: Option<Mutex<File>>,
-    done: HashMap<(String, usize), GameResult>,
+    /// Games finished before this run, each taken out as the run reads it
+    /// back, so a merge does not hold every game twice.
+    done: Mutex<HashMap<(String, usize), GameResult>>,
 }
 
 impl Journal {
@@ -61,7 +63,7 @@ impl Journal {
         Ok(Journal {
             path,
             file: Some(Mutex::new(file)),
-            done,
+            done: Mutex::new(done),
         })
     }
 
@@ -71,7 +73,7 @@ impl Journal {
         Journal {
             path: PathBuf::new(),
             file: None,
-            done: HashMap::new(),
+            done: Mutex::new(HashMap::new()),
         }
     }
 
@@ -90,12 +92,13 @@ impl Journal {
             return Err(format!("{}: this journal belongs to another plan", path.display()));
         }
         let mut read = 0;
+        let done = self.done.get_mut().unwrap_or_else(|e| e.into_inner());
         for line in lines {
             let line = line.map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
             let Some((id, index, result)) = parse(&line) else {
                 continue;
             };
-            self.done.insert((id, index), result);
+            done.insert((id, index), result);
             read += 1;
         }
         Ok(read)
@@ -108,20 +111,25 @@ impl Journal {
 
     /// Games already finished when the journal was opened.
     pub fn finished(&self) -> usize {
-        self.done.len()
+        self.done.lock().unwrap_or_else(|e| e.into_inner()).len()
     }
 
     /// A game finished in an earlier run, if its record fits a match of
     /// `bots` bots; a damaged line is ignored and the game played again.
+    /// The record is handed over, not copied: each game is read back once.
     pub fn get(&self, id: &str, index: usize, bots: usize) -> Option<GameResult> {
-        let r = self.done.get(&(id.to_string(), index))?;
+        let r = self
+            .done
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&(id.to_string(), index))?;
         let fits = r.seats.len() == bots
             && r.seats.iter().all(|&b| b < bots)
             && r.scores.len() == bots
             && r.winner.is_none_or(|w| w < bots)
             && r.positions.as_ref().is_none_or(|p| p.len() == bots)
             && r.forfeits.iter().chain(&r.forfeit).all(|f| f.seat < bots);
-        fits.then(|| r.clone())
+        fits.then_some(r)
     }
 
     /// Append a finished game. Each line is written whole, so a kill can cut
