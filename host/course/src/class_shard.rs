@@ -38,7 +38,7 @@ pub struct PlannedStudent {
     pub sha256: Option<String>,
     /// The shard that grades the student.
     pub shard: usize,
-    /// Estimated cost, relative to a compiled bot's.
+    /// Estimated cost, in house-bot games.
     pub cost: f64,
 }
 

@@ -189,16 +189,16 @@ pub struct ShardLoad {
     pub cost: f64,
 }
 
-/// An interpreted bot's game costs about 100 times a compiled one's
-/// (docs/performance.md: Python plays ~560 games/s where Rust plays ~26,000
-/// across both cores); a compiled bot's about 4 times a house bot's.
+/// A bot's cost per game, in house-bot games: against the native house
+/// bot, a compiled (Rust, C) twin is 1.3 to 5.7 times slower and an
+/// interpreted (Python, JavaScript) one 15 to 221 times (docs/performance.md).
 pub(crate) fn cost_of(toolchain: &str, house: bool) -> f64 {
     if house {
         1.0
     } else if toolchain.contains("Python") || toolchain.contains("JavaScript") {
-        400.0
+        100.0
     } else {
-        4.0
+        3.0
     }
 }
 

@@ -185,7 +185,7 @@ fn plan(args: PlanArgs) -> anyhow::Result<()> {
         .fold((f64::MAX, 0.0f64), |(lo, hi), &c| (lo.min(c), hi.max(c)));
     let games: Vec<usize> = outcome.shards.iter().map(|s| s.games).collect();
     println!(
-        "each shard: {} to {} games; estimated cost within {:.1}% of each other (an interpreted bot's game counts 100 compiled ones')",
+        "each shard: {} to {} games; estimated cost within {:.1}% of each other (a Python or JavaScript bot's game counts about 30 of a Rust or C bot's)",
         games.iter().min().unwrap_or(&0),
         games.iter().max().unwrap_or(&0),
         if hi > 0.0 { 100.0 * (hi - lo) / hi } else { 0.0 }
