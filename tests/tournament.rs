@@ -6,7 +6,7 @@ use arena_tests::{
     root, temp,
 };
 use serde_json::Value;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::process::Command;
 
 /// `arena tournament --game GAME --format FORMAT`, then `rest`.
@@ -58,7 +58,10 @@ fn round_robin_plays_every_pairing_and_results_do_not_depend_on_jobs() {
     assert_eq!(matches.len(), 6 * 5 / 2, "every pairing of six bots");
     let mut pairs = HashSet::new();
     for m in matches {
-        assert_eq!(m["results"].as_array().unwrap().len(), 6);
+        assert_eq!(m["played"], 6);
+        for t in m["totals"].as_array().unwrap() {
+            assert_eq!(t["games"], 6, "each bot of a pairing plays its six games");
+        }
         let b = numbers(&m["bots"]);
         assert!(pairs.insert((b[0], b[1])));
     }
@@ -543,7 +546,13 @@ fn out_writes_an_index_with_the_bracket_standings_and_a_replay_of_each_forfeit()
     let forfeits = forfeits_of(&pages, "zz-panic");
     let panic_matches = played
         .iter()
-        .filter(|m| m["results"].as_array().unwrap().iter().any(|r| !r["forfeit"].is_null()))
+        .filter(|m| {
+            m["totals"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .any(|t| t.get("forfeits").is_some())
+        })
         .count();
     assert!(panic_matches >= 2, "zz-panic loses twice");
     assert_eq!(forfeits.len(), 3 * panic_matches, "three forfeits shown per match");
@@ -590,7 +599,20 @@ fn a_round_robin_index_links_a_replay_of_every_pairing_and_replays_are_the_games
             "{r}"
         );
     }
-    // Each game on a page is the game that was scored: same seed, seats, scores, winner.
+    // Each game on a page is the game that was scored (as the journal
+    // recorded it when it finished): same seed, seats, scores, winner.
+    let journal = std::fs::read_to_string(out.join("journal.jsonl")).unwrap();
+    let scored: HashMap<(String, u64), Value> = journal
+        .lines()
+        .skip(1)
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .map(|v| {
+            (
+                (v["match"].as_str().unwrap().to_string(), v["index"].as_u64().unwrap()),
+                v["result"].clone(),
+            )
+        })
+        .collect();
     for (href, index) in &pages {
         let note = index["note"].as_str().unwrap();
         assert!(!note.contains("Warning"), "{href}: {note}");
@@ -602,7 +624,7 @@ fn a_round_robin_index_links_a_replay_of_every_pairing_and_replays_are_the_games
             .find(|m| id.starts_with(&m["id"].as_str().unwrap().replace(':', "-")))
             .unwrap_or_else(|| panic!("{href}: no match"));
         for g in index["games"].as_array().unwrap() {
-            let scored = &m["results"][g["index"].as_u64().unwrap() as usize];
+            let scored = &scored[&(m["id"].as_str().unwrap().to_string(), g["index"].as_u64().unwrap())];
             assert_eq!(g["seed"], scored["seed"].to_string(), "{href}");
             assert_eq!(g["scores"], scored["scores"], "{href}");
             assert_eq!(g["winner"], scored["winner"], "{href}");

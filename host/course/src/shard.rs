@@ -653,7 +653,7 @@ pub fn run_shard(run: &ShardRun<'_>, pool: &rayon::ThreadPool) -> anyhow::Result
         plan: work.sha256.clone(),
         shard: run.index,
         matches: records.len(),
-        games: records.iter().map(|r| r.results.len()).sum(),
+        games: records.iter().map(|r| r.tally.played).sum(),
     };
     write_atomic(
         &dir.join("done.json"),

@@ -66,6 +66,35 @@ pub fn estimate(xs: &[f64]) -> Estimate {
     }
 }
 
+/// [`estimate`] of `n` integers given by their sum and the sum of their
+/// squares: exact integer sums, so the figure never depends on the order
+/// the values were added up in.
+pub fn estimate_from_sums(n: u64, sum: i128, squares: i128) -> Estimate {
+    if n < 2 {
+        let mut e = estimate(&[]);
+        if n == 1 {
+            e = estimate(&[sum as f64]);
+        }
+        return e;
+    }
+    let count = n as f64;
+    let mean = sum as f64 / count;
+    // n * Σx² - (Σx)², exact while it fits; in floating point past that.
+    let spread = i128::from(n)
+        .checked_mul(squares)
+        .zip(sum.checked_mul(sum))
+        .and_then(|(a, b)| a.checked_sub(b))
+        .map_or_else(|| count * squares as f64 - (sum as f64).powi(2), |d| d as f64);
+    let sd = (spread.max(0.0) / (count * (count - 1.0))).sqrt();
+    let half = t_975(n as usize - 1) * sd / count.sqrt();
+    Estimate {
+        n: n as usize,
+        mean,
+        sd,
+        ci95: [mean - half, mean + half],
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -78,6 +107,17 @@ mod tests {
         assert!((e.sd - 2.1381).abs() < 1e-4);
         let half = 2.365 * 2.1381 / 8f64.sqrt();
         assert!((e.ci95[0] - (5.0 - half)).abs() < 1e-3 && (e.ci95[1] - (5.0 + half)).abs() < 1e-3);
+    }
+
+    #[test]
+    fn sums_give_the_textbook_example_too() {
+        let xs = [2i128, 4, 4, 4, 5, 5, 7, 9];
+        let e = estimate_from_sums(8, xs.iter().sum(), xs.iter().map(|x| x * x).sum());
+        let f = estimate(&[2.0, 4.0, 4.0, 4.0, 5.0, 5.0, 7.0, 9.0]);
+        assert_eq!(e.mean, f.mean);
+        assert!((e.sd - f.sd).abs() < 1e-12 && (e.ci95[0] - f.ci95[0]).abs() < 1e-12);
+        assert_eq!(estimate_from_sums(1, 3, 9).mean, 3.0);
+        assert!(estimate_from_sums(0, 0, 0).mean.is_nan());
     }
 
     #[test]

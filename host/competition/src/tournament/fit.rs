@@ -65,6 +65,13 @@ struct Pool {
 
 /// Fit `n` bots to `games` with `prior_draws` virtual draws each against the mean.
 pub fn fit(n: usize, games: &[FitGame], prior_draws: f64) -> Vec<Fitted> {
+    let counted: Vec<(&FitGame, u32)> = games.iter().map(|g| (g, 1)).collect();
+    fit_counted(n, &counted, prior_draws)
+}
+
+/// [`fit`] of games given with how often each came out: the pools add up
+/// the same whole and half counts, so the ratings are the same to the bit.
+pub fn fit_counted(n: usize, games: &[(&FitGame, u32)], prior_draws: f64) -> Vec<Fitted> {
     if n == 0 {
         return Vec::new();
     }
@@ -85,15 +92,16 @@ pub fn fit(n: usize, games: &[FitGame], prior_draws: f64) -> Vec<Fitted> {
             pool.wins[slot] += wins[k];
         }
     };
-    for g in games {
+    for &(g, count) in games {
+        let w = f64::from(count);
         match g {
-            FitGame::Duel { a, b, score } if a != b => add(&[*a, *b], &[*score, 1.0 - score]),
+            FitGame::Duel { a, b, score } if a != b => add(&[*a, *b], &[w * score, w * (1.0 - score)]),
             FitGame::Duel { .. } => {}
             FitGame::Order(order) => {
                 for k in 0..order.len().saturating_sub(1) {
                     let rest = &order[k..];
                     let mut wins = vec![0.0; rest.len()];
-                    wins[0] = 1.0;
+                    wins[0] = w;
                     add(rest, &wins);
                 }
             }

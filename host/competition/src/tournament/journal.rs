@@ -1,11 +1,12 @@
 //! The journal: every finished game of a tournament, one JSON line each, so a
 //! stopped tournament resumes where it stopped and plays no game twice.
 
+use super::MatchTally;
 use crate::runner::GameResult;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
-use std::io::Write;
+use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -14,9 +15,54 @@ pub struct Journal {
     path: PathBuf,
     /// `None` for a journal kept in memory only.
     file: Option<Mutex<File>>,
-    /// Games finished before this run, each taken out as the run reads it
-    /// back, so a merge does not hold every game twice.
-    done: Mutex<HashMap<(String, usize), GameResult>>,
+    /// What games finished before this run came to, per match: read line by
+    /// line into totals, so resuming or merging a million games holds no
+    /// more than the matches' totals.
+    done: Mutex<HashMap<String, MatchTally>>,
+}
+
+/// Fold the game lines of a journal file into `done`, after checking its
+/// first line is `header`; returns the games counted and whether the file
+/// ends with a whole line.
+fn read_into(
+    path: &Path,
+    header: &Value,
+    done: &mut HashMap<String, MatchTally>,
+    wrong_header: impl FnOnce() -> String,
+) -> Result<(usize, bool), String> {
+    let cannot = |e: std::io::Error| format!("{}: cannot read: {e}", path.display());
+    let mut file = File::open(path).map_err(cannot)?;
+    let whole = match file.seek(SeekFrom::End(-1)) {
+        Ok(_) => {
+            let mut last = [0u8];
+            file.read_exact(&mut last).map_err(cannot)?;
+            file.seek(SeekFrom::Start(0)).map_err(cannot)?;
+            last[0] == b'\n'
+        }
+        Err(_) => true,
+    };
+    let mut lines = BufReader::new(file).lines();
+    let first: Option<Value> = lines
+        .next()
+        .and_then(Result::ok)
+        .and_then(|l| serde_json::from_str(&l).ok());
+    if first.as_ref() != Some(header) {
+        return Err(wrong_header());
+    }
+    let mut read = 0;
+    for line in lines {
+        let line = line.map_err(cannot)?;
+        // A line cut short by a kill, or damaged, is simply not done yet.
+        let Some((id, index, mut result)) = parse(&line) else {
+            continue;
+        };
+        result.index = index;
+        let tally = done.entry(id).or_insert_with(|| MatchTally::new(result.seats.len()));
+        if tally.add(&result) {
+            read += 1;
+        }
+    }
+    Ok((read, whole))
 }
 
 impl Journal {
@@ -27,30 +73,19 @@ impl Journal {
         let path = dir.join("journal.jsonl");
         let mut done = HashMap::new();
         if path.exists() {
-            let text = std::fs::read_to_string(&path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
-            let mut lines = text.lines();
-            let first: Option<Value> = lines.next().and_then(|l| serde_json::from_str(l).ok());
-            if first.as_ref() != Some(header) {
-                return Err(format!(
+            let (_, whole) = read_into(&path, header, &mut done, || {
+                format!(
                     "{}: this folder holds another tournament (different game, bots, format or settings); use another --out or delete it",
                     path.display()
-                ));
-            }
-            for line in lines {
-                // A line cut short by a kill is simply not done yet.
-                if let Some((id, index, result)) = parse(line) {
-                    done.insert((id, index), result);
-                }
-            }
+                )
+            })?;
             // Drop a cut-short last line so new lines start on a line of their own.
-            if !text.ends_with('\n') {
-                let keep = text.rfind('\n').map_or(0, |i| i + 1);
-                let file = OpenOptions::new()
-                    .write(true)
-                    .open(&path)
-                    .map_err(|e| format!("{}: cannot repair: {e}", path.display()))?;
-                file.set_len(keep as u64)
-                    .map_err(|e| format!("{}: cannot repair: {e}", path.display()))?;
+            if !whole {
+                let repair = |e: std::io::Error| format!("{}: cannot repair: {e}", path.display());
+                let text = std::fs::read(&path).map_err(repair)?;
+                let keep = text.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+                let file = OpenOptions::new().write(true).open(&path).map_err(repair)?;
+                file.set_len(keep as u64).map_err(repair)?;
             }
         } else {
             let mut file = File::create(&path).map_err(|e| format!("{}: cannot create: {e}", path.display()))?;
@@ -81,26 +116,10 @@ impl Journal {
     /// line, whose first line must be `header`; returns how many were read.
     /// They count as finished here but are not written to this journal.
     pub fn absorb(&mut self, path: &Path, header: &Value) -> Result<usize, String> {
-        use std::io::BufRead;
-        let file = File::open(path).map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
-        let mut lines = std::io::BufReader::new(file).lines();
-        let first: Option<Value> = lines
-            .next()
-            .and_then(Result::ok)
-            .and_then(|l| serde_json::from_str(&l).ok());
-        if first.as_ref() != Some(header) {
-            return Err(format!("{}: this journal belongs to another plan", path.display()));
-        }
-        let mut read = 0;
         let done = self.done.get_mut().unwrap_or_else(|e| e.into_inner());
-        for line in lines {
-            let line = line.map_err(|e| format!("{}: cannot read: {e}", path.display()))?;
-            let Some((id, index, result)) = parse(&line) else {
-                continue;
-            };
-            done.insert((id, index), result);
-            read += 1;
-        }
+        let (read, _) = read_into(path, header, done, || {
+            format!("{}: this journal belongs to another plan", path.display())
+        })?;
         Ok(read)
     }
 
@@ -111,25 +130,20 @@ impl Journal {
 
     /// Games already finished when the journal was opened.
     pub fn finished(&self) -> usize {
-        self.done.lock().unwrap_or_else(|e| e.into_inner()).len()
-    }
-
-    /// A game finished in an earlier run, if its record fits a match of
-    /// `bots` bots; a damaged line is ignored and the game played again.
-    /// The record is handed over, not copied: each game is read back once.
-    pub fn get(&self, id: &str, index: usize, bots: usize) -> Option<GameResult> {
-        let r = self
-            .done
+        self.done
             .lock()
             .unwrap_or_else(|e| e.into_inner())
-            .remove(&(id.to_string(), index))?;
-        let fits = r.seats.len() == bots
-            && r.seats.iter().all(|&b| b < bots)
-            && r.scores.len() == bots
-            && r.winner.is_none_or(|w| w < bots)
-            && r.positions.as_ref().is_none_or(|p| p.len() == bots)
-            && r.forfeits.iter().chain(&r.forfeit).all(|f| f.seat < bots);
-        fits.then_some(r)
+            .values()
+            .map(|t| t.played)
+            .sum()
+    }
+
+    /// What an earlier run finished of match `id`, if it fits a match of
+    /// `bots` bots and `games` games; handed over, not copied. A tally that
+    /// does not fit (a damaged journal) is dropped and the match played again.
+    pub fn take(&self, id: &str, bots: usize, games: usize) -> Option<MatchTally> {
+        let t = self.done.lock().unwrap_or_else(|e| e.into_inner()).remove(id)?;
+        (t.totals.len() == bots && t.within(games)).then_some(t)
     }
 
     /// Append a finished game. Each line is written whole, so a kill can cut

@@ -11,14 +11,16 @@ pub mod fit;
 mod journal;
 mod ratings;
 mod standings;
+mod tally;
 
 pub use bracket::{Bracket, BracketMatch};
 pub use journal::Journal;
 pub use ratings::Rating;
 pub use standings::{Standing, measure_name, rank_beyond_noise, rank_text};
+pub use tally::{BotTally, FORFEITS_KEPT, MatchTally};
 
 use crate::games::{Kind, derive_seed};
-use crate::runner::{Entrant, GameDef, GameResult, GameSetup, MatchSpec, SetupError, play_unit, units};
+use crate::runner::{Entrant, GameDef, GameSetup, MatchSpec, SetupError, play_unit, units};
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
@@ -126,15 +128,17 @@ pub struct TournamentSpec<'a> {
     pub seed: u64,
 }
 
-/// One match of a tournament and its games.
+/// One match of a tournament: its bots and what its games came to.
 #[derive(Debug, Clone, Serialize)]
 pub struct MatchRecord {
     /// A stable id, e.g. `rr:0:3`, `W1:2`, `swiss:2:1`.
     pub id: String,
     /// The bots, by index, in the order of the match's entrants.
     pub bots: Vec<usize>,
-    /// Every game.
-    pub results: Vec<GameResult>,
+    /// Its games' totals and the games its replay page shows: never every
+    /// game, so a tournament of a million games holds no more than one of a thousand.
+    #[serde(flatten)]
+    pub tally: MatchTally,
     /// Games planned (before rounding up to whole seat rotations): with
     /// the id, what [`match_spec`] needs to play the match's games again.
     #[serde(skip)]
@@ -144,15 +148,7 @@ pub struct MatchRecord {
 impl MatchRecord {
     /// Game points of each bot in this match (win 1, draw ½).
     pub fn points(&self) -> Vec<f64> {
-        let mut points = vec![0.0; self.bots.len()];
-        for r in &self.results {
-            match r.winner {
-                Some(w) => points[r.seats[w]] += 1.0,
-                None if r.seats.len() > 1 => r.seats.iter().for_each(|&b| points[b] += 0.5),
-                None => {}
-            }
-        }
-        points
+        self.tally.totals.iter().map(BotTally::points).collect()
     }
 }
 
@@ -264,60 +260,66 @@ impl<'a> Engine<'a> {
             .collect();
         self.progress.set_message(label.to_string());
         self.progress.inc_length(jobs.iter().map(|(_, u)| u.len() as u64).sum());
-        let results: Vec<Option<Vec<GameResult>>> = jobs
-            .par_iter()
-            .map(|(m, unit)| {
-                let id = &plans[*m].id;
-                let bots = plans[*m].bots.len();
-                let done: Option<Vec<GameResult>> = self
-                    .journal
-                    .as_ref()
-                    .and_then(|j| unit.iter().map(|&g| j.get(id, g, bots)).collect());
-                if let Some(done) = done {
-                    self.progress.inc(unit.len() as u64);
-                    return Some(done);
-                }
-                if self.stop.load(Ordering::Relaxed) {
-                    return None;
-                }
-                let played = match play_unit(&specs[*m], unit) {
-                    Ok(p) => p,
-                    Err(e) => {
-                        self.error.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(e);
-                        self.stop.store(true, Ordering::Relaxed);
-                        return None;
-                    }
-                };
-                let results: Vec<GameResult> = played.into_iter().map(|p| p.result).collect();
-                for r in &results {
-                    if let Some(j) = &self.journal {
-                        j.record(id, r.index, r);
-                    }
-                }
-                self.played.fetch_add(results.len(), Ordering::Relaxed);
-                self.progress.inc(results.len() as u64);
-                Some(results)
+        // What an earlier run (or the shards) finished counts as played.
+        let mut sizes = vec![0; plans.len()];
+        jobs.iter().for_each(|(m, u)| sizes[*m] += u.len());
+        let tallies: Vec<std::sync::Mutex<MatchTally>> = plans
+            .iter()
+            .zip(&sizes)
+            .map(|(p, &size)| {
+                let earlier = self.journal.as_ref().and_then(|j| j.take(&p.id, p.bots.len(), size));
+                std::sync::Mutex::new(earlier.unwrap_or_else(|| MatchTally::new(p.bots.len())))
             })
             .collect();
-        if results.iter().any(Option::is_none) {
+        let lock = |m: usize| tallies[m].lock().unwrap_or_else(|e| e.into_inner());
+        let stopped = AtomicBool::new(false);
+        jobs.par_iter().for_each(|(m, unit)| {
+            let id = &plans[*m].id;
+            if unit.iter().all(|&g| lock(*m).has(g)) {
+                self.progress.inc(unit.len() as u64);
+                return;
+            }
+            if self.stop.load(Ordering::Relaxed) {
+                stopped.store(true, Ordering::Relaxed);
+                return;
+            }
+            let played = match play_unit(&specs[*m], unit) {
+                Ok(p) => p,
+                Err(e) => {
+                    self.error.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(e);
+                    self.stop.store(true, Ordering::Relaxed);
+                    stopped.store(true, Ordering::Relaxed);
+                    return;
+                }
+            };
+            if let Some(j) = &self.journal {
+                for p in &played {
+                    j.record(id, p.result.index, &p.result);
+                }
+            }
+            let mut tally = lock(*m);
+            for p in &played {
+                tally.add(&p.result);
+            }
+            drop(tally);
+            self.played.fetch_add(played.len(), Ordering::Relaxed);
+            self.progress.inc(played.len() as u64);
+        });
+        if stopped.load(Ordering::Relaxed) {
             return None;
         }
-        let mut records: Vec<MatchRecord> = plans
-            .iter()
-            .map(|p| MatchRecord {
-                id: p.id.clone(),
-                bots: p.bots.clone(),
-                results: Vec::new(),
-                games: p.games,
-            })
-            .collect();
-        for ((m, _), r) in jobs.iter().zip(results) {
-            records[*m].results.extend(r.into_iter().flatten());
-        }
-        for r in &mut records {
-            r.results.sort_by_key(|g| g.index);
-        }
-        Some(records)
+        Some(
+            plans
+                .into_iter()
+                .zip(tallies)
+                .map(|(p, t)| MatchRecord {
+                    id: p.id,
+                    bots: p.bots,
+                    tally: t.into_inner().unwrap_or_else(|e| e.into_inner()),
+                    games: p.games,
+                })
+                .collect(),
+        )
     }
 
     /// Play some of a tournament's planned matches (a shard of it), each
@@ -374,12 +376,12 @@ fn neighbour_matches(spec: &TournamentSpec<'_>, rows: &[Standing], matches: &[Ma
         let (mut wa, mut wb, mut games, mut ids) = (0u32, 0u32, 0usize, Vec::new());
         for m in matches.iter().filter(|m| m.bots.contains(&a) && m.bots.contains(&b)) {
             ids.push(m.id.clone());
-            for r in &m.results {
-                games += 1;
-                match r.winner.map(|w| m.bots[r.seats[w]]) {
-                    Some(w) if w == a => wa += 1,
-                    Some(w) if w == b => wb += 1,
-                    _ => {}
+            games += m.tally.played;
+            for (local, t) in m.bots.iter().zip(&m.tally.totals) {
+                if *local == a {
+                    wa += t.wins;
+                } else if *local == b {
+                    wb += t.wins;
                 }
             }
         }
@@ -430,7 +432,7 @@ pub fn run(spec: &TournamentSpec<'_>, engine: &Engine<'_>) -> Result<TournamentR
     if matches!(spec.format, Format::Swiss | Format::DoubleElimination) {
         reading.extend(neighbour_matches(spec, &standings, &matches));
     }
-    let games_played = matches.iter().map(|m| m.results.len()).sum();
+    let games_played = matches.iter().map(|m| m.tally.played).sum();
     Ok(TournamentReport {
         game: spec.game.name().to_string(),
         format: spec.format,

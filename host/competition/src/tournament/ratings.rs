@@ -2,7 +2,7 @@
 //! for two-player games, Plackett-Luce on finishing orders for tables.
 
 use super::MatchRecord;
-use super::fit::{FitGame, PRIOR_DRAWS, fit};
+use super::fit::{FitGame, PRIOR_DRAWS, fit_counted};
 use serde::Serialize;
 
 /// A rating with its 95% interval.
@@ -18,32 +18,27 @@ pub struct Rating {
     pub system: &'static str,
 }
 
-/// Every game of `matches` as the fit sees it: a duel's score for the bot
-/// in seat 0, or a table's finishing order.
-fn games(matches: &[MatchRecord]) -> Vec<FitGame> {
+/// Every game of `matches` as the fit sees it, with how often it came out:
+/// a duel's score for the bot in seat 0, or a table's finishing order.
+fn games(matches: &[MatchRecord]) -> Vec<(FitGame, u32)> {
     let mut out = Vec::new();
     for m in matches {
-        for g in &m.results {
-            let bot = |seat: usize| m.bots[g.seats[seat]];
-            match &g.positions {
-                Some(positions) if g.seats.len() > 2 => {
-                    let mut order: Vec<usize> = (0..g.seats.len()).collect();
-                    order.sort_by_key(|&s| positions.get(s).copied().unwrap_or(u32::MAX));
-                    out.push(FitGame::Order(order.into_iter().map(bot).collect()));
+        let bot = |local: usize| m.bots[local];
+        for (order, &count) in &m.tally.orders {
+            out.push((FitGame::Order(order.iter().map(|&l| bot(l)).collect()), count));
+        }
+        for (&(s0, s1), counts) in &m.tally.duels {
+            for (score, &count) in [1.0, 0.5, 0.0].into_iter().zip(counts) {
+                if count > 0 {
+                    out.push((
+                        FitGame::Duel {
+                            a: bot(s0),
+                            b: bot(s1),
+                            score,
+                        },
+                        count,
+                    ));
                 }
-                _ if g.seats.len() == 2 => {
-                    let score = match g.winner {
-                        Some(0) => 1.0,
-                        Some(_) => 0.0,
-                        None => 0.5,
-                    };
-                    out.push(FitGame::Duel {
-                        a: bot(0),
-                        b: bot(1),
-                        score,
-                    });
-                }
-                _ => {}
             }
         }
     }
@@ -54,12 +49,13 @@ fn games(matches: &[MatchRecord]) -> Vec<FitGame> {
 /// (the mean is 1500); tables of more than two use Plackett-Luce.
 pub fn fitted(n: usize, matches: &[MatchRecord]) -> Vec<Rating> {
     let games = games(matches);
-    let system = if games.iter().any(|g| matches!(g, FitGame::Order(_))) {
+    let system = if games.iter().any(|(g, _)| matches!(g, FitGame::Order(_))) {
         "plackett-luce"
     } else {
         "bradley-terry"
     };
-    fit(n, &games, PRIOR_DRAWS)
+    let counted: Vec<(&FitGame, u32)> = games.iter().map(|(g, c)| (g, *c)).collect();
+    fit_counted(n, &counted, PRIOR_DRAWS)
         .into_iter()
         .map(|f| Rating {
             value: f.elo,

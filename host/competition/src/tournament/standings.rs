@@ -4,7 +4,7 @@
 use super::ratings::Rating;
 use super::{Bracket, Format, MatchRecord, TournamentSpec, ratings};
 use crate::games::{ForfeitReason, Kind};
-use crate::stats::{Estimate, estimate};
+use crate::stats::{Estimate, estimate_from_sums};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -154,38 +154,39 @@ fn tally(spec: &TournamentSpec<'_>, matches: &[MatchRecord]) -> Vec<Standing> {
             forfeits: ForfeitReason::ALL.iter().map(|r| (r.as_str().to_string(), 0)).collect(),
         })
         .collect();
-    let mut scores: Vec<Vec<f64>> = vec![Vec::new(); n];
-    let mut positions: Vec<Vec<f64>> = vec![Vec::new(); n];
+    // Exact sums: no figure depends on the order the matches are read in.
+    let mut scores: Vec<(u64, i128, i128)> = vec![(0, 0, 0); n];
+    let mut positions: Vec<(u64, u64)> = vec![(0, 0); n];
     for m in matches.iter().filter(|m| !m.id.starts_with("seed:")) {
-        for g in &m.results {
-            for (seat, &local) in g.seats.iter().enumerate() {
-                let bot = m.bots[local];
-                let row = &mut rows[bot];
-                row.games += 1;
-                scores[bot].push(g.scores[seat] as f64);
-                if let Some(p) = &g.positions {
-                    positions[bot].push(f64::from(p[seat]));
-                }
-                if kind != Kind::Solitaire {
-                    match g.winner {
-                        Some(w) if w == seat => row.wins += 1,
-                        Some(_) => row.losses += 1,
-                        None => row.draws += 1,
-                    }
-                }
-                for f in g.forfeits.iter().filter(|f| f.seat == seat) {
-                    *row.forfeits.entry(f.reason.as_str().to_string()).or_default() += 1;
-                }
+        for (&bot, t) in m.bots.iter().zip(&m.tally.totals) {
+            let row = &mut rows[bot];
+            row.games += t.games;
+            let s = &mut scores[bot];
+            s.0 += u64::from(t.games);
+            s.1 = s.1.saturating_add(i128::from(t.score_sum));
+            s.2 = s.2.saturating_add(t.score_squares);
+            if let Some(p) = t.position_sum {
+                positions[bot].0 += p;
+                positions[bot].1 += u64::from(t.games);
+            }
+            if kind != Kind::Solitaire {
+                row.wins += t.wins;
+                row.draws += t.draws;
+                row.losses += t.losses;
+            }
+            for (reason, count) in &t.forfeits {
+                *row.forfeits.entry(reason.to_string()).or_default() += count;
             }
         }
     }
     for (bot, row) in rows.iter_mut().enumerate() {
         row.points = f64::from(row.wins) + 0.5 * f64::from(row.draws);
         if kind == Kind::Solitaire {
-            row.score = Some(estimate(&scores[bot]));
+            let (count, sum, squares) = scores[bot];
+            row.score = Some(estimate_from_sums(count, sum, squares));
         }
-        if !positions[bot].is_empty() {
-            row.mean_position = Some(positions[bot].iter().sum::<f64>() / positions[bot].len() as f64);
+        if positions[bot].1 > 0 {
+            row.mean_position = Some(positions[bot].0 as f64 / positions[bot].1 as f64);
         }
     }
     rows

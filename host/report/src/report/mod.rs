@@ -28,7 +28,7 @@ use std::fmt::Write;
 use std::path::Path;
 
 /// Forfeits shown per bot per match (or rubric item); the rest are counted.
-pub const FORFEITS_SHOWN: usize = 3;
+pub const FORFEITS_SHOWN: usize = crate::tournament::FORFEITS_KEPT;
 /// At most this many replay pages; pages with a forfeit come first.
 pub const MAX_PAGES: usize = 300;
 /// At most this many bytes of replay pages in all.

@@ -45,7 +45,7 @@ pub fn table(title: &str, report: &TournamentReport) -> String {
     // Tables of different sizes play different numbers of games (whole sets of seat orders).
     let mut per_size: std::collections::BTreeMap<usize, usize> = std::collections::BTreeMap::new();
     for m in &report.matches {
-        per_size.insert(m.bots.len(), m.results.len());
+        per_size.insert(m.bots.len(), m.tally.played);
     }
     let per_match = if per_size.len() > 1 {
         per_size

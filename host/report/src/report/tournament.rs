@@ -3,7 +3,9 @@
 
 use super::{PageJob, PageLink, Replays, anchor, esc, file_name, html_page, pick, points, replay_link};
 use crate::games::Kind;
-use crate::tournament::{Bracket, BracketMatch, Format, MatchRecord, TournamentReport, TournamentSpec, match_spec};
+use crate::tournament::{
+    Bracket, BracketMatch, FORFEITS_KEPT, Format, MatchRecord, TournamentReport, TournamentSpec, match_spec,
+};
 use std::fmt::Write;
 
 /// What a match is, from its id: `round robin`, `Swiss round 2`, `winners' round 1`...
@@ -42,22 +44,6 @@ fn names(spec: &TournamentSpec<'_>) -> Vec<String> {
     spec.entrants.iter().map(|e| e.name.clone()).collect()
 }
 
-/// Mean of `f` over the games, per local bot.
-fn per_bot_mean(m: &MatchRecord, f: impl Fn(&crate::runner::GameResult, usize) -> Option<f64>) -> Vec<Option<f64>> {
-    let mut sum = vec![(0.0, 0u32); m.bots.len()];
-    for r in &m.results {
-        for (seat, &local) in r.seats.iter().enumerate() {
-            if let Some(x) = f(r, seat) {
-                sum[local].0 += x;
-                sum[local].1 += 1;
-            }
-        }
-    }
-    sum.into_iter()
-        .map(|(s, c)| (c > 0).then(|| s / f64::from(c)))
-        .collect()
-}
-
 /// The match's result in words: `alice 7 - 3 bob`, mean positions, or a mean score.
 fn score(m: &MatchRecord, names: &[String], kind: Kind) -> String {
     let name = |local: usize| names.get(m.bots[local]).map_or("?", String::as_str);
@@ -67,14 +53,14 @@ fn score(m: &MatchRecord, names: &[String], kind: Kind) -> String {
             format!("{} {} - {} {}", name(0), points(p[0]), points(p[1]), name(1))
         }
         Kind::Table => {
-            let pos = per_bot_mean(m, |r, seat| r.positions.as_ref().map(|p| f64::from(p[seat])));
+            let pos: Vec<Option<f64>> = m.tally.totals.iter().map(|t| t.mean_position()).collect();
             let list: Vec<String> = (0..m.bots.len())
                 .map(|b| format!("{} {}", name(b), pos[b].map_or("-".into(), |x| format!("{x:.2}"))))
                 .collect();
             format!("mean position: {}", list.join(", "))
         }
         _ => {
-            let s = per_bot_mean(m, |r, seat| Some(r.scores[seat] as f64));
+            let s: Vec<Option<f64>> = m.tally.totals.iter().map(|t| t.mean_score()).collect();
             let list: Vec<String> = (0..m.bots.len())
                 .map(|b| format!("{} {}", name(b), s[b].map_or("-".into(), |x| format!("{x:.2}"))))
                 .collect();
@@ -85,17 +71,14 @@ fn score(m: &MatchRecord, names: &[String], kind: Kind) -> String {
 
 /// Forfeits in a match by bot: `panic 10 (trap 10)`, or `-`.
 fn match_forfeits(m: &MatchRecord, names: &[String], only: Option<usize>) -> String {
-    let mut per: std::collections::BTreeMap<usize, std::collections::BTreeMap<String, u32>> = Default::default();
-    for r in &m.results {
-        for f in &r.forfeits {
-            if let Some(&local) = r.seats.get(f.seat) {
-                *per.entry(m.bots[local])
-                    .or_default()
-                    .entry(f.reason.as_str().to_string())
-                    .or_default() += 1;
-            }
-        }
-    }
+    // By the bot's place among the entrants, as every list of the report.
+    let per: std::collections::BTreeMap<usize, &std::collections::BTreeMap<&'static str, u32>> = m
+        .bots
+        .iter()
+        .zip(&m.tally.totals)
+        .filter(|(_, t)| !t.forfeits.is_empty())
+        .map(|(&b, t)| (b, &t.forfeits))
+        .collect();
     let list: Vec<String> = per
         .iter()
         .filter(|(b, _)| only.is_none_or(|o| o == **b))
@@ -127,7 +110,17 @@ pub fn tournament_pages<'a>(spec: &TournamentSpec<'a>, report: &TournamentReport
         .iter()
         .map(|m| {
             let local: Vec<String> = m.bots.iter().map(|&b| all[b].clone()).collect();
-            let (games, more) = pick(&m.results, &local, |_| true, None);
+            let kept: Vec<_> = m.tally.kept.values().cloned().collect();
+            let (games, _) = pick(&kept, &local, |_| true, None);
+            // The tally kept each bot's first forfeits; the rest are counted.
+            let more: Vec<(usize, u32)> = m
+                .tally
+                .totals
+                .iter()
+                .enumerate()
+                .map(|(b, t)| (b, t.forfeit_count().saturating_sub(FORFEITS_KEPT as u32)))
+                .filter(|(_, n)| *n > 0)
+                .collect();
             let left_out: Vec<String> = more
                 .iter()
                 .map(|(b, n)| {
@@ -155,13 +148,13 @@ pub fn tournament_pages<'a>(spec: &TournamentSpec<'a>, report: &TournamentReport
                     label(&m.id, kind),
                     spec.game.title(),
                     report.format.name(),
-                    m.results.len(),
+                    m.tally.played,
                     m.id
                 ),
                 spec: match_spec(spec, m),
                 games,
                 left_out: (!left_out.is_empty()).then(|| left_out.join(", ")),
-                forfeit: m.results.iter().any(|r| !r.forfeits.is_empty()),
+                forfeit: m.tally.totals.iter().any(|t| !t.forfeits.is_empty()),
                 minor: m.id.starts_with("seed:"),
             }
         })
