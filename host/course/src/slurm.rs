@@ -60,11 +60,12 @@ pub struct Work<'a> {
     pub merge_mib: u64,
 }
 
-/// The memory a merge of `games` games asks Slurm for, in MiB: 512 MiB for
-/// the program and its bots, and 2 KiB a game (1.5 KB measured), rounded up
-/// to a whole GiB.
-pub fn merge_mib(games: usize) -> u64 {
-    let mib = 512 + (games as u64).saturating_mul(2048).div_ceil(1 << 20);
+/// The memory a merge of `matches` matches among `bots` bots asks Slurm
+/// for, in MiB: 512 MiB for the program, 1 MiB a loaded bot (0.3 MiB
+/// measured for a compiled one) and 2 KiB a match (1.4 KB measured: a
+/// merge keeps each match's totals, never its games), rounded up to a whole GiB.
+pub fn merge_mib(matches: usize, bots: usize) -> u64 {
+    let mib = 512 + bots as u64 + (matches as u64).saturating_mul(2048).div_ceil(1 << 20);
     mib.div_ceil(1024) * 1024
 }
 
@@ -396,11 +397,11 @@ mod tests {
     }
 
     #[test]
-    fn a_merge_asks_for_a_whole_gib_and_2_kib_a_game() {
-        assert_eq!(merge_mib(0), 1024);
-        assert_eq!(merge_mib(99_200), 1024);
-        // 5M games: 512 MiB + 9,766 MiB, rounded up to 11 GiB.
-        assert_eq!(merge_mib(5_000_000), 11 * 1024);
+    fn a_merge_asks_for_a_whole_gib_by_its_matches_and_bots() {
+        assert_eq!(merge_mib(0, 0), 1024);
+        assert_eq!(merge_mib(496, 32), 1024);
+        // 1,000 bots, every pair: 512 + 1,000 + 975.6 MiB, rounded up to 3 GiB.
+        assert_eq!(merge_mib(499_500, 1_000), 3 * 1024);
     }
 
     #[test]

@@ -139,8 +139,8 @@ fn work(w: &ClassWork) -> arena_course::slurm::Work<'_> {
         dir: &w.dir,
         shards: w.manifest.shards,
         command: "grade-class",
-        // The class tournament's games are the most a class merge holds.
-        merge_mib: arena_course::slurm::merge_mib(w.manifest.students.len().pow(2) / 2 * w.manifest.tournament_games),
+        // The class tournament's matches and every student's bot are the most a class merge holds.
+        merge_mib: arena_course::slurm::merge_mib(w.manifest.students.len().pow(2) / 2, w.manifest.students.len()),
     }
 }
 

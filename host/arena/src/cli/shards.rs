@@ -274,7 +274,7 @@ fn slurm_step(args: SlurmArgs) -> anyhow::Result<()> {
             dir: &args.work,
             shards: work.manifest.shards,
             command: "tournament",
-            merge_mib: slurm::merge_mib(work.manifest.total_games),
+            merge_mib: slurm::merge_mib(work.manifest.matches, work.manifest.bots.len()),
         },
     )
 }

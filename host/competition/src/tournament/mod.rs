@@ -20,7 +20,7 @@ pub use standings::{Standing, measure_name, rank_beyond_noise, rank_text};
 pub use tally::{BotTally, FORFEITS_KEPT, MatchTally};
 
 use crate::games::{Kind, derive_seed};
-use crate::runner::{Entrant, GameDef, GameSetup, MatchSpec, SetupError, play_unit, units};
+use crate::runner::{Entrant, GameDef, GameSetup, MatchSpec, SetupError, play_unit, unit, unit_count};
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
@@ -252,17 +252,20 @@ impl<'a> Engine<'a> {
             .collect();
         // A job is one unit of a match: one game, or a seat rotation's
         // series for games that chain; a unit is replayed whole on resume
-        // unless every one of its games is in the journal.
-        let jobs: Vec<(usize, Vec<usize>)> = specs
+        // unless every one of its games is in the journal. Jobs are numbered
+        // through the matches and made one at a time as they run, so the
+        // list of a million games is never held.
+        let mut starts = vec![0];
+        for spec in &specs {
+            starts.push(starts[starts.len() - 1] + unit_count(spec));
+        }
+        let sizes: Vec<usize> = specs
             .iter()
-            .enumerate()
-            .flat_map(|(m, spec)| units(spec).into_iter().map(move |u| (m, u)))
+            .map(|s| crate::runner::whole_rotations(s.games, s.entrants.len().max(1)))
             .collect();
         self.progress.set_message(label.to_string());
-        self.progress.inc_length(jobs.iter().map(|(_, u)| u.len() as u64).sum());
+        self.progress.inc_length(sizes.iter().sum::<usize>() as u64);
         // What an earlier run (or the shards) finished counts as played.
-        let mut sizes = vec![0; plans.len()];
-        jobs.iter().for_each(|(m, u)| sizes[*m] += u.len());
         let tallies: Vec<std::sync::Mutex<MatchTally>> = plans
             .iter()
             .zip(&sizes)
@@ -273,7 +276,9 @@ impl<'a> Engine<'a> {
             .collect();
         let lock = |m: usize| tallies[m].lock().unwrap_or_else(|e| e.into_inner());
         let stopped = AtomicBool::new(false);
-        jobs.par_iter().for_each(|(m, unit)| {
+        (0..starts[starts.len() - 1]).into_par_iter().for_each(|job| {
+            let m = &(starts.partition_point(|&s| s <= job) - 1);
+            let unit = &unit(&specs[*m], job - starts[*m]);
             let id = &plans[*m].id;
             if unit.iter().all(|&g| lock(*m).has(g)) {
                 self.progress.inc(unit.len() as u64);

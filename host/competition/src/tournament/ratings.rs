@@ -27,7 +27,7 @@ fn games(matches: &[MatchRecord]) -> Vec<(FitGame, u32)> {
         for (order, &count) in &m.tally.orders {
             out.push((FitGame::Order(order.iter().map(|&l| bot(l)).collect()), count));
         }
-        for (&(s0, s1), counts) in &m.tally.duels {
+        for &((s0, s1), ref counts) in &m.tally.duels {
             for (score, &count) in [1.0, 0.5, 0.0].into_iter().zip(counts) {
                 if count > 0 {
                     out.push((

@@ -100,16 +100,17 @@ pub struct MatchTally {
     pub played: usize,
     /// Per bot of the match (by its local index), its totals.
     pub totals: Vec<BotTally>,
-    /// Two-player games by seating (local bot in seat 0, in seat 1): seat 0's wins, draws, losses.
+    /// Two-player games by seating (local bot in seat 0, in seat 1): seat
+    /// 0's wins, draws, losses; sorted by seating (two at most, so a list).
     #[serde(skip)]
-    pub duels: BTreeMap<(usize, usize), [u32; 3]>,
+    pub duels: Vec<((usize, usize), [u32; 3])>,
     /// Games that rank players: how often each finishing order (local bots, first first) came out.
     #[serde(skip)]
     pub orders: BTreeMap<Vec<usize>, u32>,
-    /// The games kept whole: each bot's first forfeits, the first game
-    /// without a forfeit and the first game of all.
+    /// The games kept whole, by index: each bot's first forfeits, the first
+    /// game without a forfeit and the first game of all (a handful, so a list).
     #[serde(skip)]
-    pub kept: BTreeMap<usize, GameResult>,
+    pub kept: Vec<GameResult>,
     #[serde(skip)]
     seen: Seen,
 }
@@ -120,9 +121,9 @@ impl MatchTally {
         MatchTally {
             played: 0,
             totals: vec![BotTally::default(); bots],
-            duels: BTreeMap::new(),
+            duels: Vec::new(),
             orders: BTreeMap::new(),
-            kept: BTreeMap::new(),
+            kept: Vec::new(),
             seen: Seen::default(),
         }
     }
@@ -188,8 +189,15 @@ impl MatchTally {
                     .or_default() += 1;
             }
             _ if seats == 2 => {
-                let counts = self.duels.entry((r.seats[0], r.seats[1])).or_default();
-                counts[match r.winner {
+                let seating = (r.seats[0], r.seats[1]);
+                let at = match self.duels.binary_search_by_key(&seating, |d| d.0) {
+                    Ok(at) => at,
+                    Err(at) => {
+                        self.duels.insert(at, (seating, [0; 3]));
+                        at
+                    }
+                };
+                self.duels[at].1[match r.winner {
                     Some(0) => 0,
                     None => 1,
                     Some(_) => 2,
@@ -207,42 +215,33 @@ impl MatchTally {
             |g: &GameResult| -> Vec<usize> { g.forfeits.iter().filter_map(|f| g.seats.get(f.seat).copied()).collect() };
         // Most games are neither first, nor the first clean one, nor among a
         // bot's first forfeits: they are not copied at all.
-        let before = |g: &(&usize, &GameResult)| *g.0 < r.index;
-        let wanted = self.kept.first_key_value().is_none_or(|(&f, _)| r.index < f)
-            || (r.forfeits.is_empty() && !self.kept.iter().filter(before).any(|(_, g)| g.forfeits.is_empty()))
-            || forfeiters(r).into_iter().any(|b| {
-                self.kept
-                    .iter()
-                    .filter(before)
-                    .filter(|(_, g)| forfeiters(g).contains(&b))
-                    .count()
-                    < FORFEITS_KEPT
-            });
+        let at = self.kept.partition_point(|g| g.index < r.index);
+        let before = &self.kept[..at];
+        let wanted = self.kept.first().is_none_or(|f| r.index < f.index)
+            || (r.forfeits.is_empty() && !before.iter().any(|g| g.forfeits.is_empty()))
+            || forfeiters(r)
+                .into_iter()
+                .any(|b| before.iter().filter(|g| forfeiters(g).contains(&b)).count() < FORFEITS_KEPT);
         if !wanted {
             return;
         }
-        self.kept.insert(r.index, r.clone());
-        let mut wanted: std::collections::BTreeSet<usize> = std::collections::BTreeSet::new();
+        self.kept.insert(at, r.clone());
         let mut shown = vec![0usize; self.totals.len()];
-        for (&i, g) in &self.kept {
-            let mut take = false;
+        let clean = self.kept.iter().position(|g| g.forfeits.is_empty());
+        let mut k = 0;
+        self.kept.retain(|g| {
+            let mut take = k == 0 || Some(k) == clean;
             for b in forfeiters(g) {
                 if shown[b] < FORFEITS_KEPT {
                     shown[b] += 1;
                     take = true;
                 }
             }
-            if take {
-                wanted.insert(i);
-            }
-        }
-        if let Some((&first, _)) = self.kept.first_key_value() {
-            wanted.insert(first);
-        }
-        if let Some((&clean, _)) = self.kept.iter().find(|(_, g)| g.forfeits.is_empty()) {
-            wanted.insert(clean);
-        }
-        self.kept.retain(|i, _| wanted.contains(i));
+            k += 1;
+            take
+        });
+        // A tournament holds one tally per match: no spare room in each.
+        self.kept.shrink_to_fit();
     }
 }
 
@@ -255,7 +254,11 @@ mod tests {
 
     /// A duel's game `index`: seats swap every game; seat `forfeits` (if any) forfeits.
     fn game(index: usize, winner: Option<usize>, forfeits: Option<usize>) -> GameResult {
-        let seats = if index.is_multiple_of(2) { vec![0, 1] } else { vec![1, 0] };
+        let seats = if index.is_multiple_of(2) {
+            vec![0, 1]
+        } else {
+            vec![1, 0]
+        };
         let f = forfeits.map(|seat| Forfeit {
             seat,
             reason: ForfeitReason::Trap,
@@ -322,9 +325,15 @@ mod tests {
             let of_bot = all.iter().filter(|g| g.forfeits.iter().any(|f| g.seats[f.seat] == bot));
             want.extend(of_bot.take(FORFEITS_KEPT).map(|g| g.index));
         }
-        assert_eq!(t.kept.keys().copied().collect::<std::collections::BTreeSet<_>>(), want);
-        for (i, g) in &t.kept {
-            assert_eq!(g, &all[*i], "kept whole");
+        assert_eq!(
+            t.kept
+                .iter()
+                .map(|g| g.index)
+                .collect::<std::collections::BTreeSet<_>>(),
+            want
+        );
+        for g in &t.kept {
+            assert_eq!(g, &all[g.index], "kept whole");
         }
     }
 

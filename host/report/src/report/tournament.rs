@@ -110,8 +110,7 @@ pub fn tournament_pages<'a>(spec: &TournamentSpec<'a>, report: &TournamentReport
         .iter()
         .map(|m| {
             let local: Vec<String> = m.bots.iter().map(|&b| all[b].clone()).collect();
-            let kept: Vec<_> = m.tally.kept.values().cloned().collect();
-            let (games, _) = pick(&kept, &local, |_| true, None);
+            let (games, _) = pick(&m.tally.kept, &local, |_| true, None);
             // The tally kept each bot's first forfeits; the rest are counted.
             let more: Vec<(usize, u32)> = m
                 .tally
