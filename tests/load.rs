@@ -401,17 +401,15 @@ pub fn run(load: &Load, name: &str) -> LoadReport {
     report.fragment_bytes = f.iter().copied().max().unwrap_or(0);
     drop(server);
 
-    // The same bots in `arena tournament` on the same machine: games per second.
+    // The same bots in `arena tournament` on the same machine: every
+    // student's version on the ladder (its second upload) and the house
+    // anchors, `tournament_games` a pairing: games per second.
     if load.tournament_games > 0 {
-        let bots: Vec<String> = ["en-garde/aggressive", "en-garde/random", "en-garde/cowardly"]
-            .iter()
-            .map(|b| bot(b).display().to_string())
-            .chain(
-                ["house:aggressive", "house:random", "house:cowardly"]
-                    .iter()
-                    .map(|s| s.to_string()),
-            )
-            .collect();
+        let folder = dir.with_file_name("tournament-bots");
+        std::fs::create_dir_all(&folder).unwrap();
+        for i in 0..load.students {
+            std::fs::write(folder.join(format!("s{i}.wasm")), &files[(i + 1) % 3]).unwrap();
+        }
         let mut args = vec![
             "tournament".to_string(),
             "--game".into(),
@@ -420,13 +418,16 @@ pub fn run(load: &Load, name: &str) -> LoadReport {
             "round-robin".into(),
             "--games".into(),
             load.tournament_games.to_string(),
+            "--dir".into(),
+            folder.display().to_string(),
+            "--json".into(),
         ];
-        args.extend(bots);
+        args.extend(["house:aggressive", "house:random", "house:cowardly"].map(String::from));
         let t = Instant::now();
         let out = arena(&args);
         assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-        let pairings = 15.0;
-        report.tournament_games_per_s = pairings * load.tournament_games as f64 / t.elapsed().as_secs_f64();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap_or_default();
+        report.tournament_games_per_s = v["games_played"].as_f64().unwrap_or(0.0) / t.elapsed().as_secs_f64();
     }
     report.seconds = started.elapsed().as_secs_f64();
     report

@@ -2,7 +2,8 @@
 //! not a test, it prints the figures docs/performance.md ("The ladder")
 //! quotes. 200 students with 2 versions each, 10,000 ladder matches played
 //! by the server's own pool and 2 external workers, 1,000 open
-//! leaderboards; then `arena tournament` on the same bots for the
+//! leaderboards; then `arena tournament` on the same bots (every student's
+//! version on the ladder and the house anchors, 10 games a pairing) for the
 //! throughput ratio. Sizes: `ARENA_LADDER_STUDENTS`, `ARENA_LADDER_MATCHES`,
 //! `ARENA_LADDER_CLIENTS`, `ARENA_LADDER_WORKERS`; it stops after
 //! `ARENA_LADDER_SECONDS` (600) of play even if fewer matches finished.
@@ -22,7 +23,8 @@ fn main() {
         matches: env("ARENA_LADDER_MATCHES", 10_000),
         clients: env("ARENA_LADDER_CLIENTS", 1000),
         workers: env("ARENA_LADDER_WORKERS", 2),
-        tournament_games: 2000,
+        // As many games a pairing as a ladder match plays.
+        tournament_games: 10,
         max_seconds: env("ARENA_LADDER_SECONDS", 600) as u64,
     };
     eprintln!("{load:?}");

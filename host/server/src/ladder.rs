@@ -144,7 +144,28 @@ pub struct Ladder {
     pub rendered: Mutex<[(u64, Arc<str>); 2]>,
     /// The final tournament: running, and what its last run said.
     pub tournament: Mutex<(bool, Option<String>)>,
+    /// Each submission's SHA-256, which never changes once accepted: read
+    /// from the database once, not twice for every match handed out.
+    shas: Mutex<HashMap<i64, String>>,
+    /// Matches of each entrant, counted from the rows read so far.
+    counted: Mutex<Counted>,
 }
+
+/// The scheduler's count of matches per entrant, kept up to date by reading
+/// only the rows added since (every server's); read in full again now and
+/// then, which also takes in rows another server dropped or committed late.
+#[derive(Default)]
+struct Counted {
+    /// The highest row id read.
+    last: i64,
+    /// Matches per entrant key.
+    counts: HashMap<String, u64>,
+    /// When the counts were last read in full.
+    full: Option<std::time::Instant>,
+}
+
+/// How long counts read row by row are trusted before a full read.
+const RECOUNT: std::time::Duration = std::time::Duration::from_secs(60);
 
 /// A lease on some matches.
 #[derive(Debug, Clone, Serialize, serde::Deserialize)]
@@ -215,6 +236,8 @@ impl Ladder {
             written: Mutex::new(HashMap::new()),
             rendered: Mutex::new([(0, Arc::from("")), (0, Arc::from(""))]),
             tournament: Mutex::new((false, None)),
+            shas: Mutex::new(HashMap::new()),
+            counted: Mutex::new(Counted::default()),
         })
     }
 
@@ -353,29 +376,32 @@ impl Ladder {
                 queued += 1;
             } else {
                 let id: i64 = r.try_get(0).unwrap_or_default();
-                let _ = sqlx::query("DELETE FROM ladder_matches WHERE id = $1 AND state = 'queued'")
+                let gone = sqlx::query("DELETE FROM ladder_matches WHERE id = $1 AND state = 'queued'")
                     .bind(id)
                     .execute(&self.db.pool)
-                    .await;
+                    .await
+                    .is_ok_and(|d| d.rows_affected() == 1);
+                // A dropped match no longer counts for its entrants.
+                if let (true, Ok(mut c)) = (gone, self.counted.lock())
+                    && id <= c.last
+                {
+                    for k in entrants.split(',') {
+                        if let Some(n) = c.counts.get_mut(k) {
+                            *n = n.saturating_sub(1);
+                        }
+                    }
+                }
             }
         }
         if queued >= ahead || current.iter().filter(|c| c.person.is_some()).count() == 0 {
             return Ok(0);
         }
         // Matches so far of each current entrant, and the recent pairings.
-        let mut count = vec![0u64; current.len()];
-        let all = sqlx::query("SELECT entrants FROM ladder_matches")
-            .fetch_all(&self.db.pool)
-            .await
-            .map_err(|e| e.to_string())?;
-        for r in &all {
-            let entrants: String = r.try_get(0).unwrap_or_default();
-            for k in entrants.split(',') {
-                if let Some(&i) = keys.get(k) {
-                    count[i] += 1;
-                }
-            }
-        }
+        let counts = self.match_counts().await?;
+        let count: Vec<u64> = current
+            .iter()
+            .map(|c| counts.get(&c.key).copied().unwrap_or(0))
+            .collect();
         let recent_rows = sqlx::query("SELECT entrants FROM ladder_matches ORDER BY id DESC LIMIT $1")
             .bind(RECENT)
             .fetch_all(&self.db.pool)
@@ -493,12 +519,7 @@ impl Ladder {
         let mut bots = Vec::new();
         for key in entrants.split(',') {
             let sha256 = match key.strip_prefix('s').and_then(|n| n.parse::<i64>().ok()) {
-                Some(sub) => sqlx::query("SELECT sha256 FROM submissions WHERE id = $1")
-                    .bind(sub)
-                    .fetch_optional(&self.db.pool)
-                    .await
-                    .map_err(|e| e.to_string())?
-                    .and_then(|r| r.try_get(0).ok()),
+                Some(sub) => self.sha_of(sub).await?,
                 None => None,
             };
             bots.push(Bot {
@@ -512,6 +533,57 @@ impl Ladder {
             games: usize::try_from(games).unwrap_or(0),
             seed: derive_seed(self.seed, id as u64),
         })
+    }
+
+    /// The SHA-256 of submission `id`, if it exists.
+    async fn sha_of(&self, id: i64) -> Result<Option<String>, String> {
+        if let Some(sha) = self.shas.lock().ok().and_then(|m| m.get(&id).cloned()) {
+            return Ok(Some(sha));
+        }
+        let sha: Option<String> = sqlx::query("SELECT sha256 FROM submissions WHERE id = $1")
+            .bind(id)
+            .fetch_optional(&self.db.pool)
+            .await
+            .map_err(|e| e.to_string())?
+            .and_then(|r| r.try_get(0).ok());
+        if let (Some(sha), Ok(mut m)) = (&sha, self.shas.lock()) {
+            m.insert(id, sha.clone());
+        }
+        Ok(sha)
+    }
+
+    /// Matches per entrant key, every row counted once: only the rows added
+    /// since the last call are read, all of them once a [`RECOUNT`].
+    async fn match_counts(&self) -> Result<HashMap<String, u64>, String> {
+        let last = {
+            let mut c = self.counted.lock().map_err(|e| e.to_string())?;
+            if c.full.is_none_or(|t| t.elapsed() > RECOUNT) {
+                *c = Counted {
+                    full: Some(std::time::Instant::now()),
+                    ..Counted::default()
+                };
+            }
+            c.last
+        };
+        let rows = sqlx::query("SELECT id, entrants FROM ladder_matches WHERE id > $1 ORDER BY id")
+            .bind(last)
+            .fetch_all(&self.db.pool)
+            .await
+            .map_err(|e| e.to_string())?;
+        let mut c = self.counted.lock().map_err(|e| e.to_string())?;
+        // Another call may have read these rows meanwhile: count each once.
+        for r in &rows {
+            let id: i64 = r.try_get(0).unwrap_or_default();
+            if id <= c.last {
+                continue;
+            }
+            c.last = id;
+            let entrants: String = r.try_get(1).unwrap_or_default();
+            for k in entrants.split(',') {
+                *c.counts.entry(k.to_string()).or_default() += 1;
+            }
+        }
+        Ok(c.counts.clone())
     }
 
     /// The match `id` as a job (to play it again).

@@ -13,8 +13,6 @@ use arena_runner::runner::settings::RunSettings;
 use rayon::prelude::*;
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 /// How to run a worker.
@@ -174,9 +172,11 @@ pub fn run(spec: &WorkerSpec<'_>) -> Result<usize, Stop> {
         if spec.max_matches.is_some_and(|m| played >= m) {
             return Ok(played);
         }
+        // Enough matches to keep every thread busy for a while: a claim, its
+        // fetches and its results are a few requests whatever the batch.
         let claim = Claim {
             engine: engine.clone(),
-            max: 2 * spec.jobs.max(1),
+            max: 16 * spec.jobs.max(1),
         };
         // Students wait for grading jobs; the ladder does not.
         match client.post("/api/worker/jobs/claim", &claim) {
@@ -274,33 +274,28 @@ pub fn run(spec: &WorkerSpec<'_>) -> Result<usize, Stop> {
     }
 }
 
-/// Heartbeats for a lease while a batch or job runs; they stop when it is dropped.
+/// Heartbeats for a lease while a batch or job runs; they stop when it is
+/// dropped, at once: a batch of short matches does not wait out a beat's sleep.
 struct Heartbeat {
-    running: Arc<AtomicBool>,
+    stop: Option<std::sync::mpsc::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
 }
 
 impl Heartbeat {
     fn start(client: &Client, lease: &str, lease_seconds: i64) -> Heartbeat {
-        let running = Arc::new(AtomicBool::new(true));
-        let beating = running.clone();
+        let (stop, stopped) = std::sync::mpsc::channel::<()>();
         let agent = client.agent.clone();
         let (server, auth, lease) = (client.server.clone(), client.auth.clone(), lease.to_string());
         let every = Duration::from_secs((lease_seconds / 4).max(1) as u64);
         let thread = std::thread::spawn(move || {
             let beater = Client { agent, server, auth };
-            let mut waited = Duration::ZERO;
-            while beating.load(Ordering::Relaxed) {
-                std::thread::sleep(Duration::from_millis(200));
-                waited += Duration::from_millis(200);
-                if waited >= every {
-                    waited = Duration::ZERO;
-                    let _ = beater.post("/api/worker/heartbeat", &Beat { lease: lease.clone() });
-                }
+            // Beat every `every` until the sender is dropped.
+            while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(every) {
+                let _ = beater.post("/api/worker/heartbeat", &Beat { lease: lease.clone() });
             }
         });
         Heartbeat {
-            running,
+            stop: Some(stop),
             thread: Some(thread),
         }
     }
@@ -308,7 +303,7 @@ impl Heartbeat {
 
 impl Drop for Heartbeat {
     fn drop(&mut self) {
-        self.running.store(false, Ordering::Relaxed);
+        drop(self.stop.take());
         if let Some(t) = self.thread.take() {
             let _ = t.join();
         }
