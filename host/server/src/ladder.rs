@@ -898,7 +898,9 @@ impl Ladder {
         }
     }
 
-    /// Matches to keep queued: a few per thread that plays them.
+    /// Matches to keep queued: about a second of play per thread that
+    /// plays them (a 10-game match of compiled bots takes ~1 ms), so a
+    /// thread finds matches waiting between two of the scheduler's rounds.
     fn ahead(&self, own: usize) -> usize {
         let remote: usize = self.remote.lock().map_or(0, |r| {
             r.values()
@@ -906,7 +908,7 @@ impl Ladder {
                 .map(|(j, _)| *j)
                 .sum()
         });
-        32 * (own + remote).max(1)
+        128 * (own + remote).max(1)
     }
 
     /// Fit the ratings again from every finished match among the current versions.

@@ -323,10 +323,14 @@ impl Queue {
                         // Nothing to grade: a worker's verdict to check, or a ladder match, if one waits.
                         Ok(None) if ladder.is_some() => {
                             let Some(ladder) = &ladder else { continue };
+                            // Listening before looking: matches queued while
+                            // this thread looks wake it, instead of being missed
+                            // until the 2 s timeout.
+                            let (woken, queued) = (queue.wake.notified(), ladder.wake.notified());
                             if !queue.check_one(&grading, ladder).await && !ladder.play_own().await {
                                 tokio::select! {
-                                    _ = queue.wake.notified() => {}
-                                    _ = ladder.wake.notified() => {}
+                                    _ = woken => {}
+                                    _ = queued => {}
                                     _ = tokio::time::sleep(std::time::Duration::from_secs(2)) => {}
                                 }
                             }

@@ -203,7 +203,8 @@ pub fn run(spec: &WorkerSpec<'_>) -> Result<usize, Stop> {
         match status {
             204 => {
                 std::thread::sleep(idle);
-                idle = (idle * 2).min(Duration::from_secs(5));
+                // The ladder's queue is empty only for a moment: ask again soon.
+                idle = (idle * 2).min(Duration::from_secs(1));
                 continue;
             }
             200 => idle = Duration::from_millis(250),
