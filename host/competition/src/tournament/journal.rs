@@ -6,7 +6,7 @@ use crate::runner::GameResult;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};
-use std::io::{BufRead, BufReader, Read, Seek, SeekFrom, Write};
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
 
@@ -18,46 +18,47 @@ pub struct Journal {
     /// What games finished before this run came to, per match: read line by
     /// line into totals, so resuming or merging a million games holds no
     /// more than the matches' totals.
-    done: Mutex<HashMap<String, MatchTally>>,
+    done: Mutex<Done>,
 }
 
+/// Finished games per match, by its id and number of bots: a damaged line
+/// that names another number of bots never hides the match's good lines.
+type Done = HashMap<(String, usize), MatchTally>;
+
 /// Fold the game lines of a journal file into `done`, after checking its
-/// first line is `header`; returns the games counted and whether the file
-/// ends with a whole line.
+/// first line is `header`; returns the games counted and the length of
+/// the file up to its last whole line. Lines are read as bytes, one at a
+/// time: a line cut short by a kill (even inside a character) is not done
+/// yet, and neither the file nor its text is ever held whole.
 fn read_into(
     path: &Path,
     header: &Value,
-    done: &mut HashMap<String, MatchTally>,
+    done: &mut Done,
     wrong_header: impl FnOnce() -> String,
-) -> Result<(usize, bool), String> {
+) -> Result<(usize, u64), String> {
     let cannot = |e: std::io::Error| format!("{}: cannot read: {e}", path.display());
-    let mut file = File::open(path).map_err(cannot)?;
-    let whole = match file.seek(SeekFrom::End(-1)) {
-        Ok(_) => {
-            let mut last = [0u8];
-            file.read_exact(&mut last).map_err(cannot)?;
-            file.seek(SeekFrom::Start(0)).map_err(cannot)?;
-            last[0] == b'\n'
-        }
-        Err(_) => true,
-    };
-    let mut lines = BufReader::new(file).lines();
-    let first: Option<Value> = lines
-        .next()
-        .and_then(Result::ok)
-        .and_then(|l| serde_json::from_str(&l).ok());
-    if first.as_ref() != Some(header) {
+    let mut reader = BufReader::new(File::open(path).map_err(cannot)?);
+    let mut line = Vec::new();
+    let mut whole = reader.read_until(b'\n', &mut line).map_err(cannot)? as u64;
+    let first: Option<Value> = serde_json::from_slice(&line).ok();
+    if line.last() != Some(&b'\n') || first.as_ref() != Some(header) {
         return Err(wrong_header());
     }
     let mut read = 0;
-    for line in lines {
-        let line = line.map_err(cannot)?;
-        // A line cut short by a kill, or damaged, is simply not done yet.
+    loop {
+        line.clear();
+        let n = reader.read_until(b'\n', &mut line).map_err(cannot)?;
+        if n == 0 || line.last() != Some(&b'\n') {
+            break;
+        }
+        whole += n as u64;
+        // A damaged line is simply not done yet.
         let Some((id, index, mut result)) = parse(&line) else {
             continue;
         };
         result.index = index;
-        let tally = done.entry(id).or_insert_with(|| MatchTally::new(result.seats.len()));
+        let bots = result.seats.len();
+        let tally = done.entry((id, bots)).or_insert_with(|| MatchTally::new(bots));
         if tally.add(&result) {
             read += 1;
         }
@@ -80,12 +81,10 @@ impl Journal {
                 )
             })?;
             // Drop a cut-short last line so new lines start on a line of their own.
-            if !whole {
-                let repair = |e: std::io::Error| format!("{}: cannot repair: {e}", path.display());
-                let text = std::fs::read(&path).map_err(repair)?;
-                let keep = text.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+            let repair = |e: std::io::Error| format!("{}: cannot repair: {e}", path.display());
+            if std::fs::metadata(&path).map_err(repair)?.len() > whole {
                 let file = OpenOptions::new().write(true).open(&path).map_err(repair)?;
-                file.set_len(keep as u64).map_err(repair)?;
+                file.set_len(whole).map_err(repair)?;
             }
         } else {
             let mut file = File::create(&path).map_err(|e| format!("{}: cannot create: {e}", path.display()))?;
@@ -142,8 +141,12 @@ impl Journal {
     /// `bots` bots and `games` games; handed over, not copied. A tally that
     /// does not fit (a damaged journal) is dropped and the match played again.
     pub fn take(&self, id: &str, bots: usize, games: usize) -> Option<MatchTally> {
-        let t = self.done.lock().unwrap_or_else(|e| e.into_inner()).remove(id)?;
-        (t.totals.len() == bots && t.within(games)).then_some(t)
+        let t = self
+            .done
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&(id.to_string(), bots))?;
+        t.within(games).then_some(t)
     }
 
     /// Append a finished game. Each line is written whole, so a kill can cut
@@ -160,7 +163,7 @@ impl Journal {
 }
 
 /// A game's line: its match, index and result; `None` for a damaged line.
-fn parse(line: &str) -> Option<(String, usize, GameResult)> {
+fn parse(line: &[u8]) -> Option<(String, usize, GameResult)> {
     #[derive(serde::Deserialize)]
     struct Line {
         #[serde(rename = "match")]
@@ -168,6 +171,61 @@ fn parse(line: &str) -> Option<(String, usize, GameResult)> {
         index: usize,
         result: GameResult,
     }
-    let l: Line = serde_json::from_str(line).ok()?;
+    let l: Line = serde_json::from_slice(line).ok()?;
     Some((l.id, l.index, l.result))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn game(index: usize, seats: Vec<usize>) -> GameResult {
+        GameResult {
+            index,
+            seed: 7,
+            scores: vec![1; seats.len()],
+            seats,
+            winner: Some(0),
+            forfeit: None,
+            forfeits: Vec::new(),
+            positions: None,
+            illegal: Vec::new(),
+        }
+    }
+
+    fn line(id: &str, g: &GameResult) -> String {
+        format!("{}\n", json!({"match": id, "index": g.index, "result": g}))
+    }
+
+    #[test]
+    fn a_line_cut_inside_a_character_is_dropped_and_a_stray_line_hides_nothing() {
+        let dir = std::env::temp_dir().join(format!("arena-journal-unit-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let header = json!({"tournament": "t"});
+        let mut text = format!("{header}\n");
+        // A damaged line that names three bots comes first; the match has two.
+        text += &line("rr:0:1", &game(0, vec![0, 1, 2]));
+        for i in 0..4 {
+            text += &line("rr:0:1", &game(i, vec![i % 2, 1 - i % 2]));
+        }
+        let whole = text.len();
+        // A kill cut the last line inside "é" (two bytes in UTF-8).
+        let mut cut = line("rr:0:1", &game(4, vec![0, 1]))
+            .replace("\"seed\"", "\"é\":1,\"seed\"")
+            .into_bytes();
+        cut.truncate(cut.iter().position(|&b| b == 0xc3).unwrap() + 1);
+        let mut bytes = text.into_bytes();
+        bytes.extend(cut);
+        std::fs::write(dir.join("journal.jsonl"), bytes).unwrap();
+        let j = Journal::open(&dir, &header).unwrap();
+        assert_eq!(
+            std::fs::metadata(dir.join("journal.jsonl")).unwrap().len(),
+            whole as u64
+        );
+        let t = j.take("rr:0:1", 2, 10).expect("the match's good lines");
+        assert_eq!(t.played, 4);
+        assert!((0..4).all(|i| t.has(i)) && !t.has(4));
+        std::fs::remove_dir_all(&dir).ok();
+    }
 }

@@ -167,7 +167,7 @@ fn tally(spec: &TournamentSpec<'_>, matches: &[MatchRecord]) -> Vec<Standing> {
             s.2 = s.2.saturating_add(t.score_squares);
             if let Some(p) = t.position_sum {
                 positions[bot].0 += p;
-                positions[bot].1 += u64::from(t.games);
+                positions[bot].1 += u64::from(t.positioned);
             }
             if kind != Kind::Solitaire {
                 row.wins += t.wins;

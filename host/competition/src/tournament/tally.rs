@@ -30,6 +30,9 @@ pub struct BotTally {
     /// Sum of its finishing positions, in games that rank players.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub position_sum: Option<u64>,
+    /// Games that ranked it (the mean position's divisor).
+    #[serde(skip)]
+    pub positioned: u32,
     /// Forfeits by reason.
     #[serde(skip_serializing_if = "BTreeMap::is_empty")]
     pub forfeits: BTreeMap<&'static str, u32>,
@@ -54,8 +57,8 @@ impl BotTally {
     /// Mean finishing position, in games that rank players.
     pub fn mean_position(&self) -> Option<f64> {
         self.position_sum
-            .filter(|_| self.games > 0)
-            .map(|s| s as f64 / f64::from(self.games))
+            .filter(|_| self.positioned > 0)
+            .map(|s| s as f64 / f64::from(self.positioned))
     }
 }
 
@@ -143,6 +146,7 @@ impl MatchTally {
     pub fn fits(&self, r: &GameResult) -> bool {
         let bots = self.totals.len();
         r.seats.len() == bots
+            && r.index < usize::MAX
             && r.seats.iter().all(|&b| b < bots)
             && r.scores.len() == bots
             && r.winner.is_none_or(|w| w < bots)
@@ -167,6 +171,7 @@ impl MatchTally {
                 .saturating_add(i128::from(r.scores[seat]) * i128::from(r.scores[seat]));
             if let Some(p) = &r.positions {
                 *t.position_sum.get_or_insert(0) += u64::from(p[seat]);
+                t.positioned += 1;
             }
             if seats > 1 {
                 match r.winner {
