@@ -42,7 +42,11 @@ fn browser_with(bypass: &str) -> Browser {
         .headless(true)
         .sandbox(false)
         .window_size(Some((1280, 1000)))
-        .idle_browser_timeout(Duration::from_secs(120))
+        // A test may build a bot or play a match between two tabs; on a
+        // fresh or busy machine that outlasted 120 s and Chromium closed
+        // the connection under the test. The browser is dropped (and
+        // killed) with the test, so a long idle limit costs nothing.
+        .idle_browser_timeout(Duration::from_secs(1800))
         .args(vec![
             OsStr::new("--proxy-server=http://127.0.0.1:9"),
             OsStr::new(bypass),
