@@ -1296,13 +1296,7 @@ impl Ladder {
             let Some(id) = c.key.strip_prefix('s').and_then(|n| n.parse::<i64>().ok()) else {
                 continue;
             };
-            let sha: Option<String> = sqlx::query("SELECT sha256 FROM submissions WHERE id = $1")
-                .bind(id)
-                .fetch_optional(&self.db.pool)
-                .await
-                .map_err(|e| e.to_string())?
-                .and_then(|r| r.try_get(0).ok());
-            let Some(sha) = sha else { continue };
+            let Some(sha) = self.sha_of(id).await? else { continue };
             let name = match c.person {
                 Some(p) if pseudonyms => pseudonym(p),
                 _ => c.name.clone(),
