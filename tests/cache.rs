@@ -260,3 +260,58 @@ fn the_cache_keeps_to_its_bound_and_evicts_the_least_recently_used() {
         "the default bound: {shown}"
     );
 }
+
+/// Cranelift's incremental store beside the cache (sandbox `incremental.rs`):
+/// a second Python bot compiles with the functions the first one left
+/// there (the CPython interpreter both carry), and plays exactly as it does
+/// compiled on its own: the same results and the same fuel, move by move.
+#[test]
+fn a_second_python_bot_reuses_the_first_ones_functions_and_plays_the_same() {
+    let shared = temp("incremental");
+    let alone = temp("incremental-alone");
+    let first = arena_tests::lang_bot("en-garde/aggressive-py").display().to_string();
+    let second = arena_tests::lang_bot("en-garde/cowardly-py").display().to_string();
+    let run = |dir: &Path, bot: &str| -> serde_json::Value {
+        let d = dir.display().to_string();
+        let out = ok(&arena(&[
+            "match",
+            "--game",
+            "en-garde",
+            bot,
+            "house:random",
+            "--games",
+            "4",
+            "--json",
+            "--cache-dir",
+            &d,
+        ]));
+        serde_json::from_str(&out).unwrap()
+    };
+    run(&shared, &first);
+    let filled = stats(&shared)["store_bytes"].as_u64().unwrap();
+    assert!(
+        filled > 1 << 20,
+        "the first Python bot filled the store: {filled} bytes"
+    );
+    let with_store = run(&shared, &second);
+    let added = stats(&shared)["store_bytes"].as_u64().unwrap() - filled;
+    assert!(
+        added < filled / 4,
+        "most of the second bot's functions were the first one's: it added {added} bytes to {filled}"
+    );
+    let on_its_own = run(&alone, &second);
+    assert_eq!(
+        with_store["bots"], on_its_own["bots"],
+        "the same games, fuel and forfeits"
+    );
+    // `arena cache clear` empties the store too.
+    ok(&arena(&[
+        "cache",
+        "clear",
+        "--cache-dir",
+        &shared.display().to_string(),
+    ]));
+    assert_eq!(stats(&shared)["store_bytes"].as_u64(), Some(0));
+    std::fs::remove_dir_all(shared).ok();
+    std::fs::remove_dir_all(alone).ok();
+}

@@ -88,7 +88,7 @@ fn agent() -> ureq::Agent {
 }
 
 fn sql(dir: &Path, query: &str) -> String {
-    let out = Command::new("python3")
+    let out = Command::new(python())
         .args([
             "-c",
             "import sqlite3,sys; print(sqlite3.connect(sys.argv[1], timeout=30).execute(sys.argv[2]).fetchone()[0])",
@@ -99,6 +99,21 @@ fn sql(dir: &Path, query: &str) -> String {
         .expect("python3");
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+/// The Python interpreter itself, found once: a shim (pyenv's is a bash
+/// script) run every couple of seconds costs the ladder measurably.
+fn python() -> &'static str {
+    static PYTHON: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    PYTHON.get_or_init(|| {
+        Command::new("python3")
+            .args(["-c", "import sys; print(sys.executable)"])
+            .output()
+            .ok()
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+            .filter(|p| !p.is_empty())
+            .unwrap_or_else(|| "python3".into())
+    })
 }
 
 fn num(dir: &Path, query: &str) -> u64 {

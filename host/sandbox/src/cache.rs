@@ -118,6 +118,13 @@ impl DiskCache {
         &self.dir
     }
 
+    /// The incremental compilation store of this engine (`incremental.rs`),
+    /// a folder inside the cache's.
+    pub fn store_dir(&self) -> PathBuf {
+        let engine = hex(&self.engine_hash);
+        self.dir.join(format!("{STORE_PREFIX}{}", &engine[..16]))
+    }
+
     fn key(&self, file_hash: &[u8; 32]) -> [u8; 32] {
         let mut h = Sha256::new();
         h.update(b"arena compile cache key\0");
@@ -287,11 +294,37 @@ pub struct Stats {
     pub entries: u64,
     /// Their total size, in bytes.
     pub bytes: u64,
+    /// The incremental compilation stores' size, in bytes (`incremental.rs`).
+    pub store_bytes: u64,
 }
 
-/// The entries of the cache folder `dir` (none if it does not exist).
+/// The folders of incremental compilation stores start so.
+const STORE_PREFIX: &str = "incremental-";
+
+/// The incremental compilation stores in the cache folder `dir`.
+fn stores(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.is_dir()
+                && p.file_name()
+                    .and_then(|n| n.to_str())
+                    .is_some_and(|n| n.starts_with(STORE_PREFIX))
+        })
+        .collect()
+}
+
+/// The entries of the cache folder `dir` (none if it does not exist), and
+/// the size of its incremental compilation stores.
 pub fn stats(dir: &Path) -> std::io::Result<Stats> {
     let mut stats = Stats::default();
+    for store in stores(dir) {
+        for e in std::fs::read_dir(store).into_iter().flatten().flatten() {
+            stats.store_bytes += e.metadata().map(|m| m.len()).unwrap_or(0);
+        }
+    }
     for path in entries(dir)? {
         stats.entries += 1;
         stats.bytes += std::fs::metadata(&path).map(|m| m.len()).unwrap_or(0);
@@ -338,9 +371,12 @@ pub fn prune(dir: &Path, max_bytes: u64, keep: Option<&Path>) -> std::io::Result
 }
 
 /// Delete every entry (and left-over temporary file) of the cache folder
-/// `dir`; returns how many entries there were.
+/// `dir`, and its incremental compilation stores; returns how many entries there were.
 pub fn clear(dir: &Path) -> std::io::Result<u64> {
     let mut n = 0;
+    for store in stores(dir) {
+        std::fs::remove_dir_all(store)?;
+    }
     for path in entries(dir)? {
         let _ = std::fs::remove_file(path.with_extension(SUM));
         std::fs::remove_file(&path)?;

@@ -14,11 +14,13 @@
 //! [`Compiler::InProcess`] compiles in the calling process with no limit:
 //! for library users and tests that load only files they trust.
 
+use crate::incremental::DiskStore;
 use crate::{Limits, LoadError};
 use std::ffi::OsString;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use wasmtime::component::Component;
 use wasmtime::{Config, Engine};
@@ -108,6 +110,11 @@ impl Default for CompileLimits {
     }
 }
 
+/// The incremental compilation store's bound on disk: CPython's functions
+/// and a class's own fit in it many times over, and a compiler child reads
+/// it whole (well inside [`CompileLimits::DEFAULT`]'s memory).
+pub const STORE_MAX_BYTES: u64 = 512 << 20;
+
 /// Exit status of the child for a component that does not compile (the
 /// reason is on stderr), and for a compile that ran out of memory.
 const EXIT_INVALID: i32 = 2;
@@ -142,9 +149,28 @@ pub fn child_main(args: &[OsString]) -> i32 {
         stack_bytes,
         ..Limits::DEFAULT
     };
-    let compiled = Engine::new(&engine_config(&limits))
+    let mut config = engine_config(&limits);
+    // The functions an earlier bot had come from the store (`incremental.rs`).
+    let store = args
+        .get(1)
+        .map(|dir| Arc::new(DiskStore::open(std::path::Path::new(dir), STORE_MAX_BYTES)));
+    if let Some(store) = &store
+        && let Err(e) = config.enable_incremental_compilation(store.clone())
+    {
+        eprintln!("{}", crate::first_line(&e));
+        return 1;
+    }
+    let compiled = Engine::new(&config)
         .and_then(|engine| Component::new(&engine, &bytes))
         .and_then(|component| component.serialize());
+    if let (Some(store), Ok(_)) = (&store, &compiled) {
+        // A store that cannot be written only makes the next compile slower.
+        let _ = store.save();
+        if std::env::var_os("ARENA_COMPILE_STATS").is_some() {
+            let [hits, misses] = store.counts();
+            eprintln!("incremental store: {hits} functions found, {misses} compiled");
+        }
+    }
     match compiled {
         Ok(artifact) => {
             let mut out = std::io::stdout().lock();
@@ -213,26 +239,35 @@ impl ChildCompiler {
     /// Compile `bytes` (the file `shown`) in a child process under the
     /// limits: the artifact `Component::serialize` made of it there, for
     /// [`load_artifact`].
-    pub(crate) fn artifact(&self, limits: &Limits, shown: &str, bytes: &[u8]) -> Result<Vec<u8>, LoadError> {
-        self.run(limits, shown, bytes)
-    }
-
-    fn run(&self, limits: &Limits, shown: &str, bytes: &[u8]) -> Result<Vec<u8>, LoadError> {
+    /// `store`: the folder of the incremental compilation store to use, if any.
+    pub(crate) fn artifact(
+        &self,
+        limits: &Limits,
+        shown: &str,
+        bytes: &[u8],
+        store: Option<&Path>,
+    ) -> Result<Vec<u8>, LoadError> {
         let failed = |reason: String| LoadError::Compiler {
             path: shown.to_string(),
             reason,
         };
-        let (waited, artifact, message) = self.exchange(limits, bytes).map_err(failed)?;
+        let (waited, artifact, message) = self.exchange(limits, bytes, store).map_err(failed)?;
         self.verdict(shown, waited, artifact, &message)
     }
 
     /// Start the child under the limits, give it `bytes`, and collect how
     /// it ended, what it wrote (at most the memory limit) and its messages.
-    fn exchange(&self, limits: &Limits, bytes: &[u8]) -> Result<(Waited, Vec<u8>, Vec<u8>), String> {
+    fn exchange(
+        &self,
+        limits: &Limits,
+        bytes: &[u8],
+        store: Option<&Path>,
+    ) -> Result<(Waited, Vec<u8>, Vec<u8>), String> {
         let mut command = Command::new(&self.program);
         command
             .args(&self.args)
             .arg(limits.stack_bytes.to_string())
+            .args(store)
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());

@@ -22,6 +22,7 @@ pub mod compile;
 mod engine;
 mod fault;
 mod host;
+pub mod incremental;
 mod limiter;
 mod limits;
 mod load;

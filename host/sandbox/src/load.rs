@@ -388,7 +388,8 @@ impl Sandbox {
                 Ok((component, true))
             }
             Compiler::Child(child) => {
-                let artifact = child.artifact(&self.limits, shown, bytes)?;
+                let store = self.disk.as_ref().map(|d| d.store_dir());
+                let artifact = child.artifact(&self.limits, shown, bytes, store.as_deref())?;
                 // Kept on disk, the artifact is mapped from there, as on later
                 // runs: a first run of a class holds no interpreter in memory
                 // that it does not run either.

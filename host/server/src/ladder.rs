@@ -10,7 +10,7 @@ use crate::db::{Backend, Db};
 use crate::play::{Bot, Job, Outcome, Player};
 use crate::work::Grading;
 use arena_competition::ladder::{Entrant as Seeded, next};
-use arena_competition::tournament::fit::{FitGame, Fitted, PRIOR_DRAWS, fit};
+use arena_competition::tournament::fit::{FitGame, Fitted, PRIOR_DRAWS, fit_counted};
 use arena_core::{Kind, derive_seed};
 use serde::Serialize;
 use sqlx::Row as _;
@@ -129,7 +129,16 @@ pub struct Ladder {
     seed: u64,
     games: usize,
     board: RwLock<Arc<Board>>,
-    done: Mutex<BTreeMap<i64, Done>>,
+    done: Mutex<BTreeMap<i64, Arc<Done>>>,
+    /// When the finished matches were last read in full from the database
+    /// (results taken here are added as they come; others' every [`RECOUNT`]).
+    reread: Mutex<Option<std::time::Instant>>,
+    /// When the standings were last written to the database.
+    kept: Mutex<Option<std::time::Instant>>,
+    /// When lapsed leases were last given back.
+    expired: Mutex<Option<std::time::Instant>>,
+    /// When the scheduler last read the versions and topped the queue up.
+    scheduled: Mutex<Option<std::time::Instant>>,
     changed: broadcast::Sender<()>,
     /// Matches were queued or results arrived.
     pub wake: Arc<Notify>,
@@ -166,6 +175,8 @@ struct Counted {
 
 /// How long counts read row by row are trusted before a full read.
 const RECOUNT: std::time::Duration = std::time::Duration::from_secs(60);
+/// How often the fitted standings are written to each version's history.
+const KEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// A lease on some matches.
 #[derive(Debug, Clone, Serialize, serde::Deserialize)]
@@ -228,6 +239,10 @@ impl Ladder {
             games,
             board: RwLock::new(Arc::new(Board::default())),
             done: Mutex::new(BTreeMap::new()),
+            reread: Mutex::new(None),
+            kept: Mutex::new(None),
+            expired: Mutex::new(None),
+            scheduled: Mutex::new(None),
             changed,
             wake: Arc::new(Notify::new()),
             refit: Arc::new(Notify::new()),
@@ -252,7 +267,7 @@ impl Ladder {
     }
 
     /// The finished matches of the current versions and house bots that involve `key`, newest first.
-    pub fn matches_of(&self, key: &str, limit: usize) -> Vec<Done> {
+    pub fn matches_of(&self, key: &str, limit: usize) -> Vec<Arc<Done>> {
         let done = self.done.lock().map(|d| {
             d.values()
                 .rev()
@@ -265,7 +280,7 @@ impl Ladder {
     }
 
     /// A finished match by id.
-    pub fn finished(&self, id: i64) -> Option<Done> {
+    pub fn finished(&self, id: i64) -> Option<Arc<Done>> {
         self.done.lock().ok()?.get(&id).cloned()
     }
 
@@ -362,6 +377,24 @@ impl Ladder {
     pub async fn schedule(&self, ahead: usize) -> Result<usize, String> {
         if self.setting(FROZEN).await {
             return Ok(0);
+        }
+        // While half the queue still waits, a count is all a round reads
+        // (the versions, counts and pairings are read when it tops up, and
+        // every 2 s, which also drops matches of replaced versions).
+        let waiting: i64 = sqlx::query("SELECT COUNT(*) FROM ladder_matches WHERE state = 'queued'")
+            .fetch_one(&self.db.pool)
+            .await
+            .and_then(|r| r.try_get(0))
+            .map_err(|e| e.to_string())?;
+        let recent = self
+            .scheduled
+            .lock()
+            .is_ok_and(|t| t.is_some_and(|t| t.elapsed() < std::time::Duration::from_secs(2)));
+        if recent && usize::try_from(waiting).unwrap_or(0) >= ahead / 2 {
+            return Ok(0);
+        }
+        if let Ok(mut t) = self.scheduled.lock() {
+            *t = Some(std::time::Instant::now());
         }
         let current = self.current().await?;
         let keys: HashMap<&str, usize> = current.iter().enumerate().map(|(i, c)| (c.key.as_str(), i)).collect();
@@ -475,14 +508,25 @@ impl Ladder {
     /// server's pool) for `seconds`. Leases that ran out are given back first.
     pub async fn claim(&self, worker: i64, max: usize, seconds: i64) -> Result<Lease, String> {
         let at = now();
-        sqlx::query(
-            "UPDATE ladder_matches SET state = 'queued', lease = NULL, worker_id = NULL \
-             WHERE state = 'leased' AND lease_until < $1",
-        )
-        .bind(stamp(at))
-        .execute(&self.db.pool)
-        .await
-        .map_err(|e| e.to_string())?;
+        // Leases last many seconds: looking for lapsed ones once a second is
+        // soon enough, and spares a write (a commit) at every claim.
+        let due = self.expired.lock().map_or(true, |mut e| {
+            let due = e.is_none_or(|t| t.elapsed() >= std::time::Duration::from_secs(1));
+            if due {
+                *e = Some(std::time::Instant::now());
+            }
+            due
+        });
+        if due {
+            sqlx::query(
+                "UPDATE ladder_matches SET state = 'queued', lease = NULL, worker_id = NULL \
+                 WHERE state = 'leased' AND lease_until < $1",
+            )
+            .bind(stamp(at))
+            .execute(&self.db.pool)
+            .await
+            .map_err(|e| e.to_string())?;
+        }
         let lease = crate::db::new_token()?;
         let pick = match self.db.backend {
             Backend::Sqlite => {
@@ -603,6 +647,27 @@ impl Ladder {
         }
     }
 
+    /// The matches `worker` holds under `lease`, by id: one read for a
+    /// batch's results, not one per match.
+    pub async fn jobs_of_lease(&self, worker: i64, lease: &str) -> Result<HashMap<i64, Job>, String> {
+        let rows = sqlx::query(
+            "SELECT id, entrants, games FROM ladder_matches WHERE state = 'leased' AND worker_id = $1 AND lease = $2",
+        )
+        .bind(worker)
+        .bind(lease)
+        .fetch_all(&self.db.pool)
+        .await
+        .map_err(|e| e.to_string())?;
+        let mut jobs = HashMap::with_capacity(rows.len());
+        for r in &rows {
+            let id: i64 = r.try_get(0).unwrap_or_default();
+            let entrants: String = r.try_get(1).unwrap_or_default();
+            let games: i64 = r.try_get(2).unwrap_or_default();
+            jobs.insert(id, self.job(id, &entrants, games).await?);
+        }
+        Ok(jobs)
+    }
+
     /// Seconds an external worker's lease lasts without a heartbeat.
     pub fn lease_seconds(&self) -> i64 {
         i64::from(self.course.config.ladder.lease_seconds.max(2))
@@ -659,6 +724,7 @@ impl Ladder {
         let at = stamp(now());
         let mut tx = self.db.pool.begin().await.map_err(|e| e.to_string())?;
         let (mut out, mut taken, mut checking) = (Vec::with_capacity(results.len()), 0i64, false);
+        let mut counted = Vec::new();
         for (job, outcome) in results {
             if let Err(why) = check_shape(job, outcome) {
                 out.push(Err(Untaken::Malformed(why)));
@@ -685,6 +751,9 @@ impl Ladder {
             if done.rows_affected() == 1 {
                 taken += 1;
                 checking |= checked;
+                if !checked {
+                    counted.push((*job, *outcome));
+                }
                 out.push(Ok(()));
             } else {
                 out.push(Err(Untaken::NotLeased));
@@ -700,6 +769,9 @@ impl Ladder {
                 .map_err(|e| e.to_string())?;
         }
         tx.commit().await.map_err(|e| e.to_string())?;
+        for (job, outcome) in counted {
+            self.count_done(job, outcome.clone(), &at);
+        }
         if taken > 0 {
             self.refit.notify_one();
             self.taken.notify_one();
@@ -833,11 +905,14 @@ impl Ladder {
             return true;
         };
         if claimed.as_ref() == Some(&mine) {
-            let _ = sqlx::query("UPDATE ladder_matches SET state = 'done', verified = 1, lease = NULL, lease_until = NULL WHERE id = $1 AND lease = $2")
+            let confirmed = sqlx::query("UPDATE ladder_matches SET state = 'done', verified = 1, lease = NULL, lease_until = NULL WHERE id = $1 AND lease = $2")
                 .bind(id)
                 .bind(&lease)
                 .execute(&self.db.pool)
                 .await;
+            if confirmed.is_ok_and(|d| d.rows_affected() == 1) {
+                self.count_done(&job, mine, &stamp(now()));
+            }
             self.refit.notify_one();
         } else {
             let why = format!(
@@ -886,6 +961,9 @@ impl Ladder {
         if let Ok(mut done) = self.done.lock() {
             done.clear();
         }
+        if let Ok(mut r) = self.reread.lock() {
+            *r = None;
+        }
         self.refit.notify_one();
         self.wake.notify_waiters();
         Ok(())
@@ -911,21 +989,38 @@ impl Ladder {
         128 * (own + remote).max(1)
     }
 
-    /// Fit the ratings again from every finished match among the current versions.
-    pub async fn fit_now(&self) -> Result<(), String> {
-        // Only the results not read before: the ids first, then those rows.
+    /// A match whose result was just taken here counts at once, without
+    /// reading it back from the database.
+    fn count_done(&self, job: &Job, outcome: Outcome, at: &str) {
+        let done = Done {
+            id: job.id,
+            keys: job.bots.iter().map(|b| b.key.clone()).collect(),
+            outcome,
+            finished_at: at.to_string(),
+        };
+        if let Ok(mut d) = self.done.lock() {
+            d.insert(done.id, Arc::new(done));
+        }
+    }
+
+    /// Read the finished matches from the database: the rows not read before
+    /// are added and those no longer finished (a disabled worker's) dropped.
+    /// Results taken by this server are counted as they come; this takes in
+    /// those another server sharing the database took.
+    async fn read_done(&self) -> Result<(), String> {
         let known: Vec<i64> = self
             .done
             .lock()
             .map(|d| d.keys().copied().collect())
             .unwrap_or_default();
-        let ids = sqlx::query("SELECT id FROM ladder_matches WHERE state = 'done'")
+        let ids = sqlx::query("SELECT id FROM ladder_matches WHERE state = 'done' ORDER BY id")
             .fetch_all(&self.db.pool)
             .await
             .map_err(|e| e.to_string())?;
+        let ids: Vec<i64> = ids.iter().filter_map(|r| r.try_get::<i64, _>(0).ok()).collect();
         let new: Vec<i64> = ids
             .iter()
-            .filter_map(|r| r.try_get::<i64, _>(0).ok())
+            .copied()
             .filter(|id| known.binary_search(id).is_err())
             .collect();
         let mut fresh = Vec::new();
@@ -957,15 +1052,31 @@ impl Ladder {
             }
         }
         if let Ok(mut done) = self.done.lock() {
+            done.retain(|id, _| ids.binary_search(id).is_ok());
             for d in fresh {
-                done.insert(d.id, d);
+                done.insert(d.id, Arc::new(d));
             }
+        }
+        Ok(())
+    }
+
+    /// Fit the ratings again from every finished match among the current versions.
+    pub async fn fit_now(&self) -> Result<(), String> {
+        let full = self.reread.lock().map_or(true, |mut r| {
+            let due = r.is_none_or(|t| t.elapsed() > RECOUNT);
+            if due {
+                *r = Some(std::time::Instant::now());
+            }
+            due
+        });
+        if full {
+            self.read_done().await?;
         }
         let current = self.current().await?;
         let pseudonyms = self.setting(PSEUDONYMS).await;
         let frozen = self.setting(FROZEN).await;
         let table_game = self.table > 2;
-        let done: Vec<Done> = self
+        let done: Vec<Arc<Done>> = self
             .done
             .lock()
             .map(|d| d.values().cloned().collect())
@@ -985,6 +1096,14 @@ impl Ladder {
     /// Write each student version's standing whose games changed, so it
     /// stays in the student's history after the version leaves the ladder.
     async fn keep_standings(&self, board: &Board) -> Result<(), String> {
+        // Every 30 s is enough for a history of versions, and spares a
+        // write per version at every fit while results pour in; a version's
+        // first games are written at once.
+        let due = board.frozen
+            || self
+                .kept
+                .lock()
+                .map_or(true, |k| k.is_none_or(|t| t.elapsed() > KEEP_EVERY));
         let changed: Vec<&Row> = {
             let Ok(written) = self.written.lock() else {
                 return Ok(());
@@ -993,8 +1112,12 @@ impl Ladder {
                 .rows
                 .iter()
                 .filter(|r| r.person.is_some() && written.get(&r.key) != Some(&r.games))
+                .filter(|r| due || written.get(&r.key).is_none_or(|&g| g == 0))
                 .collect()
         };
+        if due && let Ok(mut k) = self.kept.lock() {
+            *k = Some(std::time::Instant::now());
+        }
         if changed.is_empty() {
             return Ok(());
         }
@@ -1141,9 +1264,11 @@ fn check_shape(job: &Job, outcome: &Outcome) -> Result<(), String> {
 }
 
 /// The leaderboard of `current` from the finished matches `done`.
-fn standings(current: &[Current], done: &[Done], table_game: bool, pseudonyms: bool, frozen: bool) -> Board {
+fn standings(current: &[Current], done: &[Arc<Done>], table_game: bool, pseudonyms: bool, frozen: bool) -> Board {
     let index: HashMap<&str, usize> = current.iter().enumerate().map(|(i, c)| (c.key.as_str(), i)).collect();
-    let mut games: Vec<FitGame> = Vec::new();
+    // The fit needs only how often each outcome happened: a ladder's many
+    // games collapse into a count per pairing and result (or finishing order).
+    let mut counts: BTreeMap<(Vec<usize>, u8), u32> = BTreeMap::new();
     let mut records = vec![[0u32; 3]; current.len()];
     let mut played = vec![0u32; current.len()];
     let (mut matches, mut total) = (0, 0);
@@ -1171,25 +1296,40 @@ fn standings(current: &[Current], done: &[Done], table_game: bool, pseudonyms: b
                 Some(p) if table_game => {
                     let mut order: Vec<usize> = (0..g.seats.len()).collect();
                     order.sort_by_key(|&s| p.get(s).copied().unwrap_or(u32::MAX));
-                    games.push(FitGame::Order(order.iter().map(|&s| map[g.seats[s]]).collect()));
+                    *counts
+                        .entry((order.iter().map(|&s| map[g.seats[s]]).collect(), 3))
+                        .or_default() += 1;
                 }
                 _ if g.seats.len() == 2 => {
-                    let score = match g.winner {
-                        Some(0) => 1.0,
-                        Some(_) => 0.0,
-                        None => 0.5,
+                    let halves = match g.winner {
+                        Some(0) => 2,
+                        Some(_) => 0,
+                        None => 1,
                     };
-                    games.push(FitGame::Duel {
-                        a: map[g.seats[0]],
-                        b: map[g.seats[1]],
-                        score,
-                    });
+                    *counts
+                        .entry((vec![map[g.seats[0]], map[g.seats[1]]], halves))
+                        .or_default() += 1;
                 }
                 _ => {}
             }
         }
     }
-    let fitted: Vec<Fitted> = fit(current.len(), &games, PRIOR_DRAWS);
+    let games: Vec<(FitGame, u32)> = counts
+        .into_iter()
+        .map(|((seats, halves), n)| {
+            let g = match halves {
+                3 => FitGame::Order(seats),
+                h => FitGame::Duel {
+                    a: seats[0],
+                    b: seats[1],
+                    score: f64::from(h) / 2.0,
+                },
+            };
+            (g, n)
+        })
+        .collect();
+    let counted: Vec<(&FitGame, u32)> = games.iter().map(|(g, n)| (g, *n)).collect();
+    let fitted: Vec<Fitted> = fit_counted(current.len(), &counted, PRIOR_DRAWS);
     let mut order: Vec<usize> = (0..current.len()).collect();
     order.sort_by(|&a, &b| {
         fitted[b]

@@ -103,6 +103,8 @@ pub struct Player {
     /// Recently played bots, newest last: loading one reads, hashes and
     /// links its file, which costs more than a ladder match of small bots.
     loaded: Mutex<Vec<Arc<BotProgram>>>,
+    /// The engine's fingerprint, computed once: every worker call is checked against it.
+    fingerprint: String,
 }
 
 /// How many loaded bots a [`Player`] keeps (a course's busiest entrants).
@@ -113,6 +115,7 @@ impl Player {
     pub fn new(game: &'static dyn GameDef, settings: &RunSettings, illegal: IllegalMoves) -> Result<Player, String> {
         let sandbox = settings.sandbox(game).map_err(|e| format!("{e:#}"))?;
         Ok(Player {
+            fingerprint: sandbox.fingerprint(),
             game,
             sandbox,
             illegal,
@@ -122,7 +125,7 @@ impl Player {
 
     /// The engine's fingerprint (see [`Sandbox::fingerprint`]).
     pub fn fingerprint(&self) -> String {
-        self.sandbox.fingerprint()
+        self.fingerprint.clone()
     }
 
     fn entrants(&self, job: &Job, files: Files<'_>, names: Option<&[String]>) -> Result<Vec<Entrant>, String> {

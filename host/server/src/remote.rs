@@ -268,13 +268,17 @@ pub async fn results(State(s): State<Shared>, headers: HeaderMap, Json(r): Json<
         Err(r) => return r,
     };
     let ladder = &s.0.ladder;
+    let mut leased = match ladder.jobs_of_lease(id, &r.lease).await {
+        Ok(j) => j,
+        Err(e) => return refuse(StatusCode::INTERNAL_SERVER_ERROR, format!("the server failed: {e}")),
+    };
     let mut jobs = Vec::new();
     let mut out = Taken::default();
     for one in r.results.iter().take(256) {
-        match ladder.job_of(one.id).await {
-            Ok(Some(j)) => jobs.push((j, &one.outcome)),
-            Ok(None) => out.untaken.push(one.id),
-            Err(e) => return refuse(StatusCode::INTERNAL_SERVER_ERROR, format!("the server failed: {e}")),
+        // A match not held under this lease (late, twice, or someone else's) is not taken.
+        match leased.remove(&one.id) {
+            Some(j) => jobs.push((j, &one.outcome)),
+            None => out.untaken.push(one.id),
         }
     }
     let batch: Vec<_> = jobs.iter().map(|(j, o)| (j, *o)).collect();

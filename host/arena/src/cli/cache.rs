@@ -41,7 +41,7 @@ pub fn run(command: CacheCommand) -> anyhow::Result<()> {
             if json {
                 println!(
                     "{}",
-                    serde_json::json!({ "dir": dir.display().to_string(), "entries": stats.entries, "bytes": stats.bytes, "max_bytes": cache.max_bytes()? })
+                    serde_json::json!({ "dir": dir.display().to_string(), "entries": stats.entries, "bytes": stats.bytes, "max_bytes": cache.max_bytes()?, "store_bytes": stats.store_bytes })
                 );
             } else {
                 println!("dir: {}", dir.display());
@@ -55,6 +55,12 @@ pub fn run(command: CacheCommand) -> anyhow::Result<()> {
                 println!(
                     "bound: {max} ({:.1} MiB; least recently used entries go first, --cache-max or ARENA_CACHE_MAX)",
                     max as f64 / f64::from(1 << 20)
+                );
+                println!(
+                    "functions shared between bots: {} ({:.1} MiB; bound {} MiB, oldest go first)",
+                    stats.store_bytes,
+                    stats.store_bytes as f64 / f64::from(1 << 20),
+                    crate::sandbox::compile::STORE_MAX_BYTES >> 20
                 );
             }
         }
