@@ -11,7 +11,8 @@
 //! value, checked when it is used: a damaged or truncated entry is a miss,
 //! never code. The folder's name holds the engine's fingerprint, so a store
 //! of other engine settings or another wasmtime is never read. When the
-//! segments pass the size bound, the oldest are deleted.
+//! segments pass the size bound, the oldest are deleted; when there are
+//! many, a compile merges them into one.
 
 use sha2::{Digest, Sha256};
 use std::borrow::Cow;
@@ -27,6 +28,11 @@ const MAGIC: &[u8; 16] = b"arena-incr-seg1\n";
 const SUFFIX: &str = ".seg";
 /// An entry's key longer than this is not one Cranelift writes: the rest of the segment is skipped.
 const MAX_KEY: usize = 4096;
+/// Past this many segments, a compile writes everything it read and
+/// compiled as one segment and deletes those it read: every compile reads
+/// every segment, and a class of small bots would otherwise leave one tiny
+/// file per bot.
+const MAX_SEGMENTS: usize = 32;
 
 /// Where an entry is: its segment, the value's start and length, its checksum's start.
 #[derive(Debug, Clone, Copy)]
@@ -42,6 +48,8 @@ struct At {
 pub struct DiskStore {
     dir: PathBuf,
     segments: Vec<Vec<u8>>,
+    /// The files the segments were read from.
+    read: Vec<PathBuf>,
     index: HashMap<Vec<u8>, At>,
     fresh: Mutex<HashMap<Vec<u8>, Vec<u8>>>,
     max_bytes: u64,
@@ -56,6 +64,7 @@ impl DiskStore {
         let mut store = DiskStore {
             dir: dir.to_path_buf(),
             segments: Vec::new(),
+            read: Vec::new(),
             index: HashMap::new(),
             fresh: Mutex::new(HashMap::new()),
             max_bytes,
@@ -64,14 +73,17 @@ impl DiskStore {
         let _ = std::fs::create_dir_all(dir);
         for path in segment_files(dir) {
             let Ok(bytes) = std::fs::read(&path) else { continue };
-            store.add_segment(bytes);
+            if store.add_segment(bytes) {
+                store.read.push(path);
+            }
         }
         store
     }
 
-    fn add_segment(&mut self, bytes: Vec<u8>) {
+    /// Index a segment's entries; whether it is one.
+    fn add_segment(&mut self, bytes: Vec<u8>) -> bool {
         if !bytes.starts_with(MAGIC) {
-            return;
+            return false;
         }
         let segment = self.segments.len();
         let mut at = MAGIC.len();
@@ -95,6 +107,7 @@ impl DiskStore {
             at = end;
         }
         self.segments.push(bytes);
+        true
     }
 
     /// The entry for `key` from the files, if its checksum holds.
@@ -119,15 +132,24 @@ impl DiskStore {
     /// cannot be written only makes the next compile slower.
     pub fn save(&self) -> std::io::Result<()> {
         let fresh = std::mem::take(&mut *self.fresh.lock().map_err(|_| std::io::Error::other("poisoned"))?);
-        if fresh.is_empty() {
+        let compact = self.read.len() >= MAX_SEGMENTS;
+        if fresh.is_empty() && !compact {
             return Ok(());
         }
-        let mut out =
-            Vec::with_capacity(MAGIC.len() + fresh.iter().map(|(k, v)| k.len() + v.len() + 40).sum::<usize>());
-        out.extend_from_slice(MAGIC);
         // Sorted, so the same compile writes the same file.
         let mut entries: Vec<(Vec<u8>, Vec<u8>)> = fresh.into_iter().collect();
+        if compact {
+            // Only entries whose checksum holds are carried over.
+            entries.extend(
+                self.index
+                    .keys()
+                    .filter_map(|k| self.stored(k).map(|v| (k.clone(), v.to_vec()))),
+            );
+        }
         entries.sort();
+        let mut out =
+            Vec::with_capacity(MAGIC.len() + entries.iter().map(|(k, v)| k.len() + v.len() + 40).sum::<usize>());
+        out.extend_from_slice(MAGIC);
         for (k, v) in &entries {
             let (Ok(kl), Ok(vl)) = (u32::try_from(k.len()), u32::try_from(v.len())) else {
                 continue;
@@ -152,6 +174,12 @@ impl DiskStore {
             f.write_all(&out)?;
         }
         std::fs::rename(&tmp, self.dir.join(&name))?;
+        if compact {
+            // Another compiler reading one of these now has it in memory already, or misses it.
+            for path in &self.read {
+                let _ = std::fs::remove_file(path);
+            }
+        }
         self.prune();
         Ok(())
     }
@@ -271,6 +299,26 @@ mod tests {
         .unwrap();
         let s = DiskStore::open(&d, 1 << 20);
         assert!(s.get(b"a").is_none() && s.get(b"b").is_none());
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
+    #[test]
+    fn many_segments_are_merged_into_one() {
+        let d = dir("compact");
+        for i in 0..=MAX_SEGMENTS as u8 {
+            let s = DiskStore::open(&d, 1 << 20);
+            s.insert(&[i], vec![i; 10]);
+            s.save().unwrap();
+        }
+        assert_eq!(
+            segment_files(&d).len(),
+            1,
+            "the compile that found {MAX_SEGMENTS} segments merged them"
+        );
+        let s = DiskStore::open(&d, 1 << 20);
+        for i in 0..=MAX_SEGMENTS as u8 {
+            assert_eq!(s.get(&[i]).as_deref(), Some(&vec![i; 10][..]));
+        }
         let _ = std::fs::remove_dir_all(&d);
     }
 
