@@ -113,7 +113,7 @@ impl Default for CompileLimits {
 /// The incremental compilation store's bound on disk: CPython's functions
 /// and a class's own fit in it many times over, and a compiler child reads
 /// it whole (well inside [`CompileLimits::DEFAULT`]'s memory).
-pub const STORE_MAX_BYTES: u64 = 512 << 20;
+pub const STORE_MAX_BYTES: u64 = 256 << 20;
 
 /// Exit status of the child for a component that does not compile (the
 /// reason is on stderr), and for a compile that ran out of memory.
@@ -163,19 +163,24 @@ pub fn child_main(args: &[OsString]) -> i32 {
     let compiled = Engine::new(&config)
         .and_then(|engine| Component::new(&engine, &bytes))
         .and_then(|component| component.serialize());
-    if let (Some(store), Ok(_)) = (&store, &compiled) {
-        // A store that cannot be written only makes the next compile slower.
-        let _ = store.save();
-        if std::env::var_os("ARENA_COMPILE_STATS").is_some() {
-            let [hits, misses] = store.counts();
-            eprintln!("incremental store: {hits} functions found, {misses} compiled");
-        }
-    }
     match compiled {
         Ok(artifact) => {
             let mut out = std::io::stdout().lock();
             match out.write_all(&artifact).and_then(|()| out.flush()) {
-                Ok(()) => 0,
+                Ok(()) => {
+                    drop(artifact);
+                    // After the artifact is out: the bot's compile is done
+                    // whatever becomes of the store, which, if it cannot be
+                    // written, only makes the next compile slower.
+                    if let Some(store) = &store {
+                        let _ = store.save();
+                        if std::env::var_os("ARENA_COMPILE_STATS").is_some() {
+                            let [hits, misses] = store.counts();
+                            eprintln!("incremental store: {hits} functions found, {misses} compiled");
+                        }
+                    }
+                    0
+                }
                 Err(e) => {
                     eprintln!("cannot write the compiled component: {e}");
                     1

@@ -136,33 +136,25 @@ impl DiskStore {
         if fresh.is_empty() && !compact {
             return Ok(());
         }
-        // Sorted, so the same compile writes the same file.
-        let mut entries: Vec<(Vec<u8>, Vec<u8>)> = fresh.into_iter().collect();
+        let size = |k: &[u8], v: &[u8]| (k.len() + v.len() + 40) as u64;
+        let mut entries: Vec<(&[u8], &[u8])> = fresh.iter().map(|(k, v)| (&k[..], &v[..])).collect();
         if compact {
-            // Only entries whose checksum holds are carried over.
-            entries.extend(
-                self.index
-                    .keys()
-                    .filter_map(|k| self.stored(k).map(|v| (k.clone(), v.to_vec()))),
-            );
+            // The newest entries whose checksum holds, up to three quarters
+            // of the bound: the merged segment must not be pruned at once.
+            let mut room = (self.max_bytes / 4 * 3).saturating_sub(entries.iter().map(|(k, v)| size(k, v)).sum());
+            let mut stored: Vec<(&Vec<u8>, &At)> = self.index.iter().collect();
+            stored.sort_by_key(|(_, at)| std::cmp::Reverse(at.segment));
+            for (k, _) in stored {
+                if let Some(v) = self.stored(k)
+                    && size(k, v) <= room
+                {
+                    room -= size(k, v);
+                    entries.push((k, v));
+                }
+            }
         }
-        entries.sort();
-        let mut out =
-            Vec::with_capacity(MAGIC.len() + entries.iter().map(|(k, v)| k.len() + v.len() + 40).sum::<usize>());
-        out.extend_from_slice(MAGIC);
-        for (k, v) in &entries {
-            let (Ok(kl), Ok(vl)) = (u32::try_from(k.len()), u32::try_from(v.len())) else {
-                continue;
-            };
-            out.extend_from_slice(&kl.to_le_bytes());
-            out.extend_from_slice(&vl.to_le_bytes());
-            out.extend_from_slice(k);
-            out.extend_from_slice(v);
-            let mut h = Sha256::new();
-            h.update(k);
-            h.update(v);
-            out.extend_from_slice(&h.finalize());
-        }
+        // Sorted, so the same compile writes the same file.
+        entries.sort_unstable();
         let stamp = std::time::SystemTime::now()
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_nanos())
@@ -170,22 +162,39 @@ impl DiskStore {
         let name = format!("{stamp:024}-{}{SUFFIX}", std::process::id());
         let tmp = self.dir.join(format!(".{name}.tmp"));
         {
-            let mut f = std::fs::File::create(&tmp)?;
-            f.write_all(&out)?;
+            // Written as it goes: no second copy of the entries in memory.
+            let mut w = std::io::BufWriter::new(std::fs::File::create(&tmp)?);
+            w.write_all(MAGIC)?;
+            for (k, v) in &entries {
+                let (Ok(kl), Ok(vl)) = (u32::try_from(k.len()), u32::try_from(v.len())) else {
+                    continue;
+                };
+                let mut h = Sha256::new();
+                h.update(k);
+                h.update(v);
+                w.write_all(&kl.to_le_bytes())?;
+                w.write_all(&vl.to_le_bytes())?;
+                w.write_all(k)?;
+                w.write_all(v)?;
+                w.write_all(&h.finalize())?;
+            }
+            w.flush()?;
         }
-        std::fs::rename(&tmp, self.dir.join(&name))?;
+        let written = self.dir.join(&name);
+        std::fs::rename(&tmp, &written)?;
         if compact {
             // Another compiler reading one of these now has it in memory already, or misses it.
             for path in &self.read {
                 let _ = std::fs::remove_file(path);
             }
         }
-        self.prune();
+        self.prune(&written);
         Ok(())
     }
 
-    /// Delete the oldest segments until the rest fit the bound.
-    fn prune(&self) {
+    /// Delete the oldest segments until the rest fit the bound (never
+    /// `keep`, the one just written), and temporary files a killed compiler left.
+    fn prune(&self, keep: &Path) {
         let files = segment_files(&self.dir);
         let sizes: Vec<u64> = files
             .iter()
@@ -196,8 +205,22 @@ impl DiskStore {
             if total <= self.max_bytes {
                 break;
             }
-            let _ = std::fs::remove_file(path);
-            total -= size;
+            if path != keep && std::fs::remove_file(path).is_ok() {
+                total -= size;
+            }
+        }
+        let stale = std::time::Duration::from_secs(3600);
+        for e in std::fs::read_dir(&self.dir).into_iter().flatten().flatten() {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            if name.starts_with('.')
+                && name.ends_with(".tmp")
+                && e.metadata()
+                    .and_then(|m| m.modified())
+                    .is_ok_and(|t| t.elapsed().is_ok_and(|age| age > stale))
+            {
+                let _ = std::fs::remove_file(e.path());
+            }
         }
     }
 }

@@ -137,6 +137,9 @@ pub struct Ladder {
     kept: Mutex<Option<std::time::Instant>>,
     /// When lapsed leases were last given back.
     expired: Mutex<Option<std::time::Instant>>,
+    /// Counts the workers disabled: a result taken before one was disabled
+    /// is not counted after its matches were sent back.
+    generation: std::sync::atomic::AtomicU64,
     /// When the scheduler last read the versions and topped the queue up.
     scheduled: Mutex<Option<std::time::Instant>>,
     changed: broadcast::Sender<()>,
@@ -242,6 +245,7 @@ impl Ladder {
             reread: Mutex::new(None),
             kept: Mutex::new(None),
             expired: Mutex::new(None),
+            generation: std::sync::atomic::AtomicU64::new(0),
             scheduled: Mutex::new(None),
             changed,
             wake: Arc::new(Notify::new()),
@@ -710,6 +714,7 @@ impl Ladder {
         results: &[(&Job, &Outcome)],
     ) -> Result<Vec<Result<(), Untaken>>, String> {
         let config = &self.course.config.ladder;
+        let generation = self.generation.load(std::sync::atomic::Ordering::SeqCst);
         let before: i64 = if worker == OWN {
             0
         } else {
@@ -770,7 +775,7 @@ impl Ladder {
         }
         tx.commit().await.map_err(|e| e.to_string())?;
         for (job, outcome) in counted {
-            self.count_done(job, outcome.clone(), &at);
+            self.count_done(job, outcome.clone(), &at, generation);
         }
         if taken > 0 {
             self.refit.notify_one();
@@ -863,6 +868,7 @@ impl Ladder {
     /// and sends every match it played back to the queue.
     pub async fn check_one(&self) -> bool {
         let at = now();
+        let generation = self.generation.load(std::sync::atomic::Ordering::SeqCst);
         let lease = match crate::db::new_token() {
             Ok(l) => l,
             Err(_) => return false,
@@ -911,7 +917,7 @@ impl Ladder {
                 .execute(&self.db.pool)
                 .await;
             if confirmed.is_ok_and(|d| d.rows_affected() == 1) {
-                self.count_done(&job, mine, &stamp(now()));
+                self.count_done(&job, mine, &stamp(now()), generation);
             }
             self.refit.notify_one();
         } else {
@@ -958,6 +964,7 @@ impl Ladder {
         .await
         .map_err(|e| e.to_string())?;
         tx.commit().await.map_err(|e| e.to_string())?;
+        self.generation.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         if let Ok(mut done) = self.done.lock() {
             done.clear();
         }
@@ -991,14 +998,17 @@ impl Ladder {
 
     /// A match whose result was just taken here counts at once, without
     /// reading it back from the database.
-    fn count_done(&self, job: &Job, outcome: Outcome, at: &str) {
+    fn count_done(&self, job: &Job, outcome: Outcome, at: &str, generation: u64) {
         let done = Done {
             id: job.id,
             keys: job.bots.iter().map(|b| b.key.clone()).collect(),
             outcome,
             finished_at: at.to_string(),
         };
-        if let Ok(mut d) = self.done.lock() {
+        if let Ok(mut d) = self.done.lock()
+            // A worker disabled meanwhile: its results were just sent back.
+            && self.generation.load(std::sync::atomic::Ordering::SeqCst) == generation
+        {
             d.insert(done.id, Arc::new(done));
         }
     }
@@ -1052,7 +1062,9 @@ impl Ladder {
             }
         }
         if let Ok(mut done) = self.done.lock() {
-            done.retain(|id, _| ids.binary_search(id).is_ok());
+            // Only what was known before the read and is no longer finished
+            // goes: a result counted while the ids were read stays.
+            done.retain(|id, _| ids.binary_search(id).is_ok() || known.binary_search(id).is_err());
             for d in fresh {
                 done.insert(d.id, Arc::new(d));
             }
@@ -1069,8 +1081,12 @@ impl Ladder {
             }
             due
         });
-        if full {
-            self.read_done().await?;
+        if full && let Err(e) = self.read_done().await {
+            // Read in full again at the next fit, not a minute later.
+            if let Ok(mut r) = self.reread.lock() {
+                *r = None;
+            }
+            return Err(e);
         }
         let current = self.current().await?;
         let pseudonyms = self.setting(PSEUDONYMS).await;
