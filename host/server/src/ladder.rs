@@ -512,6 +512,13 @@ impl Ladder {
     /// server's pool) for `seconds`. Leases that ran out are given back first.
     pub async fn claim(&self, worker: i64, max: usize, seconds: i64) -> Result<Lease, String> {
         let at = now();
+        // A frozen ladder plays no more: what is leased finishes, what waits stays.
+        if self.setting(FROZEN).await {
+            return Ok(Lease {
+                lease: String::new(),
+                matches: Vec::new(),
+            });
+        }
         // Leases last many seconds: looking for lapsed ones once a second is
         // soon enough, and spares a write (a commit) at every claim.
         let due = self.expired.lock().map_or(true, |mut e| {
