@@ -17,6 +17,7 @@ use sqlx::Row as _;
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
 use tokio::sync::{Notify, broadcast};
 
 /// How long the server's own pool holds a match (it plays at once; a
@@ -174,6 +175,28 @@ struct Counted {
     counts: HashMap<String, u64>,
     /// When the counts were last read in full.
     full: Option<std::time::Instant>,
+}
+
+/// Whether `at` was never marked or was marked more than `every` ago.
+fn elapsed(at: &Mutex<Option<Instant>>, every: Duration) -> bool {
+    at.lock().map_or(true, |t| t.is_none_or(|t| t.elapsed() > every))
+}
+
+/// Mark `at` now.
+fn mark(at: &Mutex<Option<Instant>>) {
+    if let Ok(mut t) = at.lock() {
+        *t = Some(Instant::now());
+    }
+}
+
+/// A throttle's turn: whether `every` has passed since `at` was marked, and if so mark it.
+fn turn(at: &Mutex<Option<Instant>>, every: Duration) -> bool {
+    let Ok(mut t) = at.lock() else { return true };
+    let due = t.is_none_or(|t| t.elapsed() > every);
+    if due {
+        *t = Some(Instant::now());
+    }
+    due
 }
 
 /// How long counts read row by row are trusted before a full read.
@@ -390,16 +413,10 @@ impl Ladder {
             .await
             .and_then(|r| r.try_get(0))
             .map_err(|e| e.to_string())?;
-        let recent = self
-            .scheduled
-            .lock()
-            .is_ok_and(|t| t.is_some_and(|t| t.elapsed() < std::time::Duration::from_secs(2)));
-        if recent && usize::try_from(waiting).unwrap_or(0) >= ahead / 2 {
+        if usize::try_from(waiting).unwrap_or(0) >= ahead / 2 && !elapsed(&self.scheduled, Duration::from_secs(2)) {
             return Ok(0);
         }
-        if let Ok(mut t) = self.scheduled.lock() {
-            *t = Some(std::time::Instant::now());
-        }
+        mark(&self.scheduled);
         let current = self.current().await?;
         let keys: HashMap<&str, usize> = current.iter().enumerate().map(|(i, c)| (c.key.as_str(), i)).collect();
         let waiting = sqlx::query("SELECT id, entrants FROM ladder_matches WHERE state = 'queued'")
@@ -521,14 +538,7 @@ impl Ladder {
         }
         // Leases last many seconds: looking for lapsed ones once a second is
         // soon enough, and spares a write (a commit) at every claim.
-        let due = self.expired.lock().map_or(true, |mut e| {
-            let due = e.is_none_or(|t| t.elapsed() >= std::time::Duration::from_secs(1));
-            if due {
-                *e = Some(std::time::Instant::now());
-            }
-            due
-        });
-        if due {
+        if turn(&self.expired, Duration::from_secs(1)) {
             sqlx::query(
                 "UPDATE ladder_matches SET state = 'queued', lease = NULL, worker_id = NULL \
                  WHERE state = 'leased' AND lease_until < $1",
@@ -559,13 +569,7 @@ impl Ladder {
         .fetch_all(&self.db.pool)
         .await
         .map_err(|e| e.to_string())?;
-        let mut matches = Vec::with_capacity(rows.len());
-        for r in &rows {
-            let id: i64 = r.try_get(0).unwrap_or_default();
-            let entrants: String = r.try_get(1).unwrap_or_default();
-            let games: i64 = r.try_get(2).unwrap_or_default();
-            matches.push(self.job(id, &entrants, games).await?);
-        }
+        let mut matches = self.jobs(&rows).await?;
         matches.sort_by_key(|j| j.id);
         Ok(Lease { lease, matches })
     }
@@ -669,12 +673,17 @@ impl Ladder {
         .fetch_all(&self.db.pool)
         .await
         .map_err(|e| e.to_string())?;
-        let mut jobs = HashMap::with_capacity(rows.len());
-        for r in &rows {
+        Ok(self.jobs(&rows).await?.into_iter().map(|j| (j.id, j)).collect())
+    }
+
+    /// The jobs of rows `(id, entrants, games)`.
+    async fn jobs(&self, rows: &[sqlx::any::AnyRow]) -> Result<Vec<Job>, String> {
+        let mut jobs = Vec::with_capacity(rows.len());
+        for r in rows {
             let id: i64 = r.try_get(0).unwrap_or_default();
             let entrants: String = r.try_get(1).unwrap_or_default();
             let games: i64 = r.try_get(2).unwrap_or_default();
-            jobs.insert(id, self.job(id, &entrants, games).await?);
+            jobs.push(self.job(id, &entrants, games).await?);
         }
         Ok(jobs)
     }
@@ -1081,14 +1090,9 @@ impl Ladder {
 
     /// Fit the ratings again from every finished match among the current versions.
     pub async fn fit_now(&self) -> Result<(), String> {
-        let full = self.reread.lock().map_or(true, |mut r| {
-            let due = r.is_none_or(|t| t.elapsed() > RECOUNT);
-            if due {
-                *r = Some(std::time::Instant::now());
-            }
-            due
-        });
-        if full && let Err(e) = self.read_done().await {
+        if turn(&self.reread, RECOUNT)
+            && let Err(e) = self.read_done().await
+        {
             // Read in full again at the next fit, not a minute later.
             if let Ok(mut r) = self.reread.lock() {
                 *r = None;
@@ -1122,11 +1126,7 @@ impl Ladder {
         // Every 30 s is enough for a history of versions, and spares a
         // write per version at every fit while results pour in; a version's
         // first games are written at once.
-        let due = board.frozen
-            || self
-                .kept
-                .lock()
-                .map_or(true, |k| k.is_none_or(|t| t.elapsed() > KEEP_EVERY));
+        let due = board.frozen || elapsed(&self.kept, KEEP_EVERY);
         let changed: Vec<&Row> = {
             let Ok(written) = self.written.lock() else {
                 return Ok(());
@@ -1138,8 +1138,8 @@ impl Ladder {
                 .filter(|r| due || written.get(&r.key).is_none_or(|&g| g == 0))
                 .collect()
         };
-        if due && let Ok(mut k) = self.kept.lock() {
-            *k = Some(std::time::Instant::now());
+        if due {
+            mark(&self.kept);
         }
         if changed.is_empty() {
             return Ok(());
