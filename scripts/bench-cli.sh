@@ -4,7 +4,7 @@
 # (one machine, and cut into 4 shards and merged), grading a class of 100
 # submissions, and `arena check` of a Python bot twice (the second from the
 # compile cache). Set ARENA_BENCH_MILLION=0 to skip the 992,000-game runs
-# (about 2.5 minutes).
+# (about 2.5 minutes) and the million-game match.
 # Run from the repository root after `example-bots/build.sh` (and
 # `example-bots/build-langs.sh` for the Python bot).
 set -euo pipefail
@@ -42,6 +42,26 @@ for games in "${sizes[@]}"; do
   echo "  merge --json: $(measure $arena tournament merge "$work/w$games" --json)"
 done
 
+# A match's peak memory and time as its games grow (issue 31, item 3): it
+# holds its totals and one batch of games, and streams each game to the
+# JSON and the replay file, so its memory should not grow with the games.
+# ARENA_BENCH_BEFORE=path/to/an/older/arena runs each line with it too, in
+# the same run, for the before/after ratios of docs/performance.md.
+eg=example-bots/wasm/en-garde
+match_sizes=(10000 100000)
+[ "${ARENA_BENCH_MILLION:-1}" = 0 ] || match_sizes+=(1000000)
+for bin in "$arena" ${ARENA_BENCH_BEFORE:-}; do
+  for games in "${match_sizes[@]}"; do
+    echo "match ($bin), En Garde aggressive vs cowardly, $games games, --jobs 2: $(measure "$bin" match --game en-garde "$eg/aggressive.wasm" "$eg/cowardly.wasm" --games "$games" --jobs 2)"
+    echo "  --json: $(measure "$bin" match --game en-garde "$eg/aggressive.wasm" "$eg/cowardly.wasm" --games "$games" --jobs 2 --json)"
+  done
+  # Recording: the same 1,000 games with and without a replay (best of 3).
+  best() { for _ in 1 2 3; do /usr/bin/time -f "%e" "$@" 2>&1 >/dev/null | tail -1; done | sort -n | head -1; }
+  plain=$(best "$bin" match --game en-garde "$eg/aggressive.wasm" "$eg/cowardly.wasm" --games 1000 --jobs 1)
+  recorded=$(best "$bin" match --game en-garde "$eg/aggressive.wasm" "$eg/cowardly.wasm" --games 1000 --jobs 1 --replay "$work/r.jsonl")
+  echo "  1,000 games, --jobs 1: $plain s; with --replay: $recorded s, $(stat -c %s "$work/r.jsonl") bytes; peak with --replay of 10,000 games: $(measure "$bin" match --game en-garde "$eg/aggressive.wasm" "$eg/cowardly.wasm" --games 10000 --jobs 2 --replay "$work/r.jsonl")"
+done
+
 mkdir -p "$work/class"
 for i in $(seq -w 0 99); do
   case $((10#$i % 10)) in
@@ -64,4 +84,24 @@ if [ -f "$py" ]; then
     end=$(date +%s%N)
     echo "check of the Python random bot, $run run (fresh cache): $(( (end - start) / 1000000 )) ms"
   done
+fi
+
+# A class of 100 Python bots (issue 31, item 1): 100 copies of the Python
+# aggressive twin, each made a different file by a custom section of its own
+# (so 100 SHA-256s and 100 compiles), in a round robin of 2 games per
+# pairing (9,900 games) with an empty compile cache, then again from the
+# cache. The incremental store lets each compile reuse the functions the
+# bots before it compiled. Set ARENA_BENCH_CLASS=0 to skip (several minutes).
+pybot=example-bots/wasm/en-garde/aggressive-py.wasm
+if [ -f "$pybot" ] && [ "${ARENA_BENCH_CLASS:-1}" != 0 ]; then
+  mkdir -p "$work/py100"
+  for i in $(seq -w 0 99); do
+    # A custom section: id 0, 9 bytes of content (the name's length, the
+    # name "bench", and the payload: the bot's number and an x).
+    { cat "$pybot"; printf '\x00\x09\x05bench%sx' "$i"; } > "$work/py100/py$i.wasm"
+  done
+  for run in first second; do
+    echo "class of 100 Python bots, round robin, 9,900 games, --jobs 2, $run run: $(measure $arena tournament --game en-garde --dir "$work/py100" --format round-robin --games 2 --jobs 2 --cache-dir "$work/pycache")"
+  done
+  echo "  compile cache after: $(du -sh "$work/pycache" | cut -f1) ($(du -sh "$work/pycache"/incremental-* 2>/dev/null | cut -f1) of it the incremental store)"
 fi

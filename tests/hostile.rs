@@ -381,3 +381,34 @@ fn the_slowest_loops_run_out_of_fuel_with_any_threads_and_under_load() {
         }
     }
 }
+
+#[test]
+fn a_global_that_counts_games_sees_one_every_game_whatever_the_threads() {
+    // 40 games on rayon's threads: an instance reused by a thread, or state
+    // kept between games, would print "game 2" or more.
+    let out = en_garde_match(
+        Limits::default(),
+        "simple",
+        ["hostile/counts-games", "house:random"],
+        40,
+        2,
+        true,
+    );
+    assert_eq!(out.report.results.len(), 40);
+    let mut seen = 0;
+    for (result, events) in out.report.results.iter().zip(&out.events) {
+        let seat = result.seats.iter().position(|&b| b == 0).expect("the counter plays");
+        let log = events
+            .iter()
+            .find(|e| e["type"] == "log" && e["seat"] == seat)
+            .expect("the counter's log");
+        assert_eq!(
+            log["lines"],
+            serde_json::json!(["game 1 of this instance"]),
+            "game {}",
+            result.index
+        );
+        seen += 1;
+    }
+    assert_eq!(seen, 40);
+}

@@ -569,6 +569,64 @@ fn view_and_verify_name_the_line_of_a_bad_replay() {
     );
 }
 
+#[test]
+fn a_replay_named_gz_is_the_plain_one_compressed_and_reads_the_same() {
+    let dir = temp("gzip");
+    let aggressive = bot_arg("en-garde/aggressive");
+    let args = [
+        "--game",
+        "en-garde",
+        aggressive.as_str(),
+        "house:random",
+        "--games",
+        "40",
+        "--variant",
+        "standard",
+    ];
+    let plain = record(&dir, "eg", &args);
+    let gz = dir.join("eg.jsonl.gz");
+    let mut all = vec!["match"];
+    all.extend(args);
+    all.extend(["--replay", gz.to_str().expect("a UTF-8 path")]);
+    let out = arena(&all);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    // gzip itself, not the arena, inflates it back to the plain file's bytes.
+    let inflated = std::process::Command::new("gzip")
+        .arg("-dc")
+        .arg(&gz)
+        .output()
+        .expect("gzip runs");
+    assert!(inflated.status.success());
+    let plain_bytes = std::fs::read(&plain).expect("plain replay");
+    assert!(
+        inflated.stdout == plain_bytes,
+        "the inflated replay differs from the plain one"
+    );
+    let packed = std::fs::metadata(&gz).expect("gz").len();
+    assert!(
+        packed * 4 < plain_bytes.len() as u64,
+        "{packed} bytes compressed from {}",
+        plain_bytes.len()
+    );
+    // verify and view read it as they read the plain file.
+    let good = format!("aggressive={aggressive}");
+    for path in [&plain, &gz] {
+        let out = arena(&["replay", "verify", &path.display().to_string(), "--bot", &good]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(stdout(&out).contains("IDENTICAL: 40 games"), "{}", stdout(&out));
+    }
+    let out = arena(&["view", &gz.display().to_string()]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(dir.join("eg.html").is_file(), "eg.jsonl.gz makes eg.html");
+    // Cut short, it is refused in one line naming the file, not a panic.
+    let cut = dir.join("cut.jsonl.gz");
+    std::fs::write(&cut, &std::fs::read(&gz).expect("gz")[..packed as usize / 2]).expect("write");
+    assert_one_line_error(
+        &["replay", "verify", &cut.display().to_string(), "--bot", &good],
+        "cut.jsonl.gz",
+    );
+}
+
 /// The exit status and the one stderr line of a command that must refuse.
 fn refused(args: &[&str], expect: &str) {
     assert_one_line_error(args, expect);

@@ -68,22 +68,82 @@ fn measure(sandbox: &Sandbox, game: &str, bots: &[&str], games: usize) -> (f64, 
     (games as f64 / secs, fuel)
 }
 
+/// Fuel per second of the typical arithmetic loop (`hostile/infinite-loop`,
+/// which burns its whole move budget): a game at budget F and one at 2F
+/// differ by F units of the loop alone, without instantiation or the game.
+fn fuel_per_second() -> f64 {
+    let def = adapters::game("en-garde").expect("game");
+    let game = |fuel: u64| {
+        let limits = arena::sandbox::Limits {
+            fuel,
+            bank: 0,
+            start_fuel: fuel,
+            timeout: std::time::Duration::from_secs(3600),
+            ..def.about().limits.clone()
+        };
+        let sandbox = adapters::sandbox(limits).expect("sandbox");
+        let program = sandbox
+            .load(&wasm("hostile/infinite-loop"), def.worlds())
+            .expect("load");
+        let spec = MatchSpec {
+            game: def,
+            setup: GameSetup::new(&sandbox),
+            entrants: vec![
+                Entrant {
+                    name: "loop".into(),
+                    bot: BotRef::Wasm(Arc::new(program)),
+                },
+                Entrant {
+                    name: "house:random".into(),
+                    bot: BotRef::House("random".into()),
+                },
+            ],
+            games: 1,
+            seed: 1,
+            record: false,
+        };
+        (0..3)
+            .map(|_| {
+                let started = Instant::now();
+                arena::runner::play_unit(&spec, &[0]).expect("the game is set up right");
+                started.elapsed().as_secs_f64()
+            })
+            .fold(f64::MAX, f64::min)
+    };
+    let fuel = 1_000_000_000;
+    fuel as f64 / (game(2 * fuel) - game(fuel))
+}
+
 fn main() {
     build_langs();
-    let cache = std::env::temp_dir().join(format!("arena-bench-langs-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&cache);
+    // `ARENA_LANGS_CACHE=DIR` keeps the compiled bots between runs (to
+    // profile the games alone); by default each run starts with no cache.
+    let kept = std::env::var_os("ARENA_LANGS_CACHE").map(std::path::PathBuf::from);
+    let cache = kept
+        .clone()
+        .unwrap_or_else(|| std::env::temp_dir().join(format!("arena-bench-langs-{}", std::process::id())));
+    if kept.is_none() {
+        let _ = std::fs::remove_dir_all(&cache);
+    }
+    // `cargo bench --bench langs -- en-garde` plays only the games named.
+    let only: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
 
     println!("\nCompile and load (one file each; the cache is new, then warm)");
     println!(
         "{:<26} {:>12} {:>14} {:>12}",
         "bot", "file", "cold compile", "cached load"
     );
-    for bot in [
-        "en-garde/aggressive",
-        "en-garde/aggressive-py",
-        "en-garde/aggressive-js",
-        "en-garde/aggressive-qjs",
-    ] {
+    let compiled: &[&str] = if only.is_empty() {
+        &[
+            "en-garde/aggressive",
+            "en-garde/aggressive-py",
+            "en-garde/aggressive-js",
+            "en-garde/aggressive-qjs",
+        ]
+    } else {
+        &[]
+    };
+    for bot in compiled {
         let def = adapters::game("en-garde").expect("game");
         let size = std::fs::metadata(wasm(bot)).map(|m| m.len()).unwrap_or(0);
         let started = Instant::now();
@@ -107,11 +167,20 @@ fn main() {
         );
     }
 
+    let rate = fuel_per_second();
     println!("\nGames per second (one thread) and fuel per game, same opponents, same run");
     println!(
-        "{:<28} {:>10} {:>9} {:>14} {:>10}",
-        "game: twin", "games/s", "x native", "fuel/game", "x Rust"
+        "(overhead: µs per game beyond its fuel at {:.1} billion fuel/s, the typical loop's rate)",
+        rate / 1e9
     );
+    println!(
+        "{:<34} {:>8} {:>9} {:>12} {:>8} {:>10}",
+        "game: twin", "games/s", "x native", "fuel/game", "x Rust", "overhead"
+    );
+    // `cargo bench --bench langs -- en-garde python` plays only the games
+    // and the twins named (with the native and Rust twins the ratios need).
+    const GAMES: &[&str] = &["en-garde", "connect-fwar", "sugar", "president"];
+    const TWINS: &[&str] = &["Python", "JS"];
     let cases: &[(&str, &str, &[&str], usize)] = &[
         ("en-garde", "aggressive", &["house:random"], 200),
         ("connect-fwar", "basic", &[], 400),
@@ -124,6 +193,10 @@ fn main() {
         ),
     ];
     for &(game, bot, opponents, games) in cases {
+        let named = |names: &[&str]| only.iter().any(|o| names.iter().any(|n| n.eq_ignore_ascii_case(o)));
+        if named(GAMES) && !named(&[game]) {
+            continue;
+        }
         let sandbox = sandbox(game, &cache);
         let run = |first: &str, n: usize| {
             let mut bots = vec![first];
@@ -139,20 +212,34 @@ fn main() {
             ("JS (SpiderMonkey)", format!("{game}/{bot}-js"), games),
             ("JS (QuickJS)", format!("{game}/{bot}-qjs"), games),
         ] {
+            let first_word = label.split(' ').next().unwrap_or(label);
+            if label != "native" && label != "Rust" && named(TWINS) && !named(&[first_word]) {
+                continue;
+            }
             let (per_second, fuel) = if label == "native" {
                 (native, 0.0)
             } else {
                 run(&spec, n)
             };
+            // Time per game beyond what its fuel takes at the loop's rate:
+            // instantiation, resetting memory, the calls and the game.
+            let overhead = if label == "native" {
+                0.0
+            } else {
+                (1.0 / per_second - fuel / rate) * 1e6
+            };
             println!(
-                "{:<28} {:>10.0} {:>8.1}x {:>14.0} {:>9.0}x",
+                "{:<34} {:>8.0} {:>8.1}x {:>12.0} {:>7.0}x {:>10.0}",
                 format!("{game}: {bot} {label}"),
                 per_second,
                 native / per_second,
                 fuel,
-                if rust_fuel > 0.0 { fuel / rust_fuel } else { 0.0 }
+                if rust_fuel > 0.0 { fuel / rust_fuel } else { 0.0 },
+                overhead
             );
         }
     }
-    let _ = std::fs::remove_dir_all(&cache);
+    if kept.is_none() {
+        let _ = std::fs::remove_dir_all(&cache);
+    }
 }

@@ -62,19 +62,53 @@ pub fn match_header(
 
 /// One game's lines: `game`, its events, `result`.
 pub fn game_lines(result: &GameResult, events: &[Value], entrants: &[Entrant]) -> Vec<Value> {
-    let names: Vec<&str> = result.seats.iter().map(|&b| entrants[b].name.as_str()).collect();
+    let (first, last) = game_ends(result, entrants);
     let mut lines = Vec::with_capacity(events.len() + 2);
-    lines.push(
-        json!({"type": "game", "game": result.index, "seed": result.seed, "seats": result.seats, "names": names}),
-    );
+    lines.push(first);
     lines.extend(events.iter().cloned());
-    let mut end = json!({"type": "result", "game": result.index, "scores": result.scores,
+    lines.push(last);
+    lines
+}
+
+/// A game's first line (`game`: seed, seats, names) and last (`result`).
+fn game_ends(result: &GameResult, entrants: &[Entrant]) -> (Value, Value) {
+    let names: Vec<&str> = result.seats.iter().map(|&b| entrants[b].name.as_str()).collect();
+    let first =
+        json!({"type": "game", "game": result.index, "seed": result.seed, "seats": result.seats, "names": names});
+    let mut last = json!({"type": "result", "game": result.index, "scores": result.scores,
         "winner": result.winner, "winner-name": result.winner.map(|s| names[s]), "forfeit": result.forfeit});
-    if let (Some(positions), Some(obj)) = (&result.positions, end.as_object_mut()) {
+    if let (Some(positions), Some(obj)) = (&result.positions, last.as_object_mut()) {
         obj.insert("positions".into(), json!(positions));
     }
-    lines.push(end);
-    lines
+    (first, last)
+}
+
+/// Write the header line of the match `spec` is about to play.
+pub fn write_header(out: &mut dyn Write, spec: &crate::runner::MatchSpec<'_>) -> std::io::Result<()> {
+    let games = crate::runner::whole_rotations(spec.games, spec.entrants.len());
+    let head = match_header(
+        spec.game.name(),
+        &spec.variant_name(),
+        spec.setup.illegal,
+        spec.seed,
+        games,
+        spec.setup.sandbox.limits(),
+        &spec.entrants,
+    );
+    line(out, &head)
+}
+
+/// Write one played game's lines (see [`game_lines`]), as it is played:
+/// its events are written where they are, not copied, and the game goes
+/// to `out` in one piece.
+pub fn write_game(out: &mut dyn Write, played: &crate::runner::Played, entrants: &[Entrant]) -> std::io::Result<()> {
+    let (first, last) = game_ends(&played.result, entrants);
+    let mut text = Vec::with_capacity(played.events.len() * 160 + 512);
+    for value in std::iter::once(&first).chain(&played.events).chain([&last]) {
+        serde_json::to_writer(&mut text, value)?;
+        text.push(b'\n');
+    }
+    out.write_all(&text)
 }
 
 /// Write a match's header, every game's events and result to `out`.
@@ -91,6 +125,78 @@ pub fn write_match(out: &mut dyn Write, outcome: &MatchOutcome, entrants: &[Entr
 fn line(out: &mut dyn Write, value: &Value) -> std::io::Result<()> {
     serde_json::to_writer(&mut *out, value)?;
     out.write_all(b"\n")
+}
+
+/// A replay file being written: plain JSON lines, or gzip-compressed when
+/// its name ends in `.gz` ([`ReplayReader`] reads both).
+pub enum ReplayFile {
+    /// JSON lines.
+    Plain(std::io::BufWriter<std::fs::File>),
+    /// JSON lines, gzip-compressed as they are written.
+    Gzip(Box<std::io::BufWriter<flate2::write::GzEncoder<std::fs::File>>>),
+}
+
+impl ReplayFile {
+    /// Create `path` (compressed if it ends in `.gz`).
+    pub fn create(path: &Path) -> std::io::Result<ReplayFile> {
+        let file = std::fs::File::create(path)?;
+        // JSON is written a few bytes at a time; the buffer hands the
+        // compressor large blocks (each call into it has a fixed cost).
+        Ok(if path.extension().is_some_and(|e| e == "gz") {
+            let level = flate2::Compression::new(3);
+            ReplayFile::Gzip(Box::new(std::io::BufWriter::with_capacity(
+                1 << 16,
+                flate2::write::GzEncoder::new(file, level),
+            )))
+        } else {
+            ReplayFile::Plain(std::io::BufWriter::with_capacity(1 << 16, file))
+        })
+    }
+
+    /// Write what is buffered and, compressed, the gzip trailer.
+    pub fn finish(self) -> std::io::Result<()> {
+        match self {
+            ReplayFile::Plain(mut f) => f.flush(),
+            ReplayFile::Gzip(z) => z.into_inner().map_err(|e| e.into_error())?.finish()?.flush(),
+        }
+    }
+}
+
+impl Write for ReplayFile {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            ReplayFile::Plain(f) => f.write(buf),
+            ReplayFile::Gzip(z) => z.write(buf),
+        }
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        match self {
+            ReplayFile::Plain(f) => f.flush(),
+            ReplayFile::Gzip(z) => z.flush(),
+        }
+    }
+}
+
+/// A reader that fails past `max` bytes: an inflated replay is held to the
+/// cap its file size would have been.
+struct Capped<R> {
+    inner: R,
+    left: u64,
+    max: u64,
+}
+
+impl<R: Read> Read for Capped<R> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let n = self.inner.read(buf)?;
+        self.left = self.left.checked_sub(n as u64).ok_or_else(|| {
+            std::io::Error::other(format!(
+                "it holds over {} MiB once uncompressed, more than this command reads; record fewer games (--games) or one game of it",
+                self.max >> 20
+            ))
+        })?;
+        Ok(n)
+    }
 }
 
 /// What is wrong with a replay file: one line naming the file, the line
@@ -241,7 +347,26 @@ impl ReplayReader {
             ));
         }
         let file = std::fs::File::open(path).map_err(|e| err(None, format!("cannot read it: {}", io_words(&e))))?;
-        let reader: Box<dyn BufRead> = Box::new(std::io::BufReader::with_capacity(1 << 16, file));
+        let mut file = std::io::BufReader::with_capacity(1 << 16, file);
+        let gzip = file
+            .fill_buf()
+            .map_err(|e| err(None, format!("cannot read it: {}", io_words(&e))))?
+            .starts_with(&[0x1f, 0x8b]);
+        // A compressed replay is read as it inflates; its size on disk says
+        // little of what it holds, so the cap counts the inflated bytes.
+        let reader: Box<dyn BufRead> = if gzip {
+            let inflated = flate2::bufread::MultiGzDecoder::new(file);
+            Box::new(std::io::BufReader::with_capacity(
+                1 << 16,
+                Capped {
+                    inner: inflated,
+                    left: max_bytes.unwrap_or(u64::MAX),
+                    max: max_bytes.unwrap_or(u64::MAX),
+                },
+            ))
+        } else {
+            Box::new(file)
+        };
         let mut r = ReplayReader {
             path: path.to_owned(),
             reader,

@@ -3,9 +3,10 @@
 use super::common::RunArgs;
 use crate::games::Kind;
 use crate::runner::entrants::{entrants, find_game, setup};
-use crate::runner::{GameDef, MatchReport, MatchSpec, run_match};
+use crate::runner::{GameDef, MatchReport, MatchSpec, ReportWriter, play_match};
 use anyhow::Context;
 use clap::Args;
+use std::ops::ControlFlow;
 use std::path::PathBuf;
 
 /// Options of `arena match`.
@@ -51,18 +52,57 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
         seed: args.seed,
         record: args.replay.is_some(),
     };
-    let outcome = args.run.pool()?.install(|| run_match(&spec))?;
-    if let Some(path) = &args.replay {
-        let file = std::fs::File::create(path)
-            .with_context(|| format!("{}: cannot create the replay file", path.display()))?;
-        let mut out = std::io::BufWriter::new(file);
-        crate::replay::write_match(&mut out, &outcome, &spec.entrants)
+    // Each game goes to the replay file and the JSON as it is played, so a
+    // match of a million games holds one batch of games, not a million.
+    let mut replay = match &args.replay {
+        Some(path) => {
+            let mut out = crate::replay::ReplayFile::create(path)
+                .with_context(|| format!("{}: cannot create the replay file", path.display()))?;
+            crate::replay::write_header(&mut out, &spec)
+                .with_context(|| format!("{}: cannot write the replay file", path.display()))?;
+            Some((path, out))
+        }
+        None => None,
+    };
+    let mut json = if args.json {
+        Some(ReportWriter::start(std::io::BufWriter::new(std::io::stdout()), &spec)?)
+    } else {
+        None
+    };
+    let mut failed: Option<anyhow::Error> = None;
+    let report = args.run.pool()?.install(|| {
+        play_match(&spec, |played| {
+            let written = replay
+                .as_mut()
+                .map_or(Ok(()), |(path, out)| {
+                    crate::replay::write_game(out, &played, &spec.entrants)
+                        .with_context(|| format!("{}: cannot write the replay file", path.display()))
+                })
+                .and_then(|()| {
+                    json.as_mut()
+                        .map_or(Ok(()), |j| j.result(&played.result).context("cannot write the results"))
+                });
+            match written {
+                Ok(()) => ControlFlow::Continue(()),
+                Err(e) => {
+                    failed = Some(e);
+                    ControlFlow::Break(())
+                }
+            }
+        })
+    })?;
+    if let Some(e) = failed {
+        return Err(e);
+    }
+    if let Some((path, out)) = replay {
+        out.finish()
             .with_context(|| format!("{}: cannot write the replay file", path.display()))?;
     }
-    if args.json {
-        println!("{}", serde_json::to_string_pretty(&outcome.report)?);
-    } else {
-        print!("{}", table(game, &outcome.report, args.replay.as_deref()));
+    match json {
+        Some(j) => {
+            j.finish(&report).context("cannot write the results")?;
+        }
+        None => print!("{}", table(game, &report, args.replay.as_deref())),
     }
     Ok(())
 }
@@ -87,47 +127,31 @@ fn what_went_wrong(game: &dyn GameDef, report: &MatchReport, replay: Option<&std
         Some(path) => format!("arena view {} shows them", path.display()),
         None => "--replay FILE, then arena view FILE, shows them".to_string(),
     };
-    for (i, b) in report.bots.iter().enumerate() {
+    for b in &report.bots {
         if b.illegal_moves > 0 {
-            let games = report
-                .results
-                .iter()
-                .filter(|r| {
-                    r.seats
-                        .iter()
-                        .position(|&x| x == i)
-                        .and_then(|seat| r.illegal.get(seat))
-                        .is_some_and(|&n| n > 0)
-                })
-                .count();
             let _ = writeln!(
                 s,
-                "{} played {} illegal move{} in {games} of {} games: under the course's rule, {} ({see})",
+                "{} played {} illegal move{} in {} of {} games: under the course's rule, {} ({see})",
                 b.name,
                 b.illegal_moves,
                 if b.illegal_moves == 1 { "" } else { "s" },
+                b.illegal_games,
                 b.games,
                 game.illegal_rule()
             );
         }
-        let mut told = std::collections::BTreeSet::new();
         let forfeited = b.forfeits.values().any(|&n| n > 0) && b.fuel.is_some();
-        for r in &report.results {
-            for f in &r.forfeits {
-                if r.seats.get(f.seat) != Some(&i) || !told.insert(f.reason.as_str()) {
-                    continue;
-                }
-                let count = b.forfeits.get(f.reason.as_str()).copied().unwrap_or(1);
-                let _ = writeln!(
-                    s,
-                    "{} forfeited {count} game{} ({}); the first, game {}: {}",
-                    b.name,
-                    if count == 1 { "" } else { "s" },
-                    f.reason.as_str(),
-                    r.index,
-                    f.detail
-                );
-            }
+        for f in &b.first_forfeits {
+            let count = b.forfeits.get(f.reason.as_str()).copied().unwrap_or(1);
+            let _ = writeln!(
+                s,
+                "{} forfeited {count} game{} ({}); the first, game {}: {}",
+                b.name,
+                if count == 1 { "" } else { "s" },
+                f.reason.as_str(),
+                f.game,
+                f.detail
+            );
         }
         if forfeited {
             let _ = writeln!(s, "  ({see}, with {}'s whole log: tracebacks, its own prints)", b.name);

@@ -22,7 +22,14 @@ pub struct ViewArgs {
 /// Run `arena view`.
 pub fn run_view(args: ViewArgs) -> anyhow::Result<()> {
     let (html, stats) = crate::view::page_for_file(&args.replay, None)?;
-    let out = args.out.unwrap_or_else(|| args.replay.with_extension("html"));
+    // games.jsonl and games.jsonl.gz both make games.html.
+    let out = args.out.unwrap_or_else(|| {
+        let plain = match args.replay.extension() {
+            Some(e) if e == "gz" => args.replay.with_extension(""),
+            _ => args.replay.clone(),
+        };
+        plain.with_extension("html")
+    });
     if out == args.replay {
         bail!(
             "{}: the page would overwrite the replay; name another file with -o OUT.html",

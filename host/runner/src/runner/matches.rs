@@ -7,6 +7,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
+use std::ops::ControlFlow;
 
 /// A bot entered in a match, under the name results show.
 #[derive(Debug, Clone)]
@@ -88,6 +89,25 @@ pub struct BotSummary {
     /// For wasm bots: fuel per move and how close to the limits it played.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fuel: Option<FuelSummary>,
+    /// Games in which it gave an illegal answer (worded by `arena match`,
+    /// not in the JSON, where every game's `illegal` says it).
+    #[serde(skip)]
+    pub illegal_games: u32,
+    /// For each forfeit reason, the first game it forfeited that way, in
+    /// the order they happened: what `arena match` tells a student.
+    #[serde(skip)]
+    pub first_forfeits: Vec<FirstForfeit>,
+}
+
+/// The first game a bot forfeited for one reason.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FirstForfeit {
+    /// Why.
+    pub reason: ForfeitReason,
+    /// The game's index in the match.
+    pub game: usize,
+    /// What happened, in the sandbox's words.
+    pub detail: String,
 }
 
 /// A whole match, as reported by `arena match --json`.
@@ -105,10 +125,11 @@ pub struct MatchReport {
     pub games: usize,
     /// The limits bots ran under.
     pub limits: crate::sandbox::Limits,
+    /// Every game, in order (written before the totals, so `arena match
+    /// --json` can stream them as they are played; empty from [`play_match`]).
+    pub results: Vec<GameResult>,
     /// Per-bot totals, in the order the bots were given.
     pub bots: Vec<BotSummary>,
-    /// Every game, in order.
-    pub results: Vec<GameResult>,
 }
 
 /// What to play.
@@ -385,63 +406,162 @@ pub fn play_unit(spec: &MatchSpec<'_>, unit: &[usize]) -> Result<Vec<Played>, Se
 /// Play a match. Units run in parallel on rayon's pool; results are the
 /// same, bit for bit, whatever the number of threads. An error is the
 /// run's mistake (an unknown house bot), found before any result is kept.
+/// Every game is kept in the outcome: a long match is better played with
+/// [`play_match`], which keeps none.
 pub fn run_match(spec: &MatchSpec<'_>) -> Result<MatchOutcome, SetupError> {
+    let mut results = Vec::new();
+    let mut events = Vec::new();
+    let mut report = play_match(spec, |played| {
+        results.push(played.result);
+        events.push(played.events);
+        ControlFlow::Continue(())
+    })?;
+    report.results = results;
+    Ok(MatchOutcome { report, events })
+}
+
+/// Play a match, handing each game to `each` in game order as soon as it
+/// and every game before it are played, and return the totals (with no
+/// `results`). Only one batch of games is in memory at a time, so a
+/// million games take the memory of ten thousand; the totals are exact
+/// integer sums, equal whatever the batches or threads. `each` returning
+/// `Break` ends the match there (the totals count the games handed over).
+pub fn play_match(
+    spec: &MatchSpec<'_>,
+    mut each: impl FnMut(Played) -> ControlFlow<()>,
+) -> Result<MatchReport, SetupError> {
     spec.check()?;
-    let n = spec.entrants.len();
-    let games = whole_rotations(spec.games, n);
-    let units = units(spec);
-    let mut played: Vec<Played> = units
-        .par_iter()
-        .map(|unit| play_unit(spec, unit))
-        .collect::<Result<Vec<_>, _>>()?
-        .concat();
-    played.sort_by_key(|p| p.result.index);
-    let mut bots: Vec<BotSummary> = spec
-        .entrants
-        .iter()
-        .map(|e| BotSummary {
-            name: e.name.clone(),
-            sha256: match &e.bot {
-                BotRef::Wasm(p) => Some(p.sha256.clone()),
-                BotRef::House(_) => None,
-            },
-            games: 0,
-            wins: 0,
-            losses: 0,
-            draws: 0,
-            points: 0,
-            score: crate::stats::estimate(&[]),
-            positions: None,
-            forfeits: ForfeitReason::ALL.iter().map(|r| (r.as_str().to_string(), 0)).collect(),
-            illegal_moves: 0,
-            fuel: None,
-        })
-        .collect();
-    let solitaire = n == 1;
-    let mut scores: Vec<Vec<f64>> = vec![Vec::with_capacity(games / n.max(1)); n];
-    let per_move = spec.setup.sandbox.limits().fuel;
-    let mut fuel: Vec<FuelTally> = vec![FuelTally::default(); n];
-    for Played {
-        result, fuel: usage, ..
-    } in &played
-    {
+    let mut tally = MatchTotals::new(spec);
+    let count = unit_count(spec);
+    // Chained games interleave their units' indices (unit k plays games
+    // k, k+m, ...), so game order needs every unit of the match at once:
+    // at most one per seat order.
+    let batch = if spec.game.chained() {
+        count.max(1)
+    } else {
+        // A recorded game holds its events until it is written: fewer at once.
+        let per_thread = if spec.record { 16 } else { 256 };
+        per_thread * rayon::current_num_threads().max(1)
+    };
+    let mut first = 0;
+    while first < count {
+        let last = (first + batch).min(count);
+        let mut played: Vec<Played> = (first..last)
+            .into_par_iter()
+            .map(|k| play_unit(spec, &unit(spec, k)))
+            .collect::<Result<Vec<_>, _>>()?
+            .concat();
+        played.sort_by_key(|p| p.result.index);
+        for p in played {
+            tally.add(&p.result, &p.fuel);
+            if each(p).is_break() {
+                return Ok(tally.report(spec));
+            }
+        }
+        first = last;
+    }
+    Ok(tally.report(spec))
+}
+
+impl MatchSpec<'_> {
+    /// The variant played: the one asked for, or the game's first.
+    pub fn variant_name(&self) -> String {
+        self.setup
+            .variant
+            .clone()
+            .unwrap_or_else(|| self.game.variants()[0].to_string())
+    }
+
+    /// The report's header with no games and no totals yet.
+    fn empty_report(&self) -> MatchReport {
+        MatchReport {
+            game: self.game.name().to_string(),
+            variant: self.variant_name(),
+            illegal: self.setup.illegal,
+            seed: self.seed,
+            games: whole_rotations(self.games, self.entrants.len()),
+            limits: self.setup.sandbox.limits().clone(),
+            results: Vec::new(),
+            bots: Vec::new(),
+        }
+    }
+}
+
+/// A match's totals, counted game by game in game order: everything its
+/// report shows and nothing per game.
+struct MatchTotals {
+    bots: Vec<BotSummary>,
+    /// Per bot: games, sum of scores, sum of their squares.
+    scores: Vec<(u64, i128, i128)>,
+    fuel: Vec<FuelTally>,
+    solitaire: bool,
+}
+
+impl MatchTotals {
+    fn new(spec: &MatchSpec<'_>) -> MatchTotals {
+        let n = spec.entrants.len();
+        let bots = spec
+            .entrants
+            .iter()
+            .map(|e| BotSummary {
+                name: e.name.clone(),
+                sha256: match &e.bot {
+                    BotRef::Wasm(p) => Some(p.sha256.clone()),
+                    BotRef::House(_) => None,
+                },
+                games: 0,
+                wins: 0,
+                losses: 0,
+                draws: 0,
+                points: 0,
+                score: crate::stats::estimate(&[]),
+                positions: None,
+                forfeits: ForfeitReason::ALL.iter().map(|r| (r.as_str().to_string(), 0)).collect(),
+                illegal_moves: 0,
+                fuel: None,
+                illegal_games: 0,
+                first_forfeits: Vec::new(),
+            })
+            .collect();
+        MatchTotals {
+            bots,
+            scores: vec![(0, 0, 0); n],
+            fuel: vec![FuelTally::default(); n],
+            solitaire: n == 1,
+        }
+    }
+
+    fn add(&mut self, result: &GameResult, usage: &[Option<Usage>]) {
         for (seat, &bot) in result.seats.iter().enumerate() {
             if let Some(Some(u)) = usage.get(seat) {
-                fuel[bot].add(u);
+                self.fuel[bot].add(u);
             }
-            let summary = &mut bots[bot];
+            let summary = &mut self.bots[bot];
+            let score = result.scores[seat];
             summary.games += 1;
-            summary.points += result.scores[seat];
-            scores[bot].push(result.scores[seat] as f64);
+            summary.points += score;
+            let (n, sum, squares) = &mut self.scores[bot];
+            *n += 1;
+            *sum += i128::from(score);
+            *squares += i128::from(score) * i128::from(score);
             match result.winner {
-                _ if solitaire => {}
+                _ if self.solitaire => {}
                 Some(w) if w == seat => summary.wins += 1,
                 Some(_) => summary.losses += 1,
                 None => summary.draws += 1,
             }
-            summary.illegal_moves += result.illegal.get(seat).copied().unwrap_or(0);
+            let illegal = result.illegal.get(seat).copied().unwrap_or(0);
+            summary.illegal_moves += illegal;
+            summary.illegal_games += u32::from(illegal > 0);
             for f in result.forfeits.iter().filter(|f| f.seat == seat) {
                 *summary.forfeits.entry(f.reason.as_str().to_string()).or_default() += 1;
+                if !summary.first_forfeits.iter().any(|x| x.reason == f.reason) {
+                    summary.first_forfeits.push(FirstForfeit {
+                        reason: f.reason,
+                        game: result.index,
+                        detail: f.detail.clone(),
+                    });
+                }
             }
             if let Some(p) = result.positions.as_ref().map(|p| p[seat]) {
                 let n = result.seats.len() as u32;
@@ -456,32 +576,78 @@ pub fn run_match(spec: &MatchSpec<'_>) -> Result<MatchOutcome, SetupError> {
             }
         }
     }
-    for ((summary, xs), tally) in bots.iter_mut().zip(&scores).zip(&fuel) {
-        summary.fuel = tally.summary(per_move);
-        summary.score = crate::stats::estimate(xs);
-        let games = f64::from(summary.games.max(1));
-        if let Some(p) = summary.positions.as_mut() {
-            p.mean /= games;
+
+    fn report(mut self, spec: &MatchSpec<'_>) -> MatchReport {
+        let per_move = spec.setup.sandbox.limits().fuel;
+        for ((summary, &(n, sum, squares)), tally) in self.bots.iter_mut().zip(&self.scores).zip(&self.fuel) {
+            summary.fuel = tally.summary(per_move);
+            summary.score = crate::stats::estimate_from_sums(n, sum, squares);
+            let games = f64::from(summary.games.max(1));
+            if let Some(p) = summary.positions.as_mut() {
+                p.mean /= games;
+            }
+        }
+        MatchReport {
+            bots: self.bots,
+            ..spec.empty_report()
         }
     }
-    let (results, events) = played.into_iter().map(|p| (p.result, p.events)).unzip();
-    Ok(MatchOutcome {
-        report: MatchReport {
-            game: spec.game.name().to_string(),
-            variant: spec
-                .setup
-                .variant
-                .clone()
-                .unwrap_or_else(|| spec.game.variants()[0].to_string()),
-            illegal: spec.setup.illegal,
-            seed: spec.seed,
-            games,
-            limits: spec.setup.sandbox.limits().clone(),
-            bots,
-            results,
-        },
-        events,
-    })
+}
+
+/// Writes a match's report as `serde_json::to_string_pretty` writes it,
+/// each game's result as soon as it is played: `arena match --json` of a
+/// million games holds one game, not a million.
+pub struct ReportWriter<W: std::io::Write> {
+    out: W,
+    games: usize,
+}
+
+/// The text of `report` pretty-printed, cut where its (empty) results are.
+fn around_results(report: &MatchReport) -> std::io::Result<(String, String)> {
+    let text = serde_json::to_string_pretty(report)?;
+    let at = text
+        .find("\"results\": []")
+        .ok_or_else(|| std::io::Error::other("a report always has its results"))?;
+    let tail = at + "\"results\": []".len();
+    Ok((text[..at].to_string(), text[tail..].to_string()))
+}
+
+impl<W: std::io::Write> ReportWriter<W> {
+    /// Write the report's header (game, seed, limits) for `spec`.
+    pub fn start(mut out: W, spec: &MatchSpec<'_>) -> std::io::Result<Self> {
+        let (head, _) = around_results(&spec.empty_report())?;
+        out.write_all(head.as_bytes())?;
+        out.write_all(b"\"results\": [")?;
+        Ok(ReportWriter { out, games: 0 })
+    }
+
+    /// Write one game's result, the games in order.
+    pub fn result(&mut self, result: &GameResult) -> std::io::Result<()> {
+        let text = serde_json::to_string_pretty(result)?;
+        self.out.write_all(if self.games == 0 { b"\n" } else { b",\n" })?;
+        for (i, line) in text.lines().enumerate() {
+            if i > 0 {
+                self.out.write_all(b"\n")?;
+            }
+            self.out.write_all(b"    ")?;
+            self.out.write_all(line.as_bytes())?;
+        }
+        self.games += 1;
+        Ok(())
+    }
+
+    /// Write the totals (`report` from [`play_match`]) and end the object.
+    pub fn finish(mut self, report: &MatchReport) -> std::io::Result<W> {
+        let (_, tail) = around_results(report)?;
+        if self.games > 0 {
+            self.out.write_all(b"\n  ")?;
+        }
+        self.out.write_all(b"]")?;
+        self.out.write_all(tail.as_bytes())?;
+        self.out.write_all(b"\n")?;
+        self.out.flush()?;
+        Ok(self.out)
+    }
 }
 
 /// Play game `index` of a match again, keeping every event for a replay:
@@ -708,6 +874,86 @@ mod tests {
             for &known in game.variants() {
                 let report = run_match(&house_match(game, &sandbox, known)).unwrap().report;
                 assert_eq!(report.variant, known);
+            }
+        }
+    }
+
+    /// Every game's house bots in turn at one table, over more games than a
+    /// batch of [`play_match`] holds.
+    fn mixed_match<'a>(
+        game: &'static dyn GameDef,
+        sandbox: &'a crate::sandbox::Sandbox,
+        games: usize,
+    ) -> MatchSpec<'a> {
+        let house = game.house_bots();
+        let seats = (*game.seats().start()).max(2).min(*game.seats().end());
+        MatchSpec {
+            game,
+            setup: GameSetup::new(sandbox),
+            entrants: (0..seats)
+                .map(|i| {
+                    let (bot, _) = house[i % house.len()];
+                    Entrant {
+                        name: format!("house:{bot}#{i}"),
+                        bot: BotRef::House(bot.to_string()),
+                    }
+                })
+                .collect(),
+            games,
+            seed: 7,
+            record: false,
+        }
+    }
+
+    #[test]
+    fn a_streamed_report_is_the_kept_one_byte_for_byte_whatever_the_threads() {
+        let sandbox = adapters::sandbox(Limits::default()).unwrap();
+        for &game in adapters::GAMES {
+            // Past two batches of two threads (512 units each) for games of one unit per game.
+            let spec = mixed_match(game, &sandbox, if game.chained() { 240 } else { 1_100 });
+            let kept = run_match(&spec).unwrap().report;
+            let expected = serde_json::to_string_pretty(&kept).unwrap() + "\n";
+            for threads in [1, 3] {
+                let pool = rayon::ThreadPoolBuilder::new().num_threads(threads).build().unwrap();
+                let streamed = pool.install(|| {
+                    let mut writer = ReportWriter::start(Vec::new(), &spec).unwrap();
+                    let mut next = 0;
+                    let totals = play_match(&spec, |p| {
+                        assert_eq!(p.result.index, next, "{}: games in order", game.name());
+                        next += 1;
+                        writer.result(&p.result).unwrap();
+                        ControlFlow::Continue(())
+                    })
+                    .unwrap();
+                    assert_eq!(next, kept.games);
+                    String::from_utf8(writer.finish(&totals).unwrap()).unwrap()
+                });
+                assert_eq!(streamed, expected, "{} on {threads} threads", game.name());
+            }
+        }
+    }
+
+    #[test]
+    fn totals_counted_as_games_arrive_match_the_games() {
+        let sandbox = adapters::sandbox(Limits::default()).unwrap();
+        for &game in adapters::GAMES {
+            let report = run_match(&mixed_match(game, &sandbox, 600)).unwrap().report;
+            for (i, bot) in report.bots.iter().enumerate() {
+                let mine: Vec<(usize, &GameResult)> = report
+                    .results
+                    .iter()
+                    .filter_map(|r| r.seats.iter().position(|&b| b == i).map(|seat| (seat, r)))
+                    .collect();
+                let scores: Vec<f64> = mine.iter().map(|(s, r)| r.scores[*s] as f64).collect();
+                let two_pass = crate::stats::estimate(&scores);
+                assert_eq!(bot.games as usize, mine.len());
+                assert_eq!(bot.points, mine.iter().map(|(s, r)| r.scores[*s]).sum::<i64>());
+                assert_eq!(bot.score.mean, two_pass.mean, "{}: integer sums are exact", game.name());
+                assert!((bot.score.sd - two_pass.sd).abs() <= 1e-12 * two_pass.sd.max(1.0));
+                if !game.chained() && *game.seats().end() > 1 {
+                    let wins = mine.iter().filter(|(s, r)| r.winner == Some(*s)).count();
+                    assert_eq!(bot.wins as usize, wins, "{}", game.name());
+                }
             }
         }
     }
