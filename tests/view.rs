@@ -621,10 +621,14 @@ fn a_replay_named_gz_is_the_plain_one_compressed_and_reads_the_same() {
     // Cut short, it is refused in one line naming the file, not a panic.
     let cut = dir.join("cut.jsonl.gz");
     std::fs::write(&cut, &std::fs::read(&gz).expect("gz")[..packed as usize / 2]).expect("write");
-    assert_one_line_error(
-        &["replay", "verify", &cut.display().to_string(), "--bot", &good],
-        "cut.jsonl.gz",
-    );
+    for expect in ["cut.jsonl.gz", "the compressed replay is cut short or damaged"] {
+        assert_one_line_error(
+            &["replay", "verify", &cut.display().to_string(), "--bot", &good],
+            expect,
+        );
+    }
+    // Written under a temporary name and renamed: nothing of it is left over.
+    assert!(!dir.join("eg.jsonl.gz.partial").exists() && !dir.join("eg.jsonl.partial").exists());
 }
 
 /// The exit status and the one stderr line of a command that must refuse.

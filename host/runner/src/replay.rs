@@ -128,52 +128,80 @@ fn line(out: &mut dyn Write, value: &Value) -> std::io::Result<()> {
 }
 
 /// A replay file being written: plain JSON lines, or gzip-compressed when
-/// its name ends in `.gz` ([`ReplayReader`] reads both).
-pub enum ReplayFile {
-    /// JSON lines.
+/// its name ends in `.gz` ([`ReplayReader`] reads both). It is written
+/// under a temporary name beside the file and renamed by [`ReplayFile::finish`],
+/// so a match that fails half-way leaves no half replay (nor clobbers an old one).
+pub struct ReplayFile {
+    out: ReplayOut,
+    partial: PathBuf,
+    path: PathBuf,
+}
+
+enum ReplayOut {
     Plain(std::io::BufWriter<std::fs::File>),
-    /// JSON lines, gzip-compressed as they are written.
     Gzip(Box<std::io::BufWriter<flate2::write::GzEncoder<std::fs::File>>>),
 }
 
+/// Whether `path` names a compressed replay (`.gz`, in any case).
+pub fn is_gzip_name(path: &Path) -> bool {
+    path.extension().is_some_and(|e| e.eq_ignore_ascii_case("gz"))
+}
+
 impl ReplayFile {
-    /// Create `path` (compressed if it ends in `.gz`).
+    /// Start writing `path` (compressed if it ends in `.gz`).
     pub fn create(path: &Path) -> std::io::Result<ReplayFile> {
-        let file = std::fs::File::create(path)?;
+        let mut name = path.file_name().unwrap_or_default().to_os_string();
+        name.push(".partial");
+        let partial = path.with_file_name(name);
+        let file = std::fs::File::create(&partial)?;
         // JSON is written a few bytes at a time; the buffer hands the
         // compressor large blocks (each call into it has a fixed cost).
-        Ok(if path.extension().is_some_and(|e| e == "gz") {
+        let out = if is_gzip_name(path) {
             let level = flate2::Compression::new(3);
-            ReplayFile::Gzip(Box::new(std::io::BufWriter::with_capacity(
+            ReplayOut::Gzip(Box::new(std::io::BufWriter::with_capacity(
                 1 << 16,
                 flate2::write::GzEncoder::new(file, level),
             )))
         } else {
-            ReplayFile::Plain(std::io::BufWriter::with_capacity(1 << 16, file))
+            ReplayOut::Plain(std::io::BufWriter::with_capacity(1 << 16, file))
+        };
+        Ok(ReplayFile {
+            out,
+            partial,
+            path: path.to_owned(),
         })
     }
 
-    /// Write what is buffered and, compressed, the gzip trailer.
+    /// Write what is buffered and, compressed, the gzip trailer, then give
+    /// the file its name.
     pub fn finish(self) -> std::io::Result<()> {
-        match self {
-            ReplayFile::Plain(mut f) => f.flush(),
-            ReplayFile::Gzip(z) => z.into_inner().map_err(|e| e.into_error())?.finish()?.flush(),
+        match self.out {
+            ReplayOut::Plain(mut f) => f.flush()?,
+            ReplayOut::Gzip(z) => z.into_inner().map_err(|e| e.into_error())?.finish()?.flush()?,
         }
+        std::fs::rename(&self.partial, &self.path)
+    }
+
+    /// Give up: delete what was written.
+    pub fn abandon(self) {
+        let partial = self.partial.clone();
+        drop(self.out);
+        let _ = std::fs::remove_file(partial);
     }
 }
 
 impl Write for ReplayFile {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        match self {
-            ReplayFile::Plain(f) => f.write(buf),
-            ReplayFile::Gzip(z) => z.write(buf),
+        match &mut self.out {
+            ReplayOut::Plain(f) => f.write(buf),
+            ReplayOut::Gzip(z) => z.write(buf),
         }
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
-        match self {
-            ReplayFile::Plain(f) => f.flush(),
-            ReplayFile::Gzip(z) => z.flush(),
+        match &mut self.out {
+            ReplayOut::Plain(f) => f.flush(),
+            ReplayOut::Gzip(z) => z.flush(),
         }
     }
 }
@@ -310,6 +338,8 @@ pub struct ReplayReader {
     pub header: Value,
     games_read: u64,
     pending: Option<(u64, String, Head)>,
+    /// Whether the file is gzip-compressed (its read errors are worded so).
+    gzip: bool,
 }
 
 /// A line's type and game number.
@@ -374,6 +404,7 @@ impl ReplayReader {
             header: Value::Null,
             games_read: 0,
             pending: None,
+            gzip,
         };
         let Some((n, header)) = r.next_value()? else {
             return Err(err(
@@ -448,7 +479,18 @@ impl ReplayReader {
             let read = (&mut self.reader)
                 .take(MAX_LINE_BYTES as u64 + 1)
                 .read_until(b'\n', &mut bytes)
-                .map_err(|e| self.err(self.line_no + 1, format!("cannot read the file: {}", io_words(&e))))?;
+                .map_err(|e| {
+                    let why = match e.kind() {
+                        // flate2's own words ("corrupt deflate stream") say little to a student.
+                        std::io::ErrorKind::UnexpectedEof | std::io::ErrorKind::InvalidInput | std::io::ErrorKind::InvalidData
+                            if self.gzip =>
+                        {
+                            format!("the compressed replay is cut short or damaged ({e}); write it again with arena match --replay")
+                        }
+                        _ => format!("cannot read the file: {}", io_words(&e)),
+                    };
+                    self.err(self.line_no + 1, why)
+                })?;
             if read == 0 {
                 return Ok(None);
             }

@@ -53,7 +53,9 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
         record: args.replay.is_some(),
     };
     // Each game goes to the replay file and the JSON as it is played, so a
-    // match of a million games holds one batch of games, not a million.
+    // match of a million games holds one batch of games, not a million
+    // (President's chained games are held until the match is played).
+    let pool = args.run.pool()?;
     let mut replay = match &args.replay {
         Some(path) => {
             let mut out = crate::replay::ReplayFile::create(path)
@@ -65,12 +67,15 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
         None => None,
     };
     let mut json = if args.json {
-        Some(ReportWriter::start(std::io::BufWriter::new(std::io::stdout()), &spec)?)
+        Some(
+            ReportWriter::start(std::io::BufWriter::new(std::io::stdout()), &spec)
+                .context("cannot write the results")?,
+        )
     } else {
         None
     };
     let mut failed: Option<anyhow::Error> = None;
-    let report = args.run.pool()?.install(|| {
+    let played = pool.install(|| {
         play_match(&spec, |played| {
             let written = replay
                 .as_mut()
@@ -90,10 +95,20 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
                 }
             }
         })
-    })?;
-    if let Some(e) = failed {
-        return Err(e);
-    }
+    });
+    // A match that stopped half-way leaves no half replay.
+    let report = match (played, failed) {
+        (Ok(report), None) => report,
+        (played, failed) => {
+            if let Some((_, out)) = replay {
+                out.abandon();
+            }
+            return Err(failed.unwrap_or_else(|| match played {
+                Err(e) => e.into(),
+                Ok(_) => anyhow::anyhow!("the match stopped"),
+            }));
+        }
+    };
     if let Some((path, out)) = replay {
         out.finish()
             .with_context(|| format!("{}: cannot write the replay file", path.display()))?;

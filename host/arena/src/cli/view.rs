@@ -24,9 +24,10 @@ pub fn run_view(args: ViewArgs) -> anyhow::Result<()> {
     let (html, stats) = crate::view::page_for_file(&args.replay, None)?;
     // games.jsonl and games.jsonl.gz both make games.html.
     let out = args.out.unwrap_or_else(|| {
-        let plain = match args.replay.extension() {
-            Some(e) if e == "gz" => args.replay.with_extension(""),
-            _ => args.replay.clone(),
+        let plain = if crate::replay::is_gzip_name(&args.replay) {
+            args.replay.with_extension("")
+        } else {
+            args.replay.clone()
         };
         plain.with_extension("html")
     });
