@@ -5,7 +5,8 @@
 //! leaderboards; then `arena tournament` on the same bots (every student's
 //! version on the ladder and the house anchors, 10 games a pairing) for the
 //! throughput ratio. Sizes: `ARENA_LADDER_STUDENTS`, `ARENA_LADDER_MATCHES`,
-//! `ARENA_LADDER_CLIENTS`, `ARENA_LADDER_WORKERS`; it stops after
+//! `ARENA_LADDER_CLIENTS`, `ARENA_LADDER_WORKERS`, `ARENA_LADDER_TOURNAMENTS`
+//! (runs of the tournament, 3; the median is compared); it stops after
 //! `ARENA_LADDER_SECONDS` (600) of play even if fewer matches finished.
 //!
 //! ```text
@@ -25,6 +26,7 @@ fn main() {
         workers: env("ARENA_LADDER_WORKERS", 2),
         // As many games a pairing as a ladder match plays.
         tournament_games: 10,
+        tournament_runs: env("ARENA_LADDER_TOURNAMENTS", 3),
         max_seconds: env("ARENA_LADDER_SECONDS", 600) as u64,
     };
     eprintln!("{load:?}");
@@ -51,9 +53,10 @@ fn main() {
         r.rss_mib[0], r.rss_mib[1]
     );
     println!(
-        "  ladder {:.0} games/s; arena tournament {:.0} games/s on the same bots and cores: ratio {:.2}",
+        "  ladder {:.0} games/s; arena tournament {:.0} games/s (median of {:.0?}) on the same bots and cores: ratio {:.2}",
         r.ladder_games_per_s,
         r.tournament_games_per_s,
+        r.tournament_runs_per_s,
         r.ladder_games_per_s / r.tournament_games_per_s.max(1e-9)
     );
 }

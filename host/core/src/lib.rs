@@ -113,9 +113,12 @@ enum CommonEvent {
 /// keeps (the enum's `type` tag and its fields). Call it only when
 /// `events.enabled()`: building the event costs time on the hot path.
 pub fn record<E: Serialize>(events: &mut dyn EventSink, event: &E) {
+    // A sink that keeps JSON lines takes the event serialised straight from
+    // its type: no tree of values is built on the hot path of a recording.
+    let taken = events.event_json(&mut |out: &mut Vec<u8>| serde_json::to_writer(out, event).is_ok());
     // A game's events are plain data (numbers, strings, lists, maps with
     // string keys), which always serialize.
-    if let Ok(value) = serde_json::to_value(event) {
+    if !taken && let Ok(value) = serde_json::to_value(event) {
         events.event(value);
     }
 }
@@ -231,6 +234,72 @@ pub trait EventSink {
     fn event(&mut self, event: serde_json::Value);
     /// Whether events are wanted at all (building them costs time on the hot path).
     fn enabled(&self) -> bool;
+    /// Take one event as JSON that `write` appends to a buffer (it says
+    /// whether it could), for sinks that keep JSON text; `false` (the
+    /// default) when the sink wants [`EventSink::event`]'s value instead.
+    fn event_json(&mut self, _write: &mut dyn FnMut(&mut Vec<u8>) -> bool) -> bool {
+        false
+    }
+}
+
+/// An event sink that keeps a game's events as JSON lines, one object a
+/// line, each serialised once from the game's typed event.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct EventLines {
+    text: Vec<u8>,
+    /// Where each line ends (its line break), so lines are found without a scan.
+    ends: Vec<usize>,
+}
+
+impl EventLines {
+    /// The events as JSON lines, each ending in a line break.
+    pub fn text(&self) -> &[u8] {
+        &self.text
+    }
+    /// How many events.
+    pub fn len(&self) -> usize {
+        self.ends.len()
+    }
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.ends.is_empty()
+    }
+    /// Each event as a JSON value.
+    pub fn values(&self) -> Vec<serde_json::Value> {
+        // Every line was written by serde_json from a value or a typed event.
+        self.lines().filter_map(|l| serde_json::from_slice(l).ok()).collect()
+    }
+    /// Each event's line, without its line break.
+    pub fn lines(&self) -> impl Iterator<Item = &[u8]> {
+        let starts = std::iter::once(0).chain(self.ends.iter().map(|e| e + 1));
+        starts.zip(&self.ends).map(|(start, &end)| &self.text[start..end])
+    }
+}
+
+impl EventSink for EventLines {
+    fn event(&mut self, event: serde_json::Value) {
+        // A value always serialises.
+        let start = self.text.len();
+        if serde_json::to_writer(&mut self.text, &event).is_ok() {
+            self.ends.push(self.text.len());
+            self.text.push(b'\n');
+        } else {
+            self.text.truncate(start);
+        }
+    }
+    fn enabled(&self) -> bool {
+        true
+    }
+    fn event_json(&mut self, write: &mut dyn FnMut(&mut Vec<u8>) -> bool) -> bool {
+        let start = self.text.len();
+        if write(&mut self.text) {
+            self.ends.push(self.text.len());
+            self.text.push(b'\n');
+        } else {
+            self.text.truncate(start);
+        }
+        true
+    }
 }
 
 /// An event sink that keeps nothing.

@@ -104,10 +104,11 @@ pub fn write_header(out: &mut dyn Write, spec: &crate::runner::MatchSpec<'_>) ->
 pub fn write_game(out: &mut dyn Write, played: &crate::runner::Played, entrants: &[Entrant]) -> std::io::Result<()> {
     let (first, last) = game_ends(&played.result, entrants);
     let mut text = Vec::with_capacity(played.events.len() * 160 + 512);
-    for value in std::iter::once(&first).chain(&played.events).chain([&last]) {
-        serde_json::to_writer(&mut text, value)?;
-        text.push(b'\n');
-    }
+    serde_json::to_writer(&mut text, &first)?;
+    text.push(b'\n');
+    played.events.write_to(&mut text);
+    serde_json::to_writer(&mut text, &last)?;
+    text.push(b'\n');
     out.write_all(&text)
 }
 
@@ -157,7 +158,7 @@ impl ReplayFile {
         // JSON is written a few bytes at a time; the buffer hands the
         // compressor large blocks (each call into it has a fixed cost).
         let out = if is_gzip_name(path) {
-            let level = flate2::Compression::new(3);
+            let level = flate2::Compression::new(2);
             ReplayOut::Gzip(Box::new(std::io::BufWriter::with_capacity(
                 1 << 16,
                 flate2::write::GzEncoder::new(file, level),

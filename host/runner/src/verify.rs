@@ -244,7 +244,10 @@ fn play_and_compare(
                 .collect::<Result<Vec<_>, _>>()
         })?;
         for p in played.into_iter().flatten() {
-            ready.insert(p.result.index, game_lines(&p.result, &p.events, &spec.entrants));
+            ready.insert(
+                p.result.index,
+                game_lines(&p.result, &p.events.values(), &spec.entrants),
+            );
         }
         while let Some(lines) = ready.remove(&next_game) {
             let Some(record) = reader.next_game()? else {

@@ -304,7 +304,7 @@ impl Player {
                 bots: Vec::new(),
                 results: vec![played.result],
             },
-            events: vec![played.events],
+            events: vec![played.events.values()],
         };
         let mut out = Vec::new();
         arena_runner::replay::write_match(&mut out, &outcome, &spec.entrants).map_err(|e| e.to_string())?;

@@ -788,7 +788,7 @@ impl Grader<'_> {
                 bots: Vec::new(),
                 results: vec![result],
             },
-            events: vec![events],
+            events: vec![events.values()],
         };
         let mut out = Vec::new();
         let _ = crate::replay::write_match(&mut out, &outcome, &spec.entrants);

@@ -301,7 +301,7 @@ fn make_page(job: &PageJob<'_>) -> anyhow::Result<(String, bool)> {
     );
     let games: Vec<Vec<serde_json::Value>> = played
         .values()
-        .map(|p| crate::replay::game_lines(&p.result, &p.events, &spec.entrants))
+        .map(|p| crate::replay::game_lines(&p.result, &p.events.values(), &spec.entrants))
         .collect();
     let names: Vec<String> = spec.entrants.iter().map(|e| e.name.clone()).collect();
     let (note, same) = page_note(job, &played, &names);

@@ -1,7 +1,7 @@
 //! Matches: the same bots over many games, each deal played from every seat.
 
 use super::{BotRef, GameDef, GameSetup, PlayedGame, SetupError};
-use crate::games::{Forfeit, ForfeitReason, Seat, derive_seed};
+use crate::games::{EventLines, Forfeit, ForfeitReason, Seat, derive_seed};
 use crate::sandbox::{Call, Usage};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -413,7 +413,7 @@ pub fn run_match(spec: &MatchSpec<'_>) -> Result<MatchOutcome, SetupError> {
     let mut events = Vec::new();
     let mut report = play_match(spec, |played| {
         results.push(played.result);
-        events.push(played.events);
+        events.push(played.events.values());
         ControlFlow::Continue(())
     })?;
     report.results = results;
@@ -446,24 +446,46 @@ pub fn play_match(
         let per_thread = if spec.record { 16 } else { 256 };
         per_thread * rayon::current_num_threads().max(1)
     };
+    // While `each` takes one batch (writing a replay, say), the pool
+    // plays the next: the two overlap.
+    let mut ready: Vec<Played> = Vec::new();
     let mut first = 0;
-    while first < count {
-        let last = (first + batch).min(count);
-        let mut played: Vec<Played> = (first..last)
-            .into_par_iter()
-            .map(|k| play_unit(spec, &unit(spec, k)))
-            .collect::<Result<Vec<_>, _>>()?
-            .concat();
-        played.sort_by_key(|p| p.result.index);
-        for p in played {
-            tally.add(&p.result, &p.fuel);
-            if each(p).is_break() {
-                return Ok(tally.report(spec));
+    loop {
+        let next = (first < count).then(|| first..(first + batch).min(count));
+        let mut played = None;
+        let mut stopped = false;
+        rayon::in_place_scope(|scope| {
+            if let Some(range) = next.clone() {
+                let played = &mut played;
+                scope.spawn(move |_| *played = Some(play_batch(spec, range)));
             }
+            for p in ready.drain(..) {
+                tally.add(&p.result, &p.fuel);
+                if each(p).is_break() {
+                    stopped = true;
+                    break;
+                }
+            }
+        });
+        match (stopped, next, played) {
+            (false, Some(range), Some(played)) => {
+                ready = played?;
+                first = range.end;
+            }
+            _ => return Ok(tally.report(spec)),
         }
-        first = last;
     }
-    Ok(tally.report(spec))
+}
+
+/// Units `range` of the match, played on the pool: their games in game order.
+fn play_batch(spec: &MatchSpec<'_>, range: std::ops::Range<usize>) -> Result<Vec<Played>, SetupError> {
+    let mut played: Vec<Played> = range
+        .into_par_iter()
+        .map(|k| play_unit(spec, &unit(spec, k)))
+        .collect::<Result<Vec<_>, _>>()?
+        .concat();
+    played.sort_by_key(|p| p.result.index);
+    Ok(played)
 }
 
 impl MatchSpec<'_> {
@@ -686,41 +708,42 @@ fn finish_game(
     deal: u64,
     seats: Vec<usize>,
     played: PlayedGame,
-    mut events: Vec<Value>,
+    mut events: EventLines,
 ) -> Played {
     let PlayedGame { outcome, logs, fuel } = played;
     if record {
         for (seat, log) in logs.into_iter().enumerate() {
             if let Some(log) = log {
-                events.push(json!({"type": "log", "seat": seat, "lines": log.lines, "truncated": log.truncated}));
+                let log = RunnerEvent::Log {
+                    seat,
+                    lines: &log.lines,
+                    truncated: log.truncated,
+                };
+                crate::games::record(&mut events, &log);
             }
         }
-        let totals: Vec<Option<u64>> = fuel.iter().map(|u| u.as_ref().map(Usage::total)).collect();
         // Each call: its kind, fuel, the index of the first game event after
         // it, and the bot's log lines when it returned (docs/replay-format.md).
-        let calls: Vec<Option<Vec<Value>>> = fuel
+        let calls = fuel
             .iter()
             .map(|u| {
-                u.as_ref().map(|u| {
-                    u.calls
-                        .iter()
-                        .map(|c| json!([c.call, c.fuel, c.mark, c.log_lines]))
-                        .collect()
-                })
+                u.as_ref()
+                    .map(|u| u.calls.iter().map(|c| (c.call, c.fuel, c.mark, c.log_lines)).collect())
             })
             .collect();
-        let instantiation: Vec<Option<u64>> = fuel.iter().map(|u| u.as_ref().map(|u| u.instantiation)).collect();
-        let bank: Vec<Option<u64>> = fuel.iter().map(|u| u.as_ref().map(|u| u.bank_used)).collect();
-        events.push(json!({
-            "type": "fuel", "per-seat": totals, "instantiation": instantiation,
-            "calls": calls, "bank-used": bank,
-        }));
-        for e in &mut events {
-            if let Some(obj) = e.as_object_mut() {
-                obj.insert("game".into(), json!(index));
-            }
-        }
+        let per_seat = |f: fn(&Usage) -> u64| fuel.iter().map(|u| u.as_ref().map(f)).collect();
+        let usage = RunnerEvent::Fuel {
+            per_seat: per_seat(Usage::total),
+            instantiation: per_seat(|u| u.instantiation),
+            calls,
+            bank_used: per_seat(|u| u.bank_used),
+        };
+        crate::games::record(&mut events, &usage);
     }
+    let events = GameEvents {
+        game: index,
+        lines: events,
+    };
     let forfeits = outcome.forfeits().cloned().collect();
     let result = GameResult {
         index,
@@ -749,9 +772,76 @@ pub struct Played {
     /// The result.
     pub result: GameResult,
     /// Its events, when the match is recorded.
-    pub events: Vec<Value>,
+    pub events: GameEvents,
     /// Per seat, the fuel a wasm bot used, call by call (`None` for house bots).
     pub fuel: Vec<Option<Usage>>,
+}
+
+/// One call in a replay's `fuel` event: its kind, fuel, mark and log lines.
+type CallLine = (Call, u64, u64, usize);
+
+/// The events the runner adds to every recorded game's own, after them.
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "kebab-case", rename_all_fields = "kebab-case")]
+enum RunnerEvent<'a> {
+    /// What a bot logged in the game.
+    Log {
+        seat: usize,
+        lines: &'a [String],
+        truncated: bool,
+    },
+    /// Per seat, the fuel a wasm bot used (`null` for a house bot).
+    Fuel {
+        per_seat: Vec<Option<u64>>,
+        instantiation: Vec<Option<u64>>,
+        calls: Vec<Option<Vec<CallLine>>>,
+        bank_used: Vec<Option<u64>>,
+    },
+}
+
+/// A played game's events as the replay's JSON lines, each object tagged
+/// with the game's index (docs/replay-format.md) as it is written out.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct GameEvents {
+    game: usize,
+    lines: EventLines,
+}
+
+impl GameEvents {
+    /// Append the JSON lines, `"game"` first in each object, to `out`.
+    pub fn write_to(&self, out: &mut Vec<u8>) {
+        let prefix = format!("{{\"game\":{}", self.game);
+        for line in self.lines.lines() {
+            // Every line is a JSON object: `{`, then its fields or `}`.
+            let Some(rest) = line.strip_prefix(b"{") else {
+                continue;
+            };
+            out.extend_from_slice(prefix.as_bytes());
+            if rest.first() != Some(&b'}') {
+                out.push(b',');
+            }
+            out.extend_from_slice(rest);
+            out.push(b'\n');
+        }
+    }
+    /// How many events.
+    pub fn len(&self) -> usize {
+        self.lines.len()
+    }
+    /// Whether there are none (the game was not recorded).
+    pub fn is_empty(&self) -> bool {
+        self.lines.is_empty()
+    }
+    /// Each event as a JSON value.
+    pub fn values(&self) -> Vec<Value> {
+        let mut values = self.lines.values();
+        for v in &mut values {
+            if let Some(obj) = v.as_object_mut() {
+                obj.insert("game".into(), json!(self.game));
+            }
+        }
+        values
+    }
 }
 
 /// Forfeits by reason as every report prints them: `fuel 2, trap 1`, or `-`.
@@ -909,6 +999,55 @@ mod tests {
             games,
             seed: 7,
             record: false,
+        }
+    }
+
+    #[test]
+    fn recorded_lines_are_each_games_typed_events_tagged_with_its_index_first() {
+        let sandbox = adapters::sandbox(Limits::default()).unwrap();
+        for &game in adapters::GAMES {
+            let spec = MatchSpec {
+                record: true,
+                ..mixed_match(game, &sandbox, 12)
+            };
+            let mut games = 0;
+            play_match(&spec, |p| {
+                let mut text = Vec::new();
+                p.events.write_to(&mut text);
+                let tag = format!("{{\"game\":{},\"type\":", p.result.index);
+                let lines: Vec<Value> = text
+                    .strip_suffix(b"\n")
+                    .unwrap()
+                    .split(|&b| b == b'\n')
+                    .map(|l| {
+                        assert!(
+                            l.starts_with(tag.as_bytes()),
+                            "{}: {}",
+                            game.name(),
+                            String::from_utf8_lossy(l)
+                        );
+                        serde_json::from_slice(l).unwrap()
+                    })
+                    .collect();
+                assert_eq!(lines, p.events.values(), "{}", game.name());
+                assert_eq!(lines.len(), p.events.len());
+                let (runner, own): (Vec<&Value>, Vec<&Value>) =
+                    lines.iter().partition(|v| v["type"] == "fuel" || v["type"] == "log");
+                assert_eq!(
+                    runner.len(),
+                    1,
+                    "{}: one fuel line, no logs from house bots",
+                    game.name()
+                );
+                assert!(own.len() > 1, "{}", game.name());
+                for line in own {
+                    assert_eq!(game.check_event(line), Ok(()), "{}: {line}", game.name());
+                }
+                games += 1;
+                ControlFlow::Continue(())
+            })
+            .unwrap();
+            assert_eq!(games, 12, "{}", game.name());
         }
     }
 

@@ -263,11 +263,11 @@ pub trait GameDef: Send + Sync {
         seeds: &[u64],
         seats: &[&BotRef],
         record: bool,
-    ) -> Result<Vec<(PlayedGame, Vec<serde_json::Value>)>, SetupError> {
+    ) -> Result<Vec<(PlayedGame, crate::games::EventLines)>, SetupError> {
         seeds
             .iter()
             .map(|&seed| {
-                let mut events = Vec::new();
+                let mut events = crate::games::EventLines::default();
                 let deal = Deal { setup, seed, seats };
                 let game = if record {
                     self.play(deal, &mut events)?

@@ -84,6 +84,13 @@ impl EventSink for CountingEvents<'_> {
     fn enabled(&self) -> bool {
         self.inner.enabled()
     }
+    fn event_json(&mut self, write: &mut dyn FnMut(&mut Vec<u8>) -> bool) -> bool {
+        let taken = self.inner.event_json(write);
+        if taken {
+            self.count.fetch_add(1, Ordering::Relaxed);
+        }
+        taken
+    }
 }
 
 /// A seat whose wasm bot could not start: for games that play on without it,

@@ -5,11 +5,10 @@ pub mod since_v0_1;
 pub mod since_v0_2;
 
 use crate::games::president::{self as rules, Card, GameInfo, PresidentPlayer, View};
-use crate::games::{EventSink, Failure, Kind, NoEvents};
+use crate::games::{EventLines, EventSink, Failure, Kind, NoEvents};
 use crate::runner::{
     About, BotRef, Broken, Deal, GameDef, GameSetup, PlayedGame, SetupError, Strict, Table, counted, seating, strict,
 };
-use serde_json::Value;
 
 /// What President is.
 pub static ABOUT: About = About {
@@ -108,11 +107,11 @@ impl GameDef for President {
         seeds: &[u64],
         seats: &[&BotRef],
         record: bool,
-    ) -> Result<Vec<(PlayedGame, Vec<Value>)>, SetupError> {
+    ) -> Result<Vec<(PlayedGame, EventLines)>, SetupError> {
         let mut last: Option<Vec<u32>> = None;
         let mut out = Vec::with_capacity(seeds.len());
         for &seed in seeds {
-            let mut events: Vec<Value> = Vec::new();
+            let mut events = EventLines::default();
             let deal = Deal { setup, seed, seats };
             let played = if record {
                 play_one(deal, last.clone(), &mut events)
