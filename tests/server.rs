@@ -511,6 +511,50 @@ fn a_server_killed_while_grading_finishes_the_job_once_after_a_restart(on: &On) 
     assert_eq!(on.scalar(&dir, "SELECT COUNT(*) FROM submissions"), "1");
 }
 
+/// A second server that joins a shared Postgres course while the first
+/// grades leaves the first one's job alone: its start puts back only jobs
+/// whose lease ran out, and the first keeps its lease while it grades.
+#[test]
+fn a_server_joining_a_postgres_course_leaves_the_job_another_grades() {
+    let on = On::postgres("srv-join");
+    let (dir, students) = on.course("srv-join", &[]);
+    let python = arena_tests::lang_bot("en-garde/aggressive-py");
+    let first = on.serve(&dir);
+    let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
+    let r = agent
+        .post(&format!("{}/api/submissions", first.url))
+        .header("Authorization", &format!("Bearer {}", students[0]["token"]))
+        .send(&std::fs::read(&python).unwrap()[..])
+        .expect("upload");
+    assert_eq!(r.status().as_u16(), 202, "acknowledged");
+    let started = Instant::now();
+    while on.scalar(&dir, "SELECT state FROM jobs") != "running" {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the first server never took the job"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // A Python bot takes seconds to compile: the job is still being graded.
+    let second = on.serve(&dir);
+    assert_eq!(
+        on.scalar(&dir, "SELECT state || ' ' || attempts FROM jobs"),
+        "running 1",
+        "the second server's start put back the job the first was grading"
+    );
+    let started = Instant::now();
+    while on.scalar(&dir, "SELECT state FROM submissions") != "accepted" {
+        assert!(started.elapsed() < Duration::from_secs(600), "never graded");
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    assert_eq!(
+        on.scalar(&dir, "SELECT state || ' ' || attempts FROM jobs"),
+        "done 1",
+        "graded once, by one claim"
+    );
+    drop((first, second));
+}
+
 /// The limits on uploads, each from the side a student meets it: a file
 /// over the size limit (and a 1 GB one, which the server refuses without
 /// holding it), more uploads in an hour than the course allows, a version

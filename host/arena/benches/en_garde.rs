@@ -307,8 +307,115 @@ fn summary() {
          over {calls_per_game:.1} calls into the bot = {:.2} us extra per call",
         boundary / calls_per_game
     );
+    let (arena_us, plain_us) = per_call(&sandbox, &program);
+    println!(
+        "one choose-move call: arena {arena_us:.3} us, wasmtime alone {plain_us:.3} us: ratio {:.2} (aim: at most 1.10)",
+        arena_us / plain_us
+    );
     memory();
     println!();
+}
+
+/// Records the first view, round and game a player is shown.
+#[derive(Default)]
+struct FirstView {
+    game: Option<GameInfo>,
+    round: Option<RoundInfo>,
+    view: Option<View>,
+}
+
+impl Fencer for FirstView {
+    fn start_game(&mut self, info: &GameInfo) -> Result<(), Failure> {
+        self.game.get_or_insert_with(|| info.clone());
+        Ok(())
+    }
+    fn start_round(&mut self, info: &RoundInfo) -> Result<(), Failure> {
+        self.round.get_or_insert_with(|| info.clone());
+        Ok(())
+    }
+    fn choose_move(&mut self, view: &View) -> Result<Move, Failure> {
+        self.view.get_or_insert_with(|| view.clone());
+        house_bot("aggressive").expect("house:aggressive").choose_move(view)
+    }
+}
+
+/// The same `choose-move` call (a view from a real game, converted to the
+/// world's types each time) made on a seated wasm bot, and made with
+/// wasmtime alone: a plain store with WASI, fuel and an epoch deadline that
+/// never come due, the same compiled component, no arena bookkeeping (no
+/// budget per call, meter, call hook or log count). Median microseconds per
+/// call of five interleaved runs of 100,000 calls each.
+fn per_call(sandbox: &Sandbox, program: &BotProgram) -> (f64, f64) {
+    use arena::adapters::en_garde::since_v0_2::{Bindings, wit_game_info, wit_round_info, wit_view};
+    use wasmtime::component::{Linker, ResourceTable};
+    use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
+    struct Plain {
+        wasi: WasiCtx,
+        table: ResourceTable,
+    }
+    impl WasiView for Plain {
+        fn ctx(&mut self) -> WasiCtxView<'_> {
+            WasiCtxView {
+                ctx: &mut self.wasi,
+                table: &mut self.table,
+            }
+        }
+    }
+    assert_eq!(
+        program.world.version, "0.2.0",
+        "the example bot targets the newest world"
+    );
+    let mut first = FirstView::default();
+    play_one(0, &mut first);
+    let (game, round, view) = (first.game.unwrap(), first.round.unwrap(), first.view.unwrap());
+
+    let component = program.component();
+    let engine = component.engine();
+    let mut linker = Linker::<Plain>::new(engine);
+    wasmtime_wasi::p2::add_to_linker_sync(&mut linker).expect("WASI");
+    // The arena's host interface: a call into it would trap (the bot makes none).
+    linker
+        .define_unknown_imports_as_traps(component)
+        .expect("the other imports");
+    let state = Plain {
+        wasi: WasiCtx::builder().build(),
+        table: ResourceTable::new(),
+    };
+    let mut store = wasmtime::Store::new(engine, state);
+    store.set_fuel(u64::MAX / 4).expect("fuel");
+    store.set_epoch_deadline(u64::MAX / 4);
+    let plain = Bindings::instantiate(&mut store, component, &linker).expect("instantiate with wasmtime alone");
+    plain
+        .call_start_game(&mut store, wit_game_info(&game))
+        .expect("start-game");
+    plain
+        .call_start_round(&mut store, &wit_round_info(&round))
+        .expect("start-round");
+
+    let mut seated = fencer(sandbox, program, 1).expect("instantiate");
+    seated.player().start_game(&game).expect("start-game");
+    seated.player().start_round(&round).expect("start-round");
+
+    const CALLS: usize = 100_000;
+    let (mut ta, mut tp) = (Vec::new(), Vec::new());
+    for _ in 0..5 {
+        tp.push(time(|| {
+            for _ in 0..CALLS {
+                black_box(
+                    plain
+                        .call_choose_move(&mut store, &wit_view(&view, true))
+                        .expect("a move"),
+                );
+            }
+        }));
+        ta.push(time(|| {
+            for _ in 0..CALLS {
+                black_box(seated.player().choose_move(&view).expect("a move"));
+            }
+        }));
+    }
+    let us = |t: Vec<f64>| median(t) / CALLS as f64 * 1e6;
+    (us(ta), us(tp))
 }
 
 fn benches(c: &mut Criterion) {

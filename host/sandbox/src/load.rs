@@ -223,6 +223,13 @@ pub struct BotProgram {
     pub(crate) pre: InstancePre<BotState>,
 }
 
+impl BotProgram {
+    /// The compiled component, for benchmarks that call it with wasmtime alone.
+    pub fn component(&self) -> &wasmtime::component::Component {
+        self.pre.component()
+    }
+}
+
 impl std::fmt::Debug for BotProgram {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("BotProgram")

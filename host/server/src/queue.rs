@@ -134,16 +134,33 @@ fn submission(r: &sqlx::any::AnyRow) -> Submission {
     }
 }
 
+/// How long a job this server grades stays its own without a renewal
+/// (renewed every third of it while it runs): how long a job of a server
+/// that died waits before another server, or this one restarted, grades it
+/// again on a shared Postgres course.
+pub const OWN_JOB_LEASE_SECONDS: i64 = 60;
+
 impl Queue {
     /// The queue of `course` on `db`; jobs a previous server left running are queued again.
     pub async fn new(db: Db, course: Arc<Course>) -> Result<Queue, String> {
-        sqlx::query("UPDATE jobs SET state = 'queued', worker_id = NULL, lease = NULL WHERE state = 'running'")
-            .execute(&db.pool)
-            .await
-            .map_err(|e| e.to_string())?;
+        // One server owns a SQLite course, so whatever was running was its
+        // own, and it is dead. A Postgres course may be shared by other live
+        // servers: only jobs whose lease ran out (or that never had one) go
+        // back, and this server's own jobs from before a crash go back when
+        // theirs does (`OWN_JOB_LEASE_SECONDS`).
+        let requeue = "UPDATE jobs SET state = 'queued', worker_id = NULL, lease = NULL, lease_until = NULL \
+                       WHERE state = 'running'";
+        let lapsed = format!("{requeue} AND (lease_until IS NULL OR lease_until < $1)");
+        match db.backend {
+            Backend::Sqlite => sqlx::query(requeue),
+            Backend::Postgres => sqlx::query(&lapsed).bind(stamp(now())),
+        }
+        .execute(&db.pool)
+        .await
+        .map_err(|e| e.to_string())?;
         sqlx::query(
-            "UPDATE submissions SET state = 'queued' WHERE state = 'running' \
-             OR id IN (SELECT submission_id FROM jobs WHERE state = 'queued' AND kind = 'grade')",
+            "UPDATE submissions SET state = 'queued' \
+             WHERE id IN (SELECT submission_id FROM jobs WHERE state = 'queued' AND kind = 'grade')",
         )
         .execute(&db.pool)
         .await
@@ -319,7 +336,11 @@ impl Queue {
             tokio::spawn(async move {
                 loop {
                     match queue.claim().await {
-                        Ok(Some(job)) => queue.run(job, &grading).await,
+                        Ok(Some(job)) => {
+                            let beat = queue.keep_lease(job.0);
+                            queue.run(job, &grading).await;
+                            beat.abort();
+                        }
                         // Nothing to grade: a worker's verdict to check, or a ladder match, if one waits.
                         Ok(None) if ladder.is_some() => {
                             let Some(ladder) = &ladder else { continue };
@@ -363,12 +384,31 @@ impl Queue {
         });
     }
 
-    /// Put back the jobs whose worker's lease ran out (a worker that died
-    /// or lost the server): the next claim, here or by another worker, takes them.
+    /// Renew the lease of this server's job `job` while it runs, so that
+    /// neither another server nor this one after a restart takes it meanwhile.
+    fn keep_lease(&self, job: i64) -> tokio::task::JoinHandle<()> {
+        let db = self.db.clone();
+        tokio::spawn(async move {
+            loop {
+                tokio::time::sleep(std::time::Duration::from_secs(OWN_JOB_LEASE_SECONDS as u64 / 3)).await;
+                let until = stamp(now() + time::Duration::seconds(OWN_JOB_LEASE_SECONDS));
+                let _ = sqlx::query(
+                    "UPDATE jobs SET lease_until = $1 WHERE id = $2 AND state = 'running' AND worker_id IS NULL",
+                )
+                .bind(until)
+                .bind(job)
+                .execute(&db.pool)
+                .await;
+            }
+        })
+    }
+
+    /// Put back the jobs whose lease ran out (a worker or a server that died
+    /// or lost the database): the next claim, here or elsewhere, takes them.
     async fn expire_leases(&self) -> Result<(), String> {
         sqlx::query(
             "UPDATE jobs SET state = 'queued', worker_id = NULL, lease = NULL, lease_until = NULL \
-             WHERE state = 'running' AND worker_id IS NOT NULL AND lease_until < $1",
+             WHERE state = 'running' AND lease_until < $1",
         )
         .bind(stamp(now()))
         .execute(&self.db.pool)
@@ -386,11 +426,13 @@ impl Queue {
                 "SELECT id FROM jobs WHERE state = 'queued' ORDER BY priority DESC, id LIMIT 1 FOR UPDATE SKIP LOCKED"
             }
         };
+        let at = now();
         let row = sqlx::query(&format!(
-            "UPDATE jobs SET state = 'running', attempts = attempts + 1, started_at = $1 WHERE id = ({pick}) \
-             RETURNING id, submission_id, attempts, kind"
+            "UPDATE jobs SET state = 'running', attempts = attempts + 1, started_at = $1, lease_until = $2 \
+             WHERE id = ({pick}) RETURNING id, submission_id, attempts, kind"
         ))
-        .bind(stamp(now()))
+        .bind(stamp(at))
+        .bind(stamp(at + time::Duration::seconds(OWN_JOB_LEASE_SECONDS)))
         .fetch_optional(&self.db.pool)
         .await
         .map_err(|e| e.to_string())?;
@@ -547,7 +589,8 @@ impl Queue {
         let at = stamp(now());
         let done = match by {
             None => sqlx::query(
-                "UPDATE jobs SET state = 'done', finished_at = $1, done_by = NULL, result = NULL, lease = NULL WHERE id = $2",
+                "UPDATE jobs SET state = 'done', finished_at = $1, done_by = NULL, result = NULL, lease = NULL, \
+                 lease_until = NULL WHERE id = $2",
             )
             .bind(&at)
             .bind(job),

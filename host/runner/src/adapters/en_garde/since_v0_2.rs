@@ -16,7 +16,8 @@ world!(
     EnGardeIndices,
     ["start-game", "start-round", "choose-move"]
 );
-pub(super) use bindings::arena::bots::en_garde_types as wit;
+/// The world's WIT types (public for benchmarks that call a bot with wasmtime alone).
+pub use bindings::arena::bots::en_garde_types as wit;
 
 fn wit_variant(v: Variant) -> wit::RulesVariant {
     match v {
@@ -39,7 +40,7 @@ fn small(n: usize) -> u8 {
 /// The rules' view in this version's types. Older versions convert from it
 /// with `legal` false: their worlds have no legal list, so it is not built
 /// for them on every move.
-pub(super) fn wit_view(v: &View, legal: bool) -> wit::View {
+pub fn wit_view(v: &View, legal: bool) -> wit::View {
     wit::View {
         seat: small(v.seat),
         variant: wit_variant(v.variant),
@@ -73,7 +74,7 @@ pub(super) fn wit_view(v: &View, legal: bool) -> wit::View {
 }
 
 /// The game's start in this version's types.
-pub(super) fn wit_game_info(info: &GameInfo) -> wit::GameInfo {
+pub fn wit_game_info(info: &GameInfo) -> wit::GameInfo {
     wit::GameInfo {
         seat: small(info.seat),
         variant: wit_variant(info.variant),
@@ -84,7 +85,7 @@ pub(super) fn wit_game_info(info: &GameInfo) -> wit::GameInfo {
 }
 
 /// A round's start in this version's types.
-pub(super) fn wit_round_info(info: &RoundInfo) -> wit::RoundInfo {
+pub fn wit_round_info(info: &RoundInfo) -> wit::RoundInfo {
     wit::RoundInfo {
         round: info.round,
         first_to_move: small(info.first_to_move),
