@@ -307,10 +307,12 @@ fn summary() {
          over {calls_per_game:.1} calls into the bot = {:.2} us extra per call",
         boundary / calls_per_game
     );
-    let (arena_us, plain_us) = per_call(&sandbox, &program);
+    let [arena_us, plain_us, hooked_us] = per_call(&sandbox, &program);
     println!(
-        "one choose-move call: arena {arena_us:.3} us, wasmtime alone {plain_us:.3} us: ratio {:.2} (aim: at most 1.10)",
-        arena_us / plain_us
+        "one choose-move call: arena {arena_us:.3} us, wasmtime alone {plain_us:.3} us: ratio {:.2} (aim: at most 1.10); \
+         wasmtime with a call hook that does nothing {hooked_us:.3} us: ratio {:.2}",
+        arena_us / plain_us,
+        arena_us / hooked_us
     );
     memory();
     println!();
@@ -343,9 +345,11 @@ impl Fencer for FirstView {
 /// world's types each time) made on a seated wasm bot, and made with
 /// wasmtime alone: a plain store with WASI, fuel and an epoch deadline that
 /// never come due, the same compiled component, no arena bookkeeping (no
-/// budget per call, meter, call hook or log count). Median microseconds per
-/// call of five interleaved runs of 100,000 calls each.
-fn per_call(sandbox: &Sandbox, program: &BotProgram) -> (f64, f64) {
+/// budget per call, meter, call hook or log count); and with wasmtime alone
+/// again, in a store with a call hook that does nothing (the arena's hook
+/// charges host calls: having one at all costs each crossing). Median
+/// microseconds per call of five interleaved runs of 100,000 calls each.
+fn per_call(sandbox: &Sandbox, program: &BotProgram) -> [f64; 3] {
     use arena::adapters::en_garde::since_v0_2::{Bindings, wit_game_info, wit_round_info, wit_view};
     use wasmtime::component::{Linker, ResourceTable};
     use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
@@ -377,33 +381,50 @@ fn per_call(sandbox: &Sandbox, program: &BotProgram) -> (f64, f64) {
     linker
         .define_unknown_imports_as_traps(component)
         .expect("the other imports");
-    let state = Plain {
-        wasi: WasiCtx::builder().build(),
-        table: ResourceTable::new(),
+    let plain_store = |hooked: bool| {
+        let state = Plain {
+            wasi: WasiCtx::builder().build(),
+            table: ResourceTable::new(),
+        };
+        let mut store = wasmtime::Store::new(engine, state);
+        if hooked {
+            store.call_hook(|_, _| Ok(()));
+        }
+        store.set_fuel(u64::MAX / 4).expect("fuel");
+        store.set_epoch_deadline(u64::MAX / 4);
+        let plain = Bindings::instantiate(&mut store, component, &linker).expect("instantiate with wasmtime alone");
+        plain
+            .call_start_game(&mut store, wit_game_info(&game))
+            .expect("start-game");
+        plain
+            .call_start_round(&mut store, &wit_round_info(&round))
+            .expect("start-round");
+        (store, plain)
     };
-    let mut store = wasmtime::Store::new(engine, state);
-    store.set_fuel(u64::MAX / 4).expect("fuel");
-    store.set_epoch_deadline(u64::MAX / 4);
-    let plain = Bindings::instantiate(&mut store, component, &linker).expect("instantiate with wasmtime alone");
-    plain
-        .call_start_game(&mut store, wit_game_info(&game))
-        .expect("start-game");
-    plain
-        .call_start_round(&mut store, &wit_round_info(&round))
-        .expect("start-round");
+    let (mut store, plain) = plain_store(false);
+    let (mut hooked_store, hooked) = plain_store(true);
 
     let mut seated = fencer(sandbox, program, 1).expect("instantiate");
     seated.player().start_game(&game).expect("start-game");
     seated.player().start_round(&round).expect("start-round");
 
     const CALLS: usize = 100_000;
-    let (mut ta, mut tp) = (Vec::new(), Vec::new());
+    let (mut ta, mut tp, mut th) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..5 {
         tp.push(time(|| {
             for _ in 0..CALLS {
                 black_box(
                     plain
                         .call_choose_move(&mut store, &wit_view(&view, true))
+                        .expect("a move"),
+                );
+            }
+        }));
+        th.push(time(|| {
+            for _ in 0..CALLS {
+                black_box(
+                    hooked
+                        .call_choose_move(&mut hooked_store, &wit_view(&view, true))
                         .expect("a move"),
                 );
             }
@@ -415,7 +436,7 @@ fn per_call(sandbox: &Sandbox, program: &BotProgram) -> (f64, f64) {
         }));
     }
     let us = |t: Vec<f64>| median(t) / CALLS as f64 * 1e6;
-    (us(ta), us(tp))
+    [us(ta), us(tp), us(th)]
 }
 
 fn benches(c: &mut Criterion) {

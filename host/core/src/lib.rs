@@ -292,13 +292,14 @@ impl EventSink for EventLines {
     }
     fn event_json(&mut self, write: &mut dyn FnMut(&mut Vec<u8>) -> bool) -> bool {
         let start = self.text.len();
-        if write(&mut self.text) {
+        let written = write(&mut self.text);
+        if written {
             self.ends.push(self.text.len());
             self.text.push(b'\n');
         } else {
             self.text.truncate(start);
         }
-        true
+        written
     }
 }
 

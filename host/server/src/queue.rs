@@ -134,6 +134,28 @@ fn submission(r: &sqlx::any::AnyRow) -> Submission {
     }
 }
 
+/// Who finishes a job, and so who must still hold it for the result to count.
+#[derive(Clone, Copy)]
+enum By<'a> {
+    /// Whoever holds it: a job just claimed that turned out to need nothing.
+    Anyone,
+    /// This server, under the lease it claimed the job with.
+    Here(&'a str),
+    /// An external worker, under its lease.
+    Worker(i64, &'a str),
+    /// A worker whose held result this server checked (`true`: played again and equal).
+    Checked(i64, bool),
+}
+
+/// Aborts the renewals of a lease when the job's run ends, however it ends.
+struct KeptLease(tokio::task::JoinHandle<()>);
+
+impl Drop for KeptLease {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
 /// How long a job this server grades stays its own without a renewal
 /// (renewed every third of it while it runs): how long a job of a server
 /// that died waits before another server, or this one restarted, grades it
@@ -337,9 +359,8 @@ impl Queue {
                 loop {
                     match queue.claim().await {
                         Ok(Some(job)) => {
-                            let beat = queue.keep_lease(job.0);
+                            let _kept = queue.keep_lease(job.0, &job.4);
                             queue.run(job, &grading).await;
-                            beat.abort();
                         }
                         // Nothing to grade: a worker's verdict to check, or a ladder match, if one waits.
                         Ok(None) if ladder.is_some() => {
@@ -386,21 +407,25 @@ impl Queue {
 
     /// Renew the lease of this server's job `job` while it runs, so that
     /// neither another server nor this one after a restart takes it meanwhile.
-    fn keep_lease(&self, job: i64) -> tokio::task::JoinHandle<()> {
-        let db = self.db.clone();
-        tokio::spawn(async move {
+    fn keep_lease(&self, job: i64, lease: &str) -> KeptLease {
+        let (db, lease) = (self.db.clone(), lease.to_string());
+        KeptLease(tokio::spawn(async move {
             loop {
                 tokio::time::sleep(std::time::Duration::from_secs(OWN_JOB_LEASE_SECONDS as u64 / 3)).await;
                 let until = stamp(now() + time::Duration::seconds(OWN_JOB_LEASE_SECONDS));
-                let _ = sqlx::query(
-                    "UPDATE jobs SET lease_until = $1 WHERE id = $2 AND state = 'running' AND worker_id IS NULL",
-                )
-                .bind(until)
-                .bind(job)
-                .execute(&db.pool)
-                .await;
+                let renewed = sqlx::query("UPDATE jobs SET lease_until = $1 WHERE id = $2 AND lease = $3")
+                    .bind(until)
+                    .bind(job)
+                    .bind(&lease)
+                    .execute(&db.pool)
+                    .await;
+                match renewed {
+                    Ok(r) if r.rows_affected() == 0 => return,
+                    Ok(_) => {}
+                    Err(e) => eprintln!("arena serve: cannot renew the lease of grading job {job} ({e})"),
+                }
             }
-        })
+        }))
     }
 
     /// Put back the jobs whose lease ran out (a worker or a server that died
@@ -418,8 +443,9 @@ impl Queue {
     }
 
     /// Take the next waiting job: students' uploads first, oldest first.
-    async fn claim(&self) -> Result<Option<(i64, i64, i64, String)>, String> {
+    async fn claim(&self) -> Result<Option<(i64, i64, i64, String, String)>, String> {
         self.expire_leases().await?;
+        let lease = crate::db::new_token()?;
         let pick = match self.db.backend {
             Backend::Sqlite => "SELECT id FROM jobs WHERE state = 'queued' ORDER BY priority DESC, id LIMIT 1",
             Backend::Postgres => {
@@ -428,11 +454,12 @@ impl Queue {
         };
         let at = now();
         let row = sqlx::query(&format!(
-            "UPDATE jobs SET state = 'running', attempts = attempts + 1, started_at = $1, lease_until = $2 \
-             WHERE id = ({pick}) RETURNING id, submission_id, attempts, kind"
+            "UPDATE jobs SET state = 'running', attempts = attempts + 1, started_at = $1, lease_until = $2, \
+             lease = $3, worker_id = NULL WHERE id = ({pick}) RETURNING id, submission_id, attempts, kind"
         ))
         .bind(stamp(at))
         .bind(stamp(at + time::Duration::seconds(OWN_JOB_LEASE_SECONDS)))
+        .bind(&lease)
         .fetch_optional(&self.db.pool)
         .await
         .map_err(|e| e.to_string())?;
@@ -442,22 +469,38 @@ impl Queue {
                 r.try_get(1).unwrap_or_default(),
                 r.try_get(2).unwrap_or_default(),
                 r.try_get(3).unwrap_or_default(),
+                lease,
             )
         }))
     }
 
-    async fn run(&self, (job, id, attempts, kind): (i64, i64, i64, String), grading: &Arc<Grading>) {
+    /// Put this server's job `job`, held under `lease`, back in the queue.
+    async fn put_back(&self, job: i64, lease: &str) {
+        let _ = sqlx::query(
+            "UPDATE jobs SET state = 'queued', lease = NULL, lease_until = NULL \
+             WHERE id = $1 AND state = 'running' AND lease = $2",
+        )
+        .bind(job)
+        .bind(lease)
+        .execute(&self.db.pool)
+        .await;
+    }
+
+    async fn run(&self, (job, id, attempts, kind, lease): (i64, i64, i64, String, String), grading: &Arc<Grading>) {
         if kind == "versus" {
-            return self.versus(job, id, attempts, grading).await;
+            return self.versus(job, id, attempts, &lease, grading).await;
         }
-        let Ok(Some(row)) = sqlx::query(&format!(
+        let row = sqlx::query(&format!(
             "SELECT {COLUMNS}, (SELECT name FROM people WHERE people.id = submissions.person_id) FROM submissions WHERE id = $1"
         ))
         .bind(id)
         .fetch_optional(&self.db.pool)
-        .await
-        else {
-            return;
+        .await;
+        let row = match row {
+            Ok(Some(row)) => row,
+            // No such version: the job is done, not claimed again and again.
+            Ok(None) => return drop(self.versus_done(job, id, None, By::Here(&lease)).await),
+            Err(_) => return self.put_back(job, &lease).await,
         };
         let sub = submission(&row);
         let student: String = row.try_get(18).unwrap_or_default();
@@ -475,15 +518,11 @@ impl Queue {
             .unwrap_or_else(|e| Verdict::arena_failed(format!("the grading thread ended: {e}")));
         if verdict.failed && attempts < MAX_ATTEMPTS {
             // The arena failed, not the bot: run it again later.
-            let _ = sqlx::query("UPDATE jobs SET state = 'queued' WHERE id = $1")
-                .bind(job)
-                .execute(&self.db.pool)
-                .await;
-            return;
+            return self.put_back(job, &lease).await;
         }
-        let recorded = match self.finish(job, id, &verdict, versus).await {
-            Ok(()) => true,
-            Err(e) => self.unrecorded(job, id, attempts, &e).await,
+        let recorded = match self.finish(job, id, &verdict, versus, &lease).await {
+            Ok(taken) => taken,
+            Err(e) => self.unrecorded(job, id, attempts, &lease, &e).await,
         };
         if recorded {
             let _ = self.finished.send(Finished {
@@ -496,36 +535,27 @@ impl Queue {
     /// A verdict the database would not take: the job runs again, or after
     /// its last try the version says why it has no verdict (never "grading"
     /// for ever). Whether the version now has its last state.
-    async fn unrecorded(&self, job: i64, id: i64, attempts: i64, why: &str) -> bool {
+    async fn unrecorded(&self, job: i64, id: i64, attempts: i64, lease: &str, why: &str) -> bool {
         eprintln!("arena serve: cannot record the verdict of submission {id} ({why})");
         if attempts < MAX_ATTEMPTS {
-            let _ = sqlx::query("UPDATE jobs SET state = 'queued' WHERE id = $1")
-                .bind(job)
-                .execute(&self.db.pool)
-                .await;
+            self.put_back(job, lease).await;
             self.wake.notify_waiters();
             return false;
         }
         let failed = Verdict::arena_failed(format!("the server could not record its verdict ({why})"));
-        self.finish(job, id, &failed, false).await.is_ok()
+        self.finish(job, id, &failed, false, lease).await.unwrap_or(false)
     }
 
-    /// Record a job's verdict and mark it done, in one transaction.
-    async fn finish(&self, job: i64, id: i64, v: &Verdict, versus: bool) -> Result<(), String> {
-        self.finish_by(job, id, v, versus, None).await.map(|_| ())
+    /// Record the verdict of this server's job (held under `lease`) and mark
+    /// it done, in one transaction; whether it still held the job.
+    async fn finish(&self, job: i64, id: i64, v: &Verdict, versus: bool, lease: &str) -> Result<bool, String> {
+        self.finish_by(job, id, v, versus, By::Here(lease)).await
     }
 
     /// [`Queue::finish`] of a verdict `by` a worker (its id, the lease it
     /// holds or `None` once a server checked it, and whether it was
     /// checked); whether it was taken (the worker still held the job).
-    async fn finish_by(
-        &self,
-        job: i64,
-        id: i64,
-        v: &Verdict,
-        versus: bool,
-        by: Option<(i64, Option<&str>, bool)>,
-    ) -> Result<bool, String> {
+    async fn finish_by(&self, job: i64, id: i64, v: &Verdict, versus: bool, by: By<'_>) -> Result<bool, String> {
         let state = if v.failed {
             "failed"
         } else if v.accepted {
@@ -579,22 +609,24 @@ impl Queue {
     }
 
     /// Mark `job` done in `tx`, done `by` a worker or here; whether it was
-    /// (a worker's lease must still be the job's).
-    async fn take(
-        &self,
-        tx: &mut sqlx::Transaction<'_, sqlx::Any>,
-        job: i64,
-        by: Option<(i64, Option<&str>, bool)>,
-    ) -> Result<bool, String> {
+    /// (the lease it was done under must still be the job's).
+    async fn take(&self, tx: &mut sqlx::Transaction<'_, sqlx::Any>, job: i64, by: By<'_>) -> Result<bool, String> {
         let at = stamp(now());
         let done = match by {
-            None => sqlx::query(
+            By::Anyone => sqlx::query(
                 "UPDATE jobs SET state = 'done', finished_at = $1, done_by = NULL, result = NULL, lease = NULL, \
                  lease_until = NULL WHERE id = $2",
             )
             .bind(&at)
             .bind(job),
-            Some((worker, Some(lease), _)) => sqlx::query(
+            By::Here(lease) => sqlx::query(
+                "UPDATE jobs SET state = 'done', finished_at = $1, done_by = NULL, result = NULL, lease = NULL, \
+                 lease_until = NULL WHERE id = $2 AND state = 'running' AND lease = $3",
+            )
+            .bind(&at)
+            .bind(job)
+            .bind(lease),
+            By::Worker(worker, lease) => sqlx::query(
                 "UPDATE jobs SET state = 'done', finished_at = $1, done_by = $3, lease = NULL, lease_until = NULL \
                  WHERE id = $2 AND state = 'running' AND worker_id = $3 AND lease = $4",
             )
@@ -602,7 +634,7 @@ impl Queue {
             .bind(job)
             .bind(worker)
             .bind(lease),
-            Some((worker, None, checked)) => sqlx::query(
+            By::Checked(worker, checked) => sqlx::query(
                 "UPDATE jobs SET state = 'done', finished_at = $1, done_by = $3, verified = $4, result = NULL, \
                  lease = NULL, lease_until = NULL WHERE id = $2 AND state = 'checking' AND worker_id = $3",
             )
@@ -637,13 +669,7 @@ impl Queue {
     }
 
     /// Keep a test's verdict (JSON) on its version and mark its job done `by` a worker or here.
-    async fn versus_done(
-        &self,
-        job: i64,
-        id: i64,
-        json: Option<String>,
-        by: Option<(i64, Option<&str>, bool)>,
-    ) -> Result<bool, String> {
+    async fn versus_done(&self, job: i64, id: i64, json: Option<String>, by: By<'_>) -> Result<bool, String> {
         let mut tx = self.db.pool.begin().await.map_err(|e| e.to_string())?;
         if !self.take(&mut tx, job, by).await? {
             return Ok(false);
@@ -679,9 +705,9 @@ impl Queue {
     }
 
     /// Test a version against the accepted one before it and keep the verdict on the version.
-    async fn versus(&self, job: i64, id: i64, attempts: i64, grading: &Arc<Grading>) {
+    async fn versus(&self, job: i64, id: i64, attempts: i64, lease: &str, grading: &Arc<Grading>) {
         let Ok(Some(pair)) = self.versus_pair(id).await else {
-            let _ = self.versus_done(job, id, None, None).await;
+            let _ = self.versus_done(job, id, None, By::Here(lease)).await;
             return;
         };
         let (person, version) = (pair.person, pair.new.1);
@@ -690,15 +716,11 @@ impl Queue {
             Ok(v) => serde_json::to_string(&v).ok(),
             Err(e) if attempts < MAX_ATTEMPTS => {
                 eprintln!("arena serve: the test of submission {id} failed ({e}); it runs again");
-                let _ = sqlx::query("UPDATE jobs SET state = 'queued' WHERE id = $1")
-                    .bind(job)
-                    .execute(&self.db.pool)
-                    .await;
-                return;
+                return self.put_back(job, lease).await;
             }
             Err(e) => serde_json::to_string(&serde_json::json!({ "error": e })).ok(),
         };
-        if self.versus_done(job, id, json, None).await.is_ok() {
+        if self.versus_done(job, id, json, By::Here(lease)).await == Ok(true) {
             let _ = self.finished.send(Finished { person, version });
         }
     }
@@ -779,7 +801,7 @@ impl Queue {
             .await
             .map_err(|e| e.to_string())?;
             let Some(sub_row) = sub else {
-                let _ = self.versus_done(job, id, None, None).await;
+                let _ = self.versus_done(job, id, None, By::Anyone).await;
                 continue;
             };
             let sub = submission(&sub_row);
@@ -796,7 +818,7 @@ impl Queue {
             if kind == "versus" {
                 // Nothing to test against any more: the job is done.
                 let Some(pair) = self.versus_pair(id).await? else {
-                    self.versus_done(job, id, None, None).await?;
+                    self.versus_done(job, id, None, By::Anyone).await?;
                     continue;
                 };
                 out.against = Some(pair.old);
@@ -890,7 +912,7 @@ impl Queue {
             self.wake.notify_waiters();
             return Ok(held.rows_affected() == 1);
         }
-        self.record_remote(r.job, id, &kind, &json, (worker, Some(&r.lease), false), grading)
+        self.record_remote(r.job, id, &kind, &json, By::Worker(worker, &r.lease), grading)
             .await
     }
 
@@ -902,7 +924,7 @@ impl Queue {
         id: i64,
         kind: &str,
         json: &str,
-        by: (i64, Option<&str>, bool),
+        by: By<'_>,
         grading: &Arc<Grading>,
     ) -> Result<bool, String> {
         let sub = sqlx::query(&format!(
@@ -915,7 +937,7 @@ impl Queue {
         let student: String = sub.try_get(18).unwrap_or_default();
         let sub = submission(&sub);
         let taken = if kind == "versus" {
-            self.versus_done(job, id, Some(json.to_string()), Some(by)).await?
+            self.versus_done(job, id, Some(json.to_string()), by).await?
         } else {
             let verdict: Verdict = serde_json::from_str(json).map_err(|e| e.to_string())?;
             if verdict.accepted && !verdict.failed {
@@ -927,7 +949,7 @@ impl Queue {
                     .map_err(|e| e.to_string())??;
             }
             let versus = grading.has_versus(&self.course);
-            self.finish_by(job, id, &verdict, versus, Some(by)).await?
+            self.finish_by(job, id, &verdict, versus, by).await?
         };
         if taken {
             self.wake.notify_waiters();
@@ -975,7 +997,7 @@ impl Queue {
         let worker: i64 = row.try_get::<Option<i64>, _>(4).ok().flatten().unwrap_or_default();
         let (differs, mine) = if kind == "versus" {
             let Ok(Some(pair)) = self.versus_pair(id).await else {
-                let _ = self.versus_done(job, id, None, Some((worker, None, true))).await;
+                let _ = self.versus_done(job, id, None, By::Checked(worker, true)).await;
                 return true;
             };
             let Ok(mine) = self.run_versus(&pair, grading).await else {
@@ -1036,13 +1058,13 @@ impl Queue {
     ) -> Result<bool, String> {
         if kind == "versus" {
             return self
-                .record_remote(job, id, kind, mine, (worker, None, true), grading)
+                .record_remote(job, id, kind, mine, By::Checked(worker, true), grading)
                 .await;
         }
         let verdict: Verdict = serde_json::from_str(mine).map_err(|e| e.to_string())?;
         let versus = grading.has_versus(&self.course);
         let taken = self
-            .finish_by(job, id, &verdict, versus, Some((worker, None, true)))
+            .finish_by(job, id, &verdict, versus, By::Checked(worker, true))
             .await?;
         if taken {
             let sub = self.submission_by_id(id).await?;

@@ -422,8 +422,9 @@ pub fn run_match(spec: &MatchSpec<'_>) -> Result<MatchOutcome, SetupError> {
 
 /// Play a match, handing each game to `each` in game order as soon as it
 /// and every game before it are played, and return the totals (with no
-/// `results`). Only one batch of games is in memory at a time, so a
-/// million games take the memory of ten thousand; the totals are exact
+/// `results`). At most two batches of games are in memory at a time (one
+/// handed over while the next plays), so a million games take the memory
+/// of a few thousand; the totals are exact
 /// integer sums, equal whatever the batches or threads. `each` returning
 /// `Break` ends the match there (the totals count the games handed over).
 /// A host failure in a later batch (`SetupError::Host`) comes after `each`
@@ -447,7 +448,9 @@ pub fn play_match(
         per_thread * rayon::current_num_threads().max(1)
     };
     // While `each` takes one batch (writing a replay, say), the pool
-    // plays the next: the two overlap.
+    // plays the next: the two overlap. When `each` stops the match, the
+    // batch in flight plays no further unit.
+    let stop = std::sync::atomic::AtomicBool::new(false);
     let mut ready: Vec<Played> = Vec::new();
     let mut first = 0;
     loop {
@@ -456,13 +459,14 @@ pub fn play_match(
         let mut stopped = false;
         rayon::in_place_scope(|scope| {
             if let Some(range) = next.clone() {
-                let played = &mut played;
-                scope.spawn(move |_| *played = Some(play_batch(spec, range)));
+                let (played, stop) = (&mut played, &stop);
+                scope.spawn(move |_| *played = Some(play_batch(spec, range, stop)));
             }
             for p in ready.drain(..) {
                 tally.add(&p.result, &p.fuel);
                 if each(p).is_break() {
                     stopped = true;
+                    stop.store(true, std::sync::atomic::Ordering::Relaxed);
                     break;
                 }
             }
@@ -477,11 +481,19 @@ pub fn play_match(
     }
 }
 
-/// Units `range` of the match, played on the pool: their games in game order.
-fn play_batch(spec: &MatchSpec<'_>, range: std::ops::Range<usize>) -> Result<Vec<Played>, SetupError> {
+/// Units `range` of the match, played on the pool: their games in game
+/// order (none once `stop` is set).
+fn play_batch(
+    spec: &MatchSpec<'_>,
+    range: std::ops::Range<usize>,
+    stop: &std::sync::atomic::AtomicBool,
+) -> Result<Vec<Played>, SetupError> {
     let mut played: Vec<Played> = range
         .into_par_iter()
-        .map(|k| play_unit(spec, &unit(spec, k)))
+        .map(|k| match stop.load(std::sync::atomic::Ordering::Relaxed) {
+            true => Ok(Vec::new()),
+            false => play_unit(spec, &unit(spec, k)),
+        })
         .collect::<Result<Vec<_>, _>>()?
         .concat();
     played.sort_by_key(|p| p.result.index);
@@ -812,15 +824,18 @@ impl GameEvents {
     pub fn write_to(&self, out: &mut Vec<u8>) {
         let prefix = format!("{{\"game\":{}", self.game);
         for line in self.lines.lines() {
-            // Every line is a JSON object: `{`, then its fields or `}`.
-            let Some(rest) = line.strip_prefix(b"{") else {
-                continue;
-            };
-            out.extend_from_slice(prefix.as_bytes());
-            if rest.first() != Some(&b'}') {
-                out.push(b',');
+            // Every event is a JSON object (`{`, then its fields or `}`);
+            // anything else would be written as it is, never dropped.
+            match line.strip_prefix(b"{") {
+                Some(rest) => {
+                    out.extend_from_slice(prefix.as_bytes());
+                    if rest.first() != Some(&b'}') {
+                        out.push(b',');
+                    }
+                    out.extend_from_slice(rest);
+                }
+                None => out.extend_from_slice(line),
             }
-            out.extend_from_slice(rest);
             out.push(b'\n');
         }
     }
