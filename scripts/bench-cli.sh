@@ -105,3 +105,8 @@ if [ -f "$pybot" ] && [ "${ARENA_BENCH_CLASS:-1}" != 0 ]; then
   done
   echo "  compile cache after: $(du -sh "$work/pycache" | cut -f1) ($(du -sh "$work/pycache"/incremental-* 2>/dev/null | cut -f1) of it the incremental store)"
 fi
+
+# One bot call through the arena against the same call with wasmtime alone
+# (issue 31, item 5; the aim is at most 1.10): the summary of the En Garde
+# benchmark, without its criterion part.
+ARENA_BENCH_SUMMARY=1 cargo bench --quiet -p arena --bench en_garde -- nothing 2>/dev/null | grep -E "one choose-move call|extra per call" || true
