@@ -26,7 +26,7 @@ pub const OWN_LEASE_SECONDS: i64 = 600;
 /// Matches the server's own pool claims at once (their results are
 /// committed together): a commit of SQLite's (`synchronous = FULL`) costs
 /// about as much as a batch of short matches.
-pub const OWN_BATCH: usize = 16;
+pub const OWN_BATCH: usize = 48;
 /// The worker id the server's own pool leases under.
 pub const OWN: i64 = 0;
 /// Past matches the scheduler reads to avoid rematches.

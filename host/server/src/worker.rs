@@ -179,7 +179,7 @@ pub fn run(spec: &WorkerSpec<'_>) -> Result<usize, Stop> {
         // fetches and its results are a few requests whatever the batch.
         let claim = Claim {
             engine: engine.clone(),
-            max: 16 * spec.jobs.max(1),
+            max: 48 * spec.jobs.max(1),
         };
         // Students wait for grading jobs; the ladder does not.
         let ask = jobs_asked.is_none_or(|t| t.elapsed() >= Duration::from_secs(1));
