@@ -712,6 +712,7 @@ fn the_ladder_under_load_loses_and_doubles_no_result() {
         workers: 2,
         tournament_games: 0,
         tournament_runs: 0,
+        steady_seconds: 0,
         max_seconds: 600,
     };
     let r = arena_tests::load::run(&load, "ladder-load");

@@ -31,6 +31,9 @@ pub struct Load {
     /// How many times that tournament is run; its median rate is the one compared
     /// (on a shared machine one run's rate moves by a third from run to run).
     pub tournament_runs: usize,
+    /// Play on at least this long once every leaderboard is open, so the
+    /// ladder's rate is measured over a steady stretch, not its first seconds.
+    pub steady_seconds: u64,
     /// Stop after this long even if fewer matches finished.
     pub max_seconds: u64,
 }
@@ -277,20 +280,28 @@ pub fn run(load: &Load, name: &str) -> LoadReport {
     while !graded() {
         std::thread::sleep(Duration::from_millis(500));
     }
-    let (steady_at, steady_games) = (Instant::now(), games_done(&dir));
 
     // Open leaderboards: each follows the events and takes the table each brings, as app.js does.
     let fragment_ms: Arc<Mutex<Vec<usize>>> = Arc::new(Mutex::new(Vec::new()));
     let errors = Arc::new(AtomicUsize::new(0));
+    let connected = Arc::new(AtomicUsize::new(0));
     let events: Arc<Vec<AtomicUsize>> = Arc::new((0..load.clients).map(|_| AtomicUsize::new(0)).collect());
     for c in 0..load.clients {
         let cookie = login(&url, &tokens[c % tokens.len()]);
-        let (url, fragment_ms, errors, events) = (url.clone(), fragment_ms.clone(), errors.clone(), events.clone());
+        let (url, fragment_ms, errors, events, connected) = (
+            url.clone(),
+            fragment_ms.clone(),
+            errors.clone(),
+            events.clone(),
+            connected.clone(),
+        );
         std::thread::Builder::new()
             .stack_size(256 << 10)
             .spawn(move || {
                 let a = agent();
-                let Ok(r) = a.get(&format!("{url}/events")).header("Cookie", &cookie).call() else {
+                let r = a.get(&format!("{url}/events")).header("Cookie", &cookie).call();
+                connected.fetch_add(1, Ordering::Relaxed);
+                let Ok(r) = r else {
                     errors.fetch_add(1, Ordering::Relaxed);
                     return;
                 };
@@ -316,6 +327,14 @@ pub fn run(load: &Load, name: &str) -> LoadReport {
             .expect("a client thread");
     }
 
+    // The ladder's rate is measured once every leaderboard is open (their
+    // logins are the set-up, not the load).
+    let opened = Instant::now();
+    while connected.load(Ordering::Relaxed) < load.clients && opened.elapsed() < Duration::from_secs(120) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let (steady_at, steady_games) = (Instant::now(), games_done(&dir));
+
     // A student opening the leaderboard page, again and again, while all that runs.
     let cookie = login(&url, &tokens[0]);
     let mut page_ms = Vec::new();
@@ -333,9 +352,11 @@ pub fn run(load: &Load, name: &str) -> LoadReport {
         }
         let m = memory(pid);
         peak = [peak[0].max(m[0]), m[1]];
-        if page_ms.len() % 20 == 0
-            && num(&dir, "SELECT COUNT(*) FROM ladder_matches WHERE state = 'done'") as usize >= load.matches
-        {
+        let enough = || {
+            steady_at.elapsed() >= Duration::from_secs(load.steady_seconds)
+                && num(&dir, "SELECT COUNT(*) FROM ladder_matches WHERE state = 'done'") as usize >= load.matches
+        };
+        if page_ms.len() % 20 == 0 && (enough() || started.elapsed() >= Duration::from_secs(load.max_seconds)) {
             break;
         }
         std::thread::sleep(Duration::from_millis(100));

@@ -6,7 +6,8 @@
 //! version on the ladder and the house anchors, 10 games a pairing) for the
 //! throughput ratio. Sizes: `ARENA_LADDER_STUDENTS`, `ARENA_LADDER_MATCHES`,
 //! `ARENA_LADDER_CLIENTS`, `ARENA_LADDER_WORKERS`, `ARENA_LADDER_TOURNAMENTS`
-//! (runs of the tournament, 3; the median is compared); it stops after
+//! (runs of the tournament, 3; the median is compared), `ARENA_LADDER_STEADY`
+//! (seconds of play measured once every leaderboard is open, at least 30); it stops after
 //! `ARENA_LADDER_SECONDS` (600) of play even if fewer matches finished.
 //!
 //! ```text
@@ -27,6 +28,7 @@ fn main() {
         // As many games a pairing as a ladder match plays.
         tournament_games: 10,
         tournament_runs: env("ARENA_LADDER_TOURNAMENTS", 3),
+        steady_seconds: env("ARENA_LADDER_STEADY", 30) as u64,
         max_seconds: env("ARENA_LADDER_SECONDS", 600) as u64,
     };
     eprintln!("{load:?}");
