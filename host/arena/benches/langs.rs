@@ -44,6 +44,27 @@ fn entrant(sandbox: &Sandbox, game: &str, spec: &str) -> Entrant {
     }
 }
 
+/// Microseconds to make a fresh instance of `spec` (as a game seats it,
+/// start fuel paid) and drop it: the median of five runs of 100.
+fn instance_us(sandbox: &Sandbox, game: &str, spec: &str) -> f64 {
+    let program = sandbox
+        .load(&wasm(spec), adapters::game(game).expect("game").worlds())
+        .expect("load");
+    let mut runs: Vec<f64> = (0..5)
+        .map(|_| {
+            let started = std::time::Instant::now();
+            for seed in 0..100 {
+                drop(std::hint::black_box(
+                    sandbox.instantiate(&program, seed, |_, _| Ok(())).expect("instantiate"),
+                ));
+            }
+            started.elapsed().as_secs_f64() / 100.0 * 1e6
+        })
+        .collect();
+    runs.sort_by(f64::total_cmp);
+    runs[2]
+}
+
 /// Games per second on one thread, and the first bot's fuel per game.
 fn measure(sandbox: &Sandbox, game: &str, bots: &[&str], games: usize) -> (f64, f64) {
     let spec = MatchSpec {
@@ -170,12 +191,13 @@ fn main() {
     let rate = fuel_per_second();
     println!("\nGames per second (one thread) and fuel per game, same opponents, same run");
     println!(
-        "(overhead: µs per game beyond its fuel at {:.1} billion fuel/s, the typical loop's rate)",
+        "(overhead: µs per game beyond its fuel at {:.1} billion fuel/s, the typical loop's rate;\n \
+         instance: µs to make a fresh instance of the bot and drop it, which each game does once)",
         rate / 1e9
     );
     println!(
-        "{:<34} {:>8} {:>9} {:>12} {:>8} {:>10}",
-        "game: twin", "games/s", "x native", "fuel/game", "x Rust", "overhead"
+        "{:<34} {:>8} {:>9} {:>12} {:>8} {:>10} {:>9}",
+        "game: twin", "games/s", "x native", "fuel/game", "x Rust", "overhead", "instance"
     );
     // `cargo bench --bench langs -- en-garde python` plays only the games
     // and the twins named (with the native and Rust twins the ratios need).
@@ -229,13 +251,18 @@ fn main() {
                 (1.0 / per_second - fuel / rate) * 1e6
             };
             println!(
-                "{:<34} {:>8.0} {:>8.1}x {:>12.0} {:>7.0}x {:>10.0}",
+                "{:<34} {:>8.0} {:>8.1}x {:>12.0} {:>7.0}x {:>10.0} {:>9.0}",
                 format!("{game}: {bot} {label}"),
                 per_second,
                 native / per_second,
                 fuel,
                 if rust_fuel > 0.0 { fuel / rust_fuel } else { 0.0 },
-                overhead
+                overhead,
+                if label == "native" {
+                    0.0
+                } else {
+                    instance_us(&sandbox, game, &spec)
+                }
             );
         }
     }
