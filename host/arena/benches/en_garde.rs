@@ -410,25 +410,20 @@ fn per_call(sandbox: &Sandbox, program: &BotProgram) -> [f64; 3] {
 
     const CALLS: usize = 100_000;
     let (mut ta, mut tp, mut th) = (Vec::new(), Vec::new(), Vec::new());
+    let calls = |bindings: &Bindings, store: &mut wasmtime::Store<Plain>| {
+        time(|| {
+            for _ in 0..CALLS {
+                black_box(
+                    bindings
+                        .call_choose_move(&mut *store, &wit_view(&view, true))
+                        .expect("a move"),
+                );
+            }
+        })
+    };
     for _ in 0..5 {
-        tp.push(time(|| {
-            for _ in 0..CALLS {
-                black_box(
-                    plain
-                        .call_choose_move(&mut store, &wit_view(&view, true))
-                        .expect("a move"),
-                );
-            }
-        }));
-        th.push(time(|| {
-            for _ in 0..CALLS {
-                black_box(
-                    hooked
-                        .call_choose_move(&mut hooked_store, &wit_view(&view, true))
-                        .expect("a move"),
-                );
-            }
-        }));
+        tp.push(calls(&plain, &mut store));
+        th.push(calls(&hooked, &mut hooked_store));
         ta.push(time(|| {
             for _ in 0..CALLS {
                 black_box(seated.player().choose_move(&view).expect("a move"));
