@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Whole-command benchmarks quoted in docs/performance.md: a 32-bot En Garde
 # round robin at --jobs 1 and 2, its peak memory from 9,920 to 992,000 games
-# (one machine, and cut into 4 shards and merged), grading a class of 100
+# (one machine, and cut into 4 shards and merged), a match's and a grade's
+# peak memory as their games grow, grading a class of 100
 # submissions, and `arena check` of a Python bot twice (the second from the
 # compile cache). Set ARENA_BENCH_MILLION=0 to skip the 992,000-game runs
 # (about 2.5 minutes) and the million-game match.
@@ -60,6 +61,19 @@ for bin in "$arena" ${ARENA_BENCH_BEFORE:-}; do
   plain=$(best "$bin" match --game en-garde "$eg/aggressive.wasm" "$eg/cowardly.wasm" --games 1000 --jobs 1)
   recorded=$(best "$bin" match --game en-garde "$eg/aggressive.wasm" "$eg/cowardly.wasm" --games 1000 --jobs 1 --replay "$work/r.jsonl")
   echo "  1,000 games, --jobs 1: $plain s; with --replay: $recorded s, $(stat -c %s "$work/r.jsonl") bytes; peak with --replay of 10,000 games: $(measure "$bin" match --game en-garde "$eg/aggressive.wasm" "$eg/cowardly.wasm" --games 10000 --jobs 2 --replay "$work/r.jsonl")"
+done
+
+# Grading's and checking's peak memory as the games grow (issue 31, item
+# 3): a rubric item keeps one number per deal and a digest of how its games
+# ended (for "plays like"), `check` its totals, not their games.
+# ARENA_BENCH_BEFORE runs each line with the older binary too.
+grade_sizes=(10000 100000)
+[ "${ARENA_BENCH_MILLION:-1}" = 0 ] || grade_sizes+=(1000000)
+for bin in "$arena" ${ARENA_BENCH_BEFORE:-}; do
+  for games in "${grade_sizes[@]}"; do
+    echo "grade ($bin), En Garde random.wasm, default rubric, $games games per item: $(measure "$bin" grade --game en-garde "$eg/random.wasm" --games "$games")"
+  done
+  echo "check ($bin), En Garde random.wasm, --games 10000 (recorded): $(measure "$bin" check "$eg/random.wasm" --game en-garde --games 10000)"
 done
 
 mkdir -p "$work/class"

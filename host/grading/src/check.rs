@@ -8,7 +8,7 @@
 use crate::adapters;
 use crate::games::{IllegalMoves, Kind};
 use crate::runner::entrants::{entrant, setup};
-use crate::runner::{BotRef, Entrant, GameDef, MatchOutcome, MatchSpec, forfeit_list, run_match};
+use crate::runner::{BotRef, Entrant, GameDef, MatchReport, MatchSpec, Played, forfeit_list, play_match};
 use crate::sandbox::{LoadError, Sandbox, fuel_amount};
 use crate::text::percent;
 use serde::Serialize;
@@ -379,7 +379,6 @@ fn play_matches(
             seed: spec.seed,
             record: true,
         };
-        let outcome = run_match(&spec).map_err(|e| CheckError::Failed(e.into()))?;
         let against = if opponents.is_empty() {
             "alone".to_string()
         } else if game.kind() == Kind::Table {
@@ -387,8 +386,15 @@ fn play_matches(
         } else {
             format!("vs {}", opponents.join(", "))
         };
-        totals.matches.push((against.clone(), match_line(game, &outcome)));
-        tally(&mut totals, &outcome, &against, game.kind() == Kind::Duel);
+        // Each game is tallied as it is played and dropped: `--games`
+        // can be large, and a recorded game holds its events.
+        let report = play_match(&spec, |played| {
+            tally_game(&mut totals, &played, &against);
+            std::ops::ControlFlow::Continue(())
+        })
+        .map_err(|e| CheckError::Failed(e.into()))?;
+        totals.matches.push((against.clone(), match_line(game, &report)));
+        tally(&mut totals, &report, game.kind() == Kind::Duel);
     }
     Ok(totals)
 }
@@ -567,8 +573,8 @@ impl CheckReport {
 }
 
 /// One smoke match's results for the checked bot (bot 0).
-fn match_line(game: &dyn GameDef, outcome: &MatchOutcome) -> String {
-    let Some(b) = outcome.report.bots.first() else {
+fn match_line(game: &dyn GameDef, report: &MatchReport) -> String {
+    let Some(b) = report.bots.first() else {
         return String::new();
     };
     let forfeits = forfeit_list(&b.forfeits);
@@ -581,7 +587,7 @@ fn match_line(game: &dyn GameDef, outcome: &MatchOutcome) -> String {
             "{} games, mean position {:.2} of {}, forfeits: {forfeits}",
             b.games,
             b.positions.as_ref().map_or(f64::NAN, |p| p.mean),
-            outcome.report.bots.len()
+            report.bots.len()
         ),
         Kind::Duel => format!(
             "{} games, {} wins, {} losses, {} draws, forfeits: {forfeits}",
@@ -590,10 +596,9 @@ fn match_line(game: &dyn GameDef, outcome: &MatchOutcome) -> String {
     }
 }
 
-/// Add one match to the totals: fuel, log sizes, forfeits, illegal moves
-/// and (in a duel) wins of bot 0.
-fn tally(t: &mut Totals, outcome: &MatchOutcome, against: &str, duel: bool) {
-    let report = &outcome.report;
+/// Add one match's totals to the check's: fuel, illegal moves and (in a
+/// duel) wins of bot 0.
+fn tally(t: &mut Totals, report: &MatchReport, duel: bool) {
     t.games += report.games;
     if let Some(f) = report.bots.first().and_then(|b| b.fuel.as_ref()) {
         t.moves += f.moves;
@@ -609,33 +614,39 @@ fn tally(t: &mut Totals, outcome: &MatchOutcome, against: &str, duel: bool) {
             t.wins += b.wins;
         }
     }
-    for (k, r) in report.results.iter().enumerate() {
-        let mine = r.seats.iter().position(|&b| b == 0);
-        let illegal = mine.and_then(|seat| r.illegal.get(seat)).copied().unwrap_or(0);
-        if illegal > 0 {
-            t.illegal_games += 1;
-            t.first_illegal
-                .get_or_insert_with(|| (against.to_string(), r.index as u64));
+}
+
+/// Add one game, in game order: its log sizes, bot 0's forfeits (the
+/// first of each reason with its log's end) and illegal moves.
+fn tally_game(t: &mut Totals, played: &Played, against: &str) {
+    let r = &played.result;
+    let events = played.events.values();
+    let mine = r.seats.iter().position(|&b| b == 0);
+    let illegal = mine.and_then(|seat| r.illegal.get(seat)).copied().unwrap_or(0);
+    if illegal > 0 {
+        t.illegal_games += 1;
+        t.first_illegal
+            .get_or_insert_with(|| (against.to_string(), r.index as u64));
+    }
+    for f in &r.forfeits {
+        if r.seats.get(f.seat) != Some(&0) {
+            continue;
         }
-        for f in &r.forfeits {
-            if r.seats.get(f.seat) != Some(&0) {
-                continue;
-            }
-            let entry = t.forfeits.entry(f.reason.to_string()).or_insert_with(|| {
-                let log = outcome.events.get(k).map_or_else(Vec::new, |events| log_tail(events));
-                (0, format!("{against}, game {}: {}", r.index, f.detail), log)
-            });
-            entry.0 += 1;
-        }
+        let entry = t.forfeits.entry(f.reason.to_string()).or_insert_with(|| {
+            (
+                0,
+                format!("{against}, game {}: {}", r.index, f.detail),
+                log_tail(&events),
+            )
+        });
+        entry.0 += 1;
     }
     // Only the checked bot is a wasm bot, so every log is its own.
-    for events in &outcome.events {
-        for e in events.iter().filter(|e| e["type"] == "log") {
-            let lines = e["lines"].as_array().map_or(&[][..], |l| l.as_slice());
-            let bytes: usize = lines.iter().map(|l| l.as_str().map_or(0, str::len) + 1).sum();
-            t.max_log = t.max_log.max(bytes);
-            t.truncated_logs += usize::from(e["truncated"] == true);
-        }
+    for e in events.iter().filter(|e| e["type"] == "log") {
+        let lines = e["lines"].as_array().map_or(&[][..], |l| l.as_slice());
+        let bytes: usize = lines.iter().map(|l| l.as_str().map_or(0, str::len) + 1).sum();
+        t.max_log = t.max_log.max(bytes);
+        t.truncated_logs += usize::from(e["truncated"] == true);
     }
 }
 

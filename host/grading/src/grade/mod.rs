@@ -13,12 +13,15 @@ pub mod submissions;
 pub use rubric::{Item, Measure, Rubric};
 
 use crate::games::derive_seed;
-use crate::runner::{BotRef, Entrant, GameDef, GameResult, GameSetup, MatchReport, MatchSpec, SetupError, run_match};
+use crate::runner::{
+    BotRef, Entrant, GameDef, GameResult, GameSetup, MatchReport, MatchSpec, SetupError, play_match, run_match,
+};
 use crate::sandbox::{Limits, Sandbox};
 use crate::stats::{Estimate, estimate};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
 use std::collections::BTreeMap;
+use std::ops::ControlFlow;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -430,20 +433,57 @@ pub fn plays_like_note(house: &str) -> String {
     )
 }
 
-/// How one game ended, by seat: what two bots that play alike share.
-type GameOutcome = (Vec<i64>, Option<crate::games::Seat>, Option<Vec<u32>>);
+/// How every game of a match ended, by seat (scores, winner, positions),
+/// folded in game order into one SHA-256: two bots play alike in an item
+/// when its digests are equal. A digest, not the list, so that grading
+/// holds no memory per game.
+#[derive(Default)]
+struct Outcomes(Sha256);
 
-/// An item graded: its result, its worst game (badness, index), and every
-/// game's outcome (none for an item the class tournament grades).
-type GradedItem = (ItemResult, Option<(f64, usize)>, Option<Vec<GameOutcome>>);
+impl Outcomes {
+    fn add(&mut self, r: &GameResult) {
+        let h = &mut self.0;
+        h.update((r.scores.len() as u64).to_le_bytes());
+        for s in &r.scores {
+            h.update(s.to_le_bytes());
+        }
+        match r.winner {
+            Some(w) => {
+                h.update([1]);
+                h.update((w as u64).to_le_bytes());
+            }
+            None => h.update([0]),
+        }
+        match &r.positions {
+            Some(p) => {
+                h.update([1]);
+                h.update((p.len() as u64).to_le_bytes());
+                for x in p {
+                    h.update(x.to_le_bytes());
+                }
+            }
+            None => h.update([0]),
+        }
+    }
 
-/// Every game's outcome, in order.
-fn outcomes(report: &crate::runner::MatchReport) -> Vec<GameOutcome> {
-    report
-        .results
-        .iter()
-        .map(|r| (r.scores.clone(), r.winner, r.positions.clone()))
-        .collect()
+    fn digest(self) -> [u8; 32] {
+        self.0.finalize().into()
+    }
+}
+
+/// An item graded: its result, its worst game (badness, index), and the
+/// digest of its games' outcomes (none for an item the class tournament grades).
+type GradedItem = (ItemResult, Option<(f64, usize)>, Option<[u8; 32]>);
+
+/// The digest of how every game of a match ended ([`Outcomes`]), played
+/// without keeping its games.
+fn outcomes(spec: &MatchSpec<'_>) -> Result<[u8; 32], SetupError> {
+    let mut outcomes = Outcomes::default();
+    play_match(spec, |played| {
+        outcomes.add(&played.result);
+        ControlFlow::Continue(())
+    })?;
+    Ok(outcomes.digest())
 }
 
 /// Grades submissions for one game with one rubric.
@@ -647,7 +687,7 @@ impl Grader<'_> {
         }
         let mut report = report;
         let mut worst: Option<(f64, usize, usize)> = None;
-        let mut games: Vec<(usize, Vec<GameOutcome>)> = Vec::new();
+        let mut games: Vec<(usize, [u8; 32])> = Vec::new();
         for (index, item) in self.rubric.items.iter().enumerate() {
             let (result, bad, outcomes) = self.grade_item(index, item, &me)?;
             if let Some(o) = outcomes {
@@ -671,7 +711,7 @@ impl Grader<'_> {
 
     /// The house bot that, in the submission's seat, plays every game of
     /// every item to the same result: the submission plays like it.
-    fn plays_like(&self, games: &[(usize, Vec<GameOutcome>)]) -> Result<Option<String>, SetupError> {
+    fn plays_like(&self, games: &[(usize, [u8; 32])]) -> Result<Option<String>, SetupError> {
         if games.is_empty() {
             return Ok(None);
         }
@@ -679,8 +719,7 @@ impl Grader<'_> {
             let bot = house(&format!("house:{name}"));
             for (index, mine) in games {
                 let item = &self.rubric.items[*index];
-                let theirs = run_match(&self.item_spec(*index, &bot, &item.against))?.report;
-                if outcomes(&theirs) != *mine {
+                if outcomes(&self.item_spec(*index, &bot, &item.against))? != *mine {
                     continue 'house;
                 }
             }
@@ -713,39 +752,71 @@ impl Grader<'_> {
             return Ok((result, None, None));
         }
         let spec = self.item_spec(index, me, &item.against);
-        let report = run_match(&spec)?.report;
-        let played = outcomes(&report);
-        result.conduct = report.bots.first().map(Conduct::of);
         let mine = |r: &GameResult| r.seats.iter().position(|&b| b == 0).unwrap_or(0);
-        let (samples, worst) = match item.measure {
-            Measure::WinRate => (
-                per_deal(&report, |r| score_of_win(r, mine(r))),
-                worst_by(&report, |r| {
-                    let s = mine(r);
-                    (r.winner.is_some_and(|w| w != s)).then(|| (r.scores[1 - s] - r.scores[s]) as f64 + 1000.0)
-                }),
-            ),
-            Measure::MeanPosition => (
-                per_deal(&report, |r| {
-                    r.positions.as_ref().map_or(f64::NAN, |p| f64::from(p[mine(r)]))
-                }),
-                worst_by(&report, |r| r.positions.as_ref().map(|p| f64::from(p[mine(r)]))),
-            ),
-            _ => {
-                let own: Vec<f64> = report.results.iter().map(|r| r.scores[0] as f64).collect();
-                let samples = match &item.baseline {
-                    Some(b) => {
-                        let base = run_match(&self.item_spec(index, &house(b), &[]))?.report;
-                        own.iter()
-                            .zip(&base.results)
-                            .map(|(o, r)| o - r.scores[0] as f64)
-                            .collect()
-                    }
-                    None => own,
-                };
-                (samples, worst_by(&report, |r| Some(-(r.scores[0] as f64))))
-            }
+        // Per game: its sample (averaged over each deal's games for a rate
+        // or a position, the deal being the independent unit) and how bad
+        // it was for the submission (its worst game is the one shown).
+        let value = |r: &GameResult| match item.measure {
+            Measure::WinRate => score_of_win(r, mine(r)),
+            Measure::MeanPosition => r.positions.as_ref().map_or(f64::NAN, |p| f64::from(p[mine(r)])),
+            _ => r.scores[0] as f64,
         };
+        let badness = |r: &GameResult| match item.measure {
+            Measure::WinRate => {
+                let s = mine(r);
+                (r.winner.is_some_and(|w| w != s)).then(|| (r.scores[1 - s] - r.scores[s]) as f64 + 1000.0)
+            }
+            Measure::MeanPosition => r.positions.as_ref().map(|p| f64::from(p[mine(r)])),
+            _ => Some(-(r.scores[0] as f64)),
+        };
+        let by_deal = matches!(item.measure, Measure::WinRate | Measure::MeanPosition);
+        // What the games leave behind: one number per deal (or per game),
+        // never the games themselves.
+        let mut samples: Vec<f64> = Vec::new();
+        let mut deal: Vec<f64> = Vec::new();
+        let mut worst: Option<(f64, usize)> = None;
+        let mut digest = Outcomes::default();
+        let mut games = 0;
+        let report = play_match(&spec, |played| {
+            let r = &played.result;
+            games += 1;
+            digest.add(r);
+            if r.forfeits.iter().any(|f| r.seats[f.seat] == 0) {
+                result.forfeit_games.push(r.index);
+            }
+            if let Some(b) = badness(r)
+                && worst.is_none_or(|(w, _)| b > w)
+            {
+                worst = Some((b, r.index));
+            }
+            if by_deal {
+                deal.push(value(r));
+                if deal.len() == crate::runner::seat_orders(r.seats.len().max(1)) {
+                    samples.push(deal_mean(&deal));
+                    deal.clear();
+                }
+            } else {
+                samples.push(value(r));
+            }
+            ControlFlow::Continue(())
+        })?;
+        if !deal.is_empty() {
+            samples.push(deal_mean(&deal));
+        }
+        result.conduct = report.bots.first().map(Conduct::of);
+        if let (false, Some(b)) = (by_deal, &item.baseline) {
+            // Each game's score less the house baseline's in the same deal and seat.
+            let mut k = 0;
+            let mut less = Vec::with_capacity(samples.len());
+            play_match(&self.item_spec(index, &house(b), &[]), |played| {
+                if let Some(own) = samples.get(k) {
+                    less.push(own - played.result.scores[0] as f64);
+                }
+                k += 1;
+                ControlFlow::Continue(())
+            })?;
+            samples = less;
+        }
         let mut e = estimate(&samples);
         if item.measure == Measure::WinRate {
             // A rate: the Wilson interval over the deals (the independent
@@ -757,19 +828,13 @@ impl Grader<'_> {
             let seats = spec.entrants.len() as f64;
             e.ci95 = [e.ci95[0].clamp(1.0, seats), e.ci95[1].clamp(1.0, seats)];
         }
-        result.games = report.results.len();
+        result.games = games;
         result.value = Some(e.mean);
         result.ci95 = Some(e.ci95);
         result.points = item.points(e.mean);
-        result.note = verdict(item, &e, report.results.len());
-        result.forfeit_games = report
-            .results
-            .iter()
-            .filter(|r| r.forfeits.iter().any(|f| r.seats[f.seat] == 0))
-            .map(|r| r.index)
-            .collect();
+        result.note = verdict(item, &e, games);
         result.sample_game = worst.map(|(_, g)| g);
-        Ok((result, worst, Some(played)))
+        Ok((result, worst, Some(digest.digest())))
     }
 
     /// The replay of game `game` of item `item` for `me`, as JSON lines.
@@ -804,27 +869,9 @@ fn score_of_win(r: &GameResult, seat: usize) -> f64 {
     }
 }
 
-/// Average each deal's games (one per seat order): the deal is the independent unit.
-fn per_deal(report: &MatchReport, value: impl Fn(&GameResult) -> f64) -> Vec<f64> {
-    let n = report.results.first().map_or(1, |r| r.seats.len()).max(1);
-    report
-        .results
-        .chunks(crate::runner::seat_orders(n))
-        .map(|deal| deal.iter().map(&value).sum::<f64>() / deal.len() as f64)
-        .collect()
-}
-
-/// The game with the highest `badness`, if any game has one.
-fn worst_by(report: &MatchReport, badness: impl Fn(&GameResult) -> Option<f64>) -> Option<(f64, usize)> {
-    let mut worst: Option<(f64, usize)> = None;
-    for r in &report.results {
-        if let Some(b) = badness(r)
-            && worst.is_none_or(|(w, _)| b > w)
-        {
-            worst = Some((b, r.index));
-        }
-    }
-    worst
+/// The mean of one deal's games (one per seat order): the deal is the independent unit.
+fn deal_mean(deal: &[f64]) -> f64 {
+    deal.iter().sum::<f64>() / deal.len() as f64
 }
 
 fn verdict(item: &Item, e: &Estimate, games: usize) -> String {
