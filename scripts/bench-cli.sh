@@ -100,6 +100,33 @@ if [ -f "$py" ]; then
   done
 fi
 
+# Compiling bots with Cranelift's incremental store (issue 31, item 1; the
+# goal: a second Python bot in at most 1.5 s). The compiler child alone
+# (`arena __compile STACK_BYTES [STORE] < bot.wasm`, what loading a bot runs),
+# wall time: each language's En Garde aggressive bot with no store, then its
+# aggressive, cowardly and random bots one after another into an empty store.
+# The C bots are built as tests/langs.rs builds them, when clang is there.
+compile_time() { /usr/bin/time -f "%e" "$arena" __compile 524288 "$@" 2>&1 >/dev/null | tail -1; }
+if command -v clang > /dev/null; then
+  mkdir -p "$work/c"
+  for k in "${kinds[@]}"; do
+    clang --target=wasm32-wasi -mexec-model=reactor -O2 -Wl,--strip-debug \
+      -Ibot-sdk/c/en-garde -Ibot-sdk/c -o "$work/c/$k.core.wasm" "example-bots/c/en-garde/$k.c" \
+      bot-sdk/c/en-garde/en_garde.c bot-sdk/c/en-garde/en_garde_component_type.o \
+      && $arena componentize "$work/c/$k.core.wasm" -o "$work/c/$k-c.wasm" > /dev/null
+  done
+fi
+for lang in py js qjs rust c; do
+  bot() { case $lang in rust) echo "$eg/$1.wasm" ;; c) echo "$work/c/$1-c.wasm" ;; *) echo "$eg/$1-$lang.wasm" ;; esac; }
+  [ -f "$(bot aggressive)" ] || continue
+  line="compile, $lang, $(du -k "$(bot aggressive)" | cut -f1) KB: no store $(compile_time < "$(bot aggressive)") s; into an empty store:"
+  rm -rf "$work/store" && mkdir -p "$work/store"
+  for k in "${kinds[@]}"; do
+    line+=" $k $(compile_time "$work/store" < "$(bot "$k")") s"
+  done
+  echo "$line; store $(du -sh "$work/store" | cut -f1)"
+done
+
 # A class of 100 Python bots (issue 31, item 1): 100 copies of the Python
 # aggressive twin, each made a different file by a custom section of its own
 # (so 100 SHA-256s and 100 compiles), in a round robin of 2 games per
