@@ -1130,3 +1130,121 @@ pub fn unique_suffix() -> String {
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     format!("{}-{n}", std::process::id())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::course::{CourseConfig, LadderConfig, LimitChanges, RUBRIC_FILE};
+
+    fn verdict() -> Verdict {
+        Verdict {
+            accepted: false,
+            reason: Some("graded here".into()),
+            toolchain: None,
+            check: None,
+            check_text: None,
+            grade: None,
+            grade_text: None,
+            score: None,
+            max_score: None,
+            failed: false,
+            worst: Vec::new(),
+            results: None,
+        }
+    }
+
+    async fn job_row(q: &Queue, job: i64) -> (String, Option<String>) {
+        let row = sqlx::query("SELECT state, lease FROM jobs WHERE id = $1")
+            .bind(job)
+            .fetch_one(&q.db.pool)
+            .await
+            .unwrap();
+        (row.try_get(0).unwrap(), row.try_get(1).unwrap())
+    }
+
+    /// A server that stalled past its lease while another claimed the job
+    /// can neither record its verdict nor put the job back: the lease's
+    /// token, not the job's id, says who holds it.
+    #[tokio::test]
+    async fn a_lapsed_lease_can_neither_finish_nor_put_back_the_job_another_claim_holds() {
+        let dir = std::env::temp_dir().join(format!("arena-queue-lease-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let db = Db::open(&format!("sqlite://{}?mode=rwc", dir.join("course.db").display()))
+            .await
+            .unwrap();
+        let config = CourseConfig {
+            name: "c".into(),
+            game: "en-garde".into(),
+            worlds: Vec::new(),
+            rubric: RUBRIC_FILE.into(),
+            deadline: None,
+            late_days: 0,
+            url: "http://127.0.0.1:8080".into(),
+            uploads_per_hour: 30,
+            limits: LimitChanges::default(),
+            ladder: LadderConfig::default(),
+        };
+        let q = Queue::new(
+            db,
+            Arc::new(Course {
+                dir: dir.clone(),
+                config,
+            }),
+        )
+        .await
+        .unwrap();
+        let person: i64 = sqlx::query(
+            "INSERT INTO people (school_id, name, token_hash, created_at) VALUES ('s1', 'S', 'h', $1) RETURNING id",
+        )
+        .bind(stamp(now()))
+        .fetch_one(&q.db.pool)
+        .await
+        .and_then(|r| r.try_get(0))
+        .unwrap();
+        let sub = q
+            .submit(person, "bot.wasm", b"not a bot", 1 << 20)
+            .await
+            .unwrap()
+            .unwrap();
+
+        let (job, id, attempts, _, stalled) = q.claim().await.unwrap().expect("the upload's job");
+        assert_eq!((id, attempts), (sub.id, 1));
+        // Its server stalls: the lease runs out, and the next claim takes the job.
+        sqlx::query("UPDATE jobs SET lease_until = $1 WHERE id = $2")
+            .bind(stamp(now() - time::Duration::seconds(1)))
+            .bind(job)
+            .execute(&q.db.pool)
+            .await
+            .unwrap();
+        let (again, _, attempts, _, holder) = q.claim().await.unwrap().expect("the lapsed job, claimed again");
+        assert_eq!((again, attempts), (job, 2));
+        assert_ne!(stalled, holder, "each claim has its own token");
+
+        assert!(
+            !q.finish(job, id, &verdict(), false, &stalled).await.unwrap(),
+            "the stalled server records nothing"
+        );
+        q.put_back(job, &stalled).await;
+        assert_eq!(
+            job_row(&q, job).await,
+            ("running".into(), Some(holder.clone())),
+            "nor puts the job back"
+        );
+
+        assert!(q.finish(job, id, &verdict(), false, &holder).await.unwrap());
+        assert_eq!(job_row(&q, job).await, ("done".into(), None));
+        assert!(
+            !q.finish(job, id, &verdict(), false, &holder).await.unwrap(),
+            "a job is finished once"
+        );
+        let state: String = sqlx::query("SELECT state FROM submissions WHERE id = $1")
+            .bind(id)
+            .fetch_one(&q.db.pool)
+            .await
+            .and_then(|r| r.try_get(0))
+            .unwrap();
+        assert_eq!(state, "rejected");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -1119,4 +1119,44 @@ mod tests {
             }
         }
     }
+
+    #[test]
+    fn a_match_each_stops_ends_there_and_counts_only_the_games_handed_over() {
+        let sandbox = adapters::sandbox(Limits::default()).unwrap();
+        for &game in adapters::GAMES {
+            // Stopped inside the second batch of two threads (512 units).
+            let (games, stop_after) = if game.chained() { (240, 130) } else { (1_100, 700) };
+            let spec = mixed_match(game, &sandbox, games);
+            let kept = run_match(&spec).unwrap().report;
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(2).build().unwrap();
+            let (handed, totals) = pool.install(|| {
+                let mut handed = 0;
+                let totals = play_match(&spec, |_| {
+                    handed += 1;
+                    if handed == stop_after {
+                        ControlFlow::Break(())
+                    } else {
+                        ControlFlow::Continue(())
+                    }
+                })
+                .unwrap();
+                (handed, totals)
+            });
+            assert_eq!(handed, stop_after, "{}: no game after the stop", game.name());
+            let first = &kept.results[..stop_after];
+            for (i, bot) in totals.bots.iter().enumerate() {
+                let mine: Vec<(usize, &GameResult)> = first
+                    .iter()
+                    .filter_map(|r| r.seats.iter().position(|&b| b == i).map(|seat| (seat, r)))
+                    .collect();
+                assert_eq!(bot.games as usize, mine.len(), "{}: bot {i}", game.name());
+                assert_eq!(
+                    bot.points,
+                    mine.iter().map(|(s, r)| r.scores[*s]).sum::<i64>(),
+                    "{}: bot {i}'s points are those of the games before the stop",
+                    game.name()
+                );
+            }
+        }
+    }
 }
