@@ -307,12 +307,16 @@ fn summary() {
          over {calls_per_game:.1} calls into the bot = {:.2} us extra per call",
         boundary / calls_per_game
     );
-    let [arena_us, plain_us, hooked_us] = per_call(&sandbox, &program);
+    let PerCall {
+        us: [arena_us, plain_us, hooked_us],
+        ratio: [plain_ratio, hooked_ratio],
+        spread,
+    } = per_call(&sandbox, &program);
     println!(
-        "one choose-move call: arena {arena_us:.3} us, wasmtime alone {plain_us:.3} us: ratio {:.2} (aim: at most 1.10); \
-         wasmtime with a call hook that does nothing {hooked_us:.3} us: ratio {:.2}",
-        arena_us / plain_us,
-        arena_us / hooked_us
+        "one choose-move call: arena {arena_us:.3} us, wasmtime alone {plain_us:.3} us: ratio {plain_ratio:.2} \
+         (middle half of the rounds {:.2}-{:.2}; aim: at most 1.10); \
+         wasmtime with a call hook that does nothing {hooked_us:.3} us: ratio {hooked_ratio:.2}",
+        spread[0], spread[1]
     );
     memory();
     println!();
@@ -347,9 +351,9 @@ impl Fencer for FirstView {
 /// never come due, the same compiled component, no arena bookkeeping (no
 /// budget per call, meter, call hook or log count); and with wasmtime alone
 /// again, in a store with a call hook that does nothing (the arena's hook
-/// charges host calls: having one at all costs each crossing). Median
-/// microseconds per call of five interleaved runs of 100,000 calls each.
-fn per_call(sandbox: &Sandbox, program: &BotProgram) -> [f64; 3] {
+/// charges host calls: having one at all costs each crossing). [`ROUNDS`]
+/// rounds of 20,000 calls each way, interleaved.
+fn per_call(sandbox: &Sandbox, program: &BotProgram) -> PerCall {
     use arena::adapters::en_garde::since_v0_2::{Bindings, wit_game_info, wit_round_info, wit_view};
     use wasmtime::component::{Linker, ResourceTable};
     use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
@@ -401,37 +405,73 @@ fn per_call(sandbox: &Sandbox, program: &BotProgram) -> [f64; 3] {
             .expect("start-round");
         (store, plain)
     };
-    let (mut store, plain) = plain_store(false);
-    let (mut hooked_store, hooked) = plain_store(true);
-
-    let mut seated = fencer(sandbox, program, 1).expect("instantiate");
-    seated.player().start_game(&game).expect("start-game");
-    seated.player().start_round(&round).expect("start-round");
-
-    const CALLS: usize = 100_000;
+    // A game makes a few dozen calls, and the arena records each one (the
+    // meter's usage). A single seat called 100,000 times would time that
+    // record growing to megabytes, which no game has: every SEAT_CALLS
+    // calls the arena's seat, and wasmtime's instance alike, is a fresh
+    // one, made and started outside the timing.
+    const CALLS: usize = 20_000;
+    const SEAT_CALLS: usize = 100;
     let (mut ta, mut tp, mut th) = (Vec::new(), Vec::new(), Vec::new());
-    let calls = |bindings: &Bindings, store: &mut wasmtime::Store<Plain>| {
-        time(|| {
-            for _ in 0..CALLS {
-                black_box(
-                    bindings
-                        .call_choose_move(&mut *store, &wit_view(&view, true))
-                        .expect("a move"),
-                );
-            }
-        })
+    let calls = |hooked: bool| {
+        (0..CALLS / SEAT_CALLS)
+            .map(|_| {
+                let (mut store, bindings) = plain_store(hooked);
+                time(|| {
+                    for _ in 0..SEAT_CALLS {
+                        black_box(
+                            bindings
+                                .call_choose_move(&mut store, &wit_view(&view, true))
+                                .expect("a move"),
+                        );
+                    }
+                })
+            })
+            .sum::<f64>()
     };
-    for _ in 0..5 {
-        tp.push(calls(&plain, &mut store));
-        th.push(calls(&hooked, &mut hooked_store));
-        ta.push(time(|| {
-            for _ in 0..CALLS {
-                black_box(seated.player().choose_move(&view).expect("a move"));
-            }
-        }));
+    let arena_calls = || {
+        (0..CALLS / SEAT_CALLS)
+            .map(|_| {
+                let mut seated = fencer(sandbox, program, 1).expect("instantiate");
+                seated.player().start_game(&game).expect("start-game");
+                seated.player().start_round(&round).expect("start-round");
+                time(|| {
+                    for _ in 0..SEAT_CALLS {
+                        black_box(seated.player().choose_move(&view).expect("a move"));
+                    }
+                })
+            })
+            .sum::<f64>()
+    };
+    // The machine's speed drifts by more than the difference measured:
+    // each round times the three back to back, and its own ratios count.
+    for _ in 0..ROUNDS {
+        tp.push(calls(false));
+        th.push(calls(true));
+        ta.push(arena_calls());
     }
-    let us = |t: Vec<f64>| median(t) / CALLS as f64 * 1e6;
-    [us(ta), us(tp), us(th)]
+    let us = |t: &[f64]| median(t.to_vec()) / CALLS as f64 * 1e6;
+    let mut ratios: Vec<f64> = ta.iter().zip(&tp).map(|(a, p)| a / p).collect();
+    let hooked: Vec<f64> = ta.iter().zip(&th).map(|(a, h)| a / h).collect();
+    ratios.sort_by(f64::total_cmp);
+    PerCall {
+        us: [us(&ta), us(&tp), us(&th)],
+        ratio: [median(ratios.clone()), median(hooked)],
+        spread: [ratios[ROUNDS / 4], ratios[ROUNDS - 1 - ROUNDS / 4]],
+    }
+}
+
+/// Rounds of the per-call timing.
+const ROUNDS: usize = 21;
+
+/// One bot call timed three ways ([`per_call`]).
+struct PerCall {
+    /// Median µs per call: through the arena, wasmtime alone, wasmtime with a call hook.
+    us: [f64; 3],
+    /// Median of the rounds' ratios: the arena over wasmtime alone, and over the hooked store.
+    ratio: [f64; 2],
+    /// The middle half of the rounds' ratios over wasmtime alone.
+    spread: [f64; 2],
 }
 
 fn benches(c: &mut Criterion) {
