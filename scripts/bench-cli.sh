@@ -113,16 +113,18 @@ if command -v clang > /dev/null; then
     clang --target=wasm32-wasi -mexec-model=reactor -O2 -Wl,--strip-debug \
       -Ibot-sdk/c/en-garde -Ibot-sdk/c -o "$work/c/$k.core.wasm" "example-bots/c/en-garde/$k.c" \
       bot-sdk/c/en-garde/en_garde.c bot-sdk/c/en-garde/en_garde_component_type.o \
-      && $arena componentize "$work/c/$k.core.wasm" -o "$work/c/$k-c.wasm" > /dev/null
+      && "$arena" componentize "$work/c/$k.core.wasm" -o "$work/c/$k-c.wasm" > /dev/null \
+      || echo "compile, c: building $k.c failed, so C is left out" >&2
   done
 fi
 for lang in py js qjs rust c; do
   bot() { case $lang in rust) echo "$eg/$1.wasm" ;; c) echo "$work/c/$1-c.wasm" ;; *) echo "$eg/$1-$lang.wasm" ;; esac; }
-  [ -f "$(bot aggressive)" ] || continue
-  line="compile, $lang, $(du -k "$(bot aggressive)" | cut -f1) KB: no store $(compile_time < "$(bot aggressive)") s; into an empty store:"
+  [ -f "$(bot aggressive)" ] && [ -f "$(bot cowardly)" ] && [ -f "$(bot random)" ] || continue
+  # A failed compile prints "?" rather than ending the script (set -e).
+  line="compile, $lang, $(du -k "$(bot aggressive)" | cut -f1) KB: no store $(compile_time < "$(bot aggressive)" || echo "?") s; into an empty store:"
   rm -rf "$work/store" && mkdir -p "$work/store"
   for k in "${kinds[@]}"; do
-    line+=" $k $(compile_time "$work/store" < "$(bot "$k")") s"
+    line+=" $k $(compile_time "$work/store" < "$(bot "$k")" || echo "?") s"
   done
   echo "$line; store $(du -sh "$work/store" | cut -f1)"
 done

@@ -445,10 +445,15 @@ fn per_call(sandbox: &Sandbox, program: &BotProgram) -> PerCall {
     };
     // The machine's speed drifts by more than the difference measured:
     // each round times the three back to back, and its own ratios count.
-    for _ in 0..ROUNDS {
-        tp.push(calls(false));
-        th.push(calls(true));
-        ta.push(arena_calls());
+    // Which goes first turns with the rounds, so no way always follows another.
+    for round in 0..ROUNDS {
+        for way in 0..3 {
+            match (round + way) % 3 {
+                0 => tp.push(calls(false)),
+                1 => th.push(calls(true)),
+                _ => ta.push(arena_calls()),
+            }
+        }
     }
     let us = |t: &[f64]| median(t.to_vec()) / CALLS as f64 * 1e6;
     let mut ratios: Vec<f64> = ta.iter().zip(&tp).map(|(a, p)| a / p).collect();
