@@ -1137,20 +1137,7 @@ mod tests {
     use crate::course::{CourseConfig, LadderConfig, LimitChanges, RUBRIC_FILE};
 
     fn verdict() -> Verdict {
-        Verdict {
-            accepted: false,
-            reason: Some("graded here".into()),
-            toolchain: None,
-            check: None,
-            check_text: None,
-            grade: None,
-            grade_text: None,
-            score: None,
-            max_score: None,
-            failed: false,
-            worst: Vec::new(),
-            results: None,
-        }
+        Verdict::rejected("graded here".into())
     }
 
     async fn job_row(q: &Queue, job: i64) -> (String, Option<String>) {

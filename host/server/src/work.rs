@@ -381,7 +381,8 @@ pub fn viewer_page(bytes: &[u8], note: &str, back: &str) -> Result<String, Strin
 }
 
 impl Verdict {
-    fn rejected(why: String) -> Verdict {
+    /// The file is no bot the course accepts, and why.
+    pub(crate) fn rejected(why: String) -> Verdict {
         Verdict {
             accepted: false,
             reason: Some(why),
