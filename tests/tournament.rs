@@ -697,7 +697,7 @@ fn bots_out_in_the_same_losers_round_share_the_place_in_rating_order() {
 /// two binaries whose float libraries were built with other features.)
 #[test]
 fn the_tournament_library_call_gives_the_standings_the_command_prints() {
-    use arena::course::contest::{ContestJob, Contestant, run};
+    use arena::batch::contest::{ContestJob, Contestant, run};
     let game = arena::adapters::game("en-garde").expect("en-garde");
     let sandbox = arena::adapters::sandbox(game.default_limits()).expect("a sandbox");
     let bots = ["house:aggressive", "house:random", "house:cowardly"];

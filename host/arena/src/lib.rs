@@ -11,7 +11,7 @@
 //! - `arena-grading`: [`check`], [`grade`], [`files`].
 //! - `arena-report`: [`report`], [`view`].
 //! - `arena-terminal`: [`human`].
-//! - `arena-course`: [`class`].
+//! - `arena-batch` ([`batch`]): [`class`].
 //! - `arena-scaffold` ([`scaffold`]): `arena new`.
 //!
 //! This crate is the `arena` command: [`cli`] parses arguments, calls one
@@ -20,7 +20,7 @@
 pub mod cli;
 
 pub use arena_competition::tournament;
-pub use arena_course::{self as course, class};
+pub use arena_batch::{self as batch, class};
 pub use arena_games as games;
 pub use arena_grading::{check, files, grade};
 pub use arena_report::{report, view};

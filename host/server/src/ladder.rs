@@ -1464,7 +1464,7 @@ impl Ladder {
                 Some(p) if pseudonyms => pseudonym(p),
                 _ => c.name.clone(),
             };
-            contestants.push(arena_course::contest::Contestant {
+            contestants.push(arena_batch::contest::Contestant {
                 bot: self.course.file_path(&sha).display().to_string(),
                 student: Some(name),
             });
@@ -1498,7 +1498,7 @@ impl Ladder {
 /// Play the final tournament into `out` (a fresh folder); what to tell the teacher.
 fn run_tournament(
     grading: &Grading,
-    contestants: Vec<arena_course::contest::Contestant>,
+    contestants: Vec<arena_batch::contest::Contestant>,
     format: arena_competition::tournament::Format,
     games: usize,
     seed: u64,
@@ -1508,7 +1508,7 @@ fn run_tournament(
         let _ = std::fs::remove_dir_all(out);
         std::fs::create_dir_all(out).map_err(|e| format!("{}: cannot create it ({e})", out.display()))?;
         let sandbox = grading.settings.sandbox(grading.game).map_err(|e| format!("{e:#}"))?;
-        let job = arena_course::contest::ContestJob {
+        let job = arena_batch::contest::ContestJob {
             game: grading.game,
             setup: arena_runner::runner::GameSetup {
                 illegal: grading.rubric.illegal,
@@ -1532,7 +1532,7 @@ fn run_tournament(
             .num_threads(grading.settings.jobs.unwrap_or(2).max(1) as usize)
             .build()
             .map_err(|e| e.to_string())?;
-        let outcome = arena_course::contest::run(&job, &pool).map_err(|e| format!("{e:#}"))?;
+        let outcome = arena_batch::contest::run(&job, &pool).map_err(|e| format!("{e:#}"))?;
         Ok(format!(
             "The final tournament ({}, {} games) is published: its report is below.",
             format.name(),

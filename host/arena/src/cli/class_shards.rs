@@ -1,13 +1,13 @@
 //! `arena grade-class plan | run-shard | merge | status`: a class graded in
 //! shards on other machines and written up as one machine writes it
-//! ([`arena_course::class_shard`]).
+//! ([`arena_batch::class_shard`]).
 
 use super::grade::{ClassSpecArgs, ClassStep, class_job, class_parts, print_class};
 use super::shards::{NodeArgs, SlurmArgs, StatusArgs};
 use anyhow::bail;
-use arena_course::class_shard::{self, ClassPlan, ClassWork};
-use arena_course::shard::LimitChanges;
-use arena_course::slurm::Progress;
+use arena_batch::class_shard::{self, ClassPlan, ClassWork};
+use arena_batch::shard::LimitChanges;
+use arena_batch::slurm::Progress;
 use clap::Args;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -134,13 +134,13 @@ fn merge(args: MergeArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn work(w: &ClassWork) -> arena_course::slurm::Work<'_> {
-    arena_course::slurm::Work {
+fn work(w: &ClassWork) -> arena_batch::slurm::Work<'_> {
+    arena_batch::slurm::Work {
         dir: &w.dir,
         shards: w.manifest.shards,
         command: "grade-class",
         // The class tournament's matches and every student's bot are the most a class merge holds.
-        merge_mib: arena_course::slurm::merge_mib(w.manifest.students.len().pow(2) / 2, w.manifest.students.len()),
+        merge_mib: arena_batch::slurm::merge_mib(w.manifest.students.len().pow(2) / 2, w.manifest.students.len()),
     }
 }
 

@@ -1,13 +1,13 @@
 //! `arena tournament plan | run-shard | merge | slurm | status`: a round
 //! robin cut into shards, played anywhere, merged into what one machine
-//! gives ([`arena_course::shard`], [`arena_course::slurm`]).
+//! gives ([`arena_batch::shard`], [`arena_batch::slurm`]).
 
 use super::common::CacheArgs;
 use super::tournament::{OutputArgs, SpecArgs, Step, contest_job, load_spec, print_outcome};
 use crate::runner::settings::RunSettings;
 use anyhow::{Context, bail};
-use arena_course::shard::{self, LimitChanges, MergeRun, ShardRun, WorkFolder};
-use arena_course::slurm::{self, SlurmOptions};
+use arena_batch::shard::{self, LimitChanges, MergeRun, ShardRun, WorkFolder};
+use arena_batch::slurm::{self, SlurmOptions};
 use clap::Args;
 use std::io::IsTerminal;
 use std::path::PathBuf;

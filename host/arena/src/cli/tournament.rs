@@ -7,7 +7,7 @@ use crate::runner::GameDef;
 use crate::runner::entrants::{find_game, setup};
 use crate::sandbox::Sandbox;
 use crate::tournament::{Format, Seeding};
-use arena_course::contest::{ContestJob, ContestOutcome, Contestant};
+use arena_batch::contest::{ContestJob, ContestOutcome, Contestant};
 use clap::{Args, Subcommand};
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -120,7 +120,7 @@ fn bot_specs(args: &SpecArgs) -> anyhow::Result<Specs> {
     Ok((specs, without))
 }
 
-/// Run `arena tournament`: [`arena_course::contest::run`], printed; or one of its steps.
+/// Run `arena tournament`: [`arena_batch::contest::run`], printed; or one of its steps.
 pub fn run(args: TournamentArgs) -> anyhow::Result<()> {
     if let Some(step) = args.step {
         return shards::run(*step);
@@ -142,7 +142,7 @@ pub fn run(args: TournamentArgs) -> anyhow::Result<()> {
         args.output.out.as_deref(),
         stop,
     )?;
-    let ContestOutcome { report, index } = arena_course::contest::run(&job, &spec.run.pool()?)?;
+    let ContestOutcome { report, index } = arena_batch::contest::run(&job, &spec.run.pool()?)?;
     print_outcome(game, &args.output, &report, index);
     Ok(())
 }

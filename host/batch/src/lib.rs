@@ -1,4 +1,4 @@
-//! arena-course: a class's grading run as one library call (every
+//! arena-batch: a class's grading run as one library call (every
 //! submission graded, the class tournament played, every report written),
 //! a tournament of given bots with its outputs ([`contest`]), and a round
 //! robin cut into shards for other machines ([`shard`]).
