@@ -245,6 +245,17 @@ impl Sandbox {
     /// of one game's world, oldest first): the version of the package the
     /// file imports picks the world.
     pub fn load(&self, path: &Path, worlds: &[&'static WorldSpec]) -> Result<BotProgram, LoadError> {
+        self.load_with_bytes(path, worlds).map(|(program, _)| program)
+    }
+
+    /// [`Sandbox::load`], and the file's bytes as it read them, for a
+    /// caller that reads more from the file (`arena check` its producers)
+    /// without reading it a second time.
+    pub fn load_with_bytes(
+        &self,
+        path: &Path,
+        worlds: &[&'static WorldSpec],
+    ) -> Result<(BotProgram, Vec<u8>), LoadError> {
         self.load_checked(path, worlds).map_err(|e| match e {
             // wasmtime says this in its own words; say it in the student's.
             LoadError::Invalid { path, reason } => match initial_memory_over_cap(&reason) {
@@ -260,15 +271,46 @@ impl Sandbox {
         })
     }
 
-    fn load_checked(&self, path: &Path, worlds: &[&'static WorldSpec]) -> Result<BotProgram, LoadError> {
+    fn load_checked(&self, path: &Path, worlds: &[&'static WorldSpec]) -> Result<(BotProgram, Vec<u8>), LoadError> {
         let Some(&newest) = worlds.last() else {
             return Err(LoadError::Invalid {
                 path: path.display().to_string(),
                 reason: "the game names no world to check the bot against".into(),
             });
         };
-        let world = newest;
         let shown = path.display().to_string();
+        let bytes = self.read_component(path, &shown, newest)?;
+        let hash: [u8; 32] = Sha256::digest(&bytes).into();
+        let (component, compiled) = self.compile(&shown, &hash, &bytes)?;
+        let world = self.pick_world(&shown, &component, worlds)?;
+        self.check_world(&shown, &component, world)?;
+        let mut linker = self.linker.lock().unwrap_or_else(|e| e.into_inner());
+        stub_denied_imports(&mut linker, &self.engine, &component).map_err(|e| self.link_error(&shown, &e))?;
+        let pre = linker
+            .instantiate_pre(&component)
+            .map_err(|e| self.link_error(&shown, &e))?;
+        (world.typecheck)(&pre).map_err(|e| LoadError::WrongWorld {
+            path: shown.clone(),
+            world: world.name,
+            expected: world.exports.join(", "),
+            found: format!("exports of other types ({})", first_line(&e)),
+        })?;
+        let sha256 = hash.iter().map(|b| format!("{b:02x}")).collect();
+        let program = BotProgram {
+            path: path.to_path_buf(),
+            sha256,
+            world,
+            compiled,
+            pre,
+        };
+        Ok((program, bytes))
+    }
+
+    /// Read the file at `path` (`shown` in messages) within the size limit,
+    /// and refuse what is no component: another kind of file (said against
+    /// the game's newest world, `world`) or a core module.
+    fn read_component(&self, path: &Path, shown: &str, world: &'static WorldSpec) -> Result<Vec<u8>, LoadError> {
+        let shown = shown.to_string();
         let read_err = |e: std::io::Error| LoadError::Read {
             path: shown.clone(),
             reason: match e.kind() {
@@ -319,29 +361,7 @@ impl Sandbox {
                 world: world.name,
             });
         }
-        let hash: [u8; 32] = Sha256::digest(&bytes).into();
-        let (component, compiled) = self.compile(&shown, &hash, &bytes)?;
-        let world = self.pick_world(&shown, &component, worlds)?;
-        self.check_world(&shown, &component, world)?;
-        let mut linker = self.linker.lock().unwrap_or_else(|e| e.into_inner());
-        stub_denied_imports(&mut linker, &self.engine, &component).map_err(|e| self.link_error(&shown, &e))?;
-        let pre = linker
-            .instantiate_pre(&component)
-            .map_err(|e| self.link_error(&shown, &e))?;
-        (world.typecheck)(&pre).map_err(|e| LoadError::WrongWorld {
-            path: shown.clone(),
-            world: world.name,
-            expected: world.exports.join(", "),
-            found: format!("exports of other types ({})", first_line(&e)),
-        })?;
-        let sha256 = hash.iter().map(|b| format!("{b:02x}")).collect();
-        Ok(BotProgram {
-            path: path.to_path_buf(),
-            sha256,
-            world,
-            compiled,
-            pre,
-        })
+        Ok(bytes)
     }
 
     /// Compile once per file per run: in this process, or in a child

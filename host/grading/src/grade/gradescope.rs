@@ -397,8 +397,8 @@ fn leaderboard_values(report: &GradeReport, rubric: &Rubric, class_rating: Optio
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::adapters;
     use crate::grade::rubric;
+    use arena_runner::adapters;
 
     const ITEMS: &str = "game = \"en-garde\"\n\
         [[item]]\nname = \"Random\"\nmeasure = \"win-rate\"\nagainst = [\"house:random\"]\nthresholds = [{ above = 0.5, points = 10 }]\n\
@@ -571,7 +571,7 @@ mod tests {
             illegal: r.illegal,
             arena_version: arena_runner::VERSION,
             wasmtime_version: "48",
-            fuel_prices: crate::sandbox::PRICES_VERSION,
+            fuel_prices: arena_sandbox::PRICES_VERSION,
             plays_like: None,
             items: vec![item("Random", 10.0, "graded"), item("Rank", 0.0, "pending")],
             total: 10.0,

@@ -5,7 +5,7 @@
 
 use super::GradeReport;
 use super::submissions::Layout;
-use crate::text::csv_field;
+use arena_runner::text::csv_field;
 
 /// A learning management system to write grades for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -67,16 +67,16 @@ pub fn feedback(r: &GradeReport) -> String {
     if c.illegal_moves > 0 {
         parts.push(format!(
             "Played {} illegal move{} in its games: under the course's rule, {}",
-            super::thousands(u64::from(c.illegal_moves)),
+            arena_runner::text::thousands(u64::from(c.illegal_moves)),
             if c.illegal_moves == 1 { "" } else { "s" },
-            crate::adapters::game(&r.game).map_or("each is judged", |g| g.illegal_rule())
+            arena_runner::adapters::game(&r.game).map_or("each is judged", |g| g.illegal_rule())
         ));
     }
     let forfeits = c.total_forfeits();
     if forfeits > 0 && r.reason.is_none() {
         parts.push(format!(
             "Forfeited {} game{} ({})",
-            super::thousands(u64::from(forfeits)),
+            arena_runner::text::thousands(u64::from(forfeits)),
             if forfeits == 1 { "" } else { "s" },
             c.forfeits_by_reason()
         ));

@@ -4,8 +4,8 @@
 //! default in `host/src/grade/rubrics/`.
 
 use super::gradescope::{self, Visibility};
-use crate::games::IllegalMoves;
-use crate::runner::GameDef;
+use arena_core::IllegalMoves;
+use arena_runner::runner::GameDef;
 use serde::{Deserialize, Serialize};
 use toml::Spanned;
 
@@ -279,11 +279,11 @@ pub fn parse(text: &str, file: &str, game: &dyn GameDef) -> Result<Rubric, Strin
     }
     settings.leaderboard = gradescope::leaderboard(raw.gradescope, &items, settings.visibility, &err)?;
     if let Some(g) = raw.games
-        && !(1..=crate::runner::MAX_GAMES).contains(&g)
+        && !(1..=arena_runner::runner::MAX_GAMES).contains(&g)
     {
         return Err(format!(
             "{file}: `games = {g}` must be between 1 and {}",
-            crate::runner::MAX_GAMES
+            arena_runner::runner::MAX_GAMES
         ));
     }
     Ok(Rubric {
@@ -556,7 +556,7 @@ fn fmt_range(r: &std::ops::RangeInclusive<usize>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::adapters;
+    use arena_runner::adapters;
 
     fn en_garde() -> &'static dyn GameDef {
         adapters::game("en-garde").unwrap()
