@@ -8,6 +8,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::process::Command;
 use std::sync::OnceLock;
 
+mod file_loops;
+
 /// The triple of this machine, so the graph is the one that builds here.
 fn host_triple() -> String {
     let out = Command::new("rustc").arg("-vV").output().expect("run rustc -vV");
@@ -240,4 +242,168 @@ fn every_host_crate_is_in_the_graph_test() {
             "{name} is a host crate the graph test does not check"
         );
     }
+}
+
+/// The loops among the files of a host crate that were there when the file
+/// loop test was written (issue 46), to be taken apart and then taken off
+/// this list: (crate folder under `host/`, the files of the loop). A loop
+/// found is allowed only if every one of its files is in one entry of its
+/// crate, so a loop may shrink or split while it is taken apart, but a new
+/// file in a loop, or a new loop, fails. Most are a `mod.rs` or `lib.rs`
+/// that calls into its children while they use its items, and each game's
+/// rules and events naming each other's types.
+const LOOPS_TO_REMOVE: &[(&str, &[&str])] = &[
+    // host/server (issue 46 item 1): the router and shared state in
+    // `web.rs`, the pages that take them back in the others. Gone in the
+    // split into `web/`; take this entry off when that lands.
+    ("server", &["src/ladder_web.rs", "src/remote.rs", "src/web.rs"]),
+    // host/grading: `check` and its smoke games; the report, its rubric
+    // and Gradescope's file (the last as committed, then as being split).
+    ("grading", &["src/check/mod.rs", "src/check/smoke.rs"]),
+    (
+        "grading",
+        &[
+            "src/grade/gradescope.rs",
+            "src/grade/mod.rs",
+            "src/grade/report.rs",
+            "src/grade/rubric.rs",
+        ],
+    ),
+    // host/runner: the adapters and the runner call each other, and each
+    // adapter's folder and its world versions.
+    (
+        "runner",
+        &[
+            "src/adapters/connect_fwar/mod.rs",
+            "src/adapters/connect_fwar/since_v0_1.rs",
+            "src/adapters/connect_fwar/since_v0_2.rs",
+            "src/adapters/en_garde/mod.rs",
+            "src/adapters/en_garde/since_v0_1.rs",
+            "src/adapters/en_garde/since_v0_2.rs",
+            "src/adapters/mod.rs",
+            "src/adapters/president/mod.rs",
+            "src/adapters/president/since_v0_1.rs",
+            "src/adapters/president/since_v0_2.rs",
+            "src/adapters/sugar/mod.rs",
+            "src/adapters/sugar/since_v0_1.rs",
+            "src/adapters/sugar/since_v0_2.rs",
+            "src/runner/compare.rs",
+            "src/runner/head.rs",
+            "src/runner/matches.rs",
+            "src/runner/mod.rs",
+            "src/runner/seats.rs",
+        ],
+    ),
+    // host/sandbox: `lib.rs` holds `Sandbox` and uses every module, which use it back.
+    (
+        "sandbox",
+        &[
+            "src/budget.rs",
+            "src/engine.rs",
+            "src/fault.rs",
+            "src/host.rs",
+            "src/lib.rs",
+            "src/limiter.rs",
+            "src/limits.rs",
+            "src/load.rs",
+            "src/log.rs",
+            "src/store.rs",
+            "src/wasi.rs",
+        ],
+    ),
+    // host/terminal: `human/mod.rs` picks each game's UI, which use its helpers.
+    (
+        "terminal",
+        &[
+            "src/human/connect_fwar.rs",
+            "src/human/en_garde.rs",
+            "src/human/mod.rs",
+            "src/human/president.rs",
+            "src/human/sugar.rs",
+        ],
+    ),
+    // host/competition: the tournament's formats, bracket, ratings and standings.
+    (
+        "competition",
+        &[
+            "src/tournament/bracket.rs",
+            "src/tournament/mod.rs",
+            "src/tournament/ratings.rs",
+            "src/tournament/standings.rs",
+        ],
+    ),
+    // host/games: each game's rules and its events name each other's types.
+    ("games", &["src/connect_fwar/events.rs", "src/connect_fwar/rules.rs"]),
+    ("games", &["src/en_garde/events.rs", "src/en_garde/rules.rs"]),
+    ("games", &["src/president/events.rs", "src/president/rules.rs"]),
+    ("games", &["src/sugar/events.rs", "src/sugar/rules.rs"]),
+];
+
+/// No two source files of a host crate import each other in a loop (issue
+/// 46): each crate's files form a graph of who names whose items
+/// (`file_loops`), and every strongly connected component of two files or
+/// more fails, naming its files and its edges, unless [`LOOPS_TO_REMOVE`]
+/// still holds it.
+#[test]
+fn no_two_files_of_a_host_crate_import_each_other_in_a_loop() {
+    let host = arena_tests::root().join("host");
+    let mut crates: Vec<String> = std::fs::read_dir(&host)
+        .expect("host/")
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().join("Cargo.toml").exists())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    crates.sort();
+    assert!(crates.len() >= 10, "{crates:?}");
+    let mut failures = Vec::new();
+    for name in &crates {
+        let dir = host.join(name);
+        for found in file_loops::loops(&dir) {
+            let allowed = LOOPS_TO_REMOVE
+                .iter()
+                .any(|(c, files)| c == name && found.iter().all(|f| files.contains(&f.as_str())));
+            if !allowed {
+                let edges = file_loops::edges_within(&dir, &found);
+                failures.push(format!(
+                    "host/{name}: {} import each other in a loop:\n    {}",
+                    found.join(", "),
+                    edges.join("\n    ")
+                ));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The file graph reads real code: the two loops issue 46 named in the
+/// CLI are gone, and a loop written into a scratch crate is found.
+#[test]
+fn the_file_loop_test_finds_a_loop() {
+    let dir = std::env::temp_dir().join(format!("arena-file-loops-{}", std::process::id()));
+    let src = dir.join("src");
+    std::fs::create_dir_all(src.join("web")).expect("scratch crate");
+    let write = |p: &str, s: &str| std::fs::write(src.join(p), s).expect("write");
+    write("lib.rs", "//! scratch\nmod web;\nmod pages;\npub use web::State;\n");
+    write("web/mod.rs", "mod routes;\npub struct State;\n");
+    // routes.rs -> pages.rs -> web/mod.rs -> routes.rs
+    write(
+        "web/routes.rs",
+        "use crate::pages::page; // \"super::x\" in a string is no path\n",
+    );
+    write("pages.rs", "pub fn page(_: &crate::web::State) {}\n");
+    write(
+        "web/mod.rs",
+        "mod routes;\npub struct State;\nfn r() { routes::go() }\n",
+    );
+    let found = file_loops::loops(&dir);
+    std::fs::remove_dir_all(&dir).ok();
+    assert_eq!(
+        found,
+        vec![vec![
+            "src/pages.rs".to_string(),
+            "src/web/mod.rs".into(),
+            "src/web/routes.rs".into()
+        ]]
+    );
+    // A facade's re-export is no loop: lib.rs -> web/mod.rs only through `pub use`.
 }

@@ -4,15 +4,15 @@
 //! with its replay pages). One library call, [`grade_class`], so the
 //! command line and a course server grade a class the same way.
 
-use crate::games::ForfeitReason;
-use crate::grade::lms::Lms;
-use crate::grade::submissions::{Class, Layout, Submission};
-use crate::grade::{self, GradeReport, Grader, Rubric};
-use crate::report::{self, csv_field};
-use crate::runner::{Entrant, GameDef, GameSetup, SetupError};
-use crate::sandbox::Sandbox;
-use crate::tournament::{self, Engine, Format, Seeding, TournamentReport, TournamentSpec};
 use anyhow::Context;
+use arena_competition::tournament::{self, Engine, Format, Seeding, TournamentReport, TournamentSpec};
+use arena_games::ForfeitReason;
+use arena_grading::grade::lms::Lms;
+use arena_grading::grade::submissions::{Class, Layout, Submission};
+use arena_grading::grade::{self, GradeReport, Grader, Rubric};
+use arena_report::report::{self, csv_field};
+use arena_runner::runner::{Entrant, GameDef, GameSetup, SetupError};
+use arena_sandbox::Sandbox;
 use rayon::prelude::*;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -26,7 +26,7 @@ pub struct ClassJob<'a> {
     pub rubric: &'a Rubric,
     /// How the rubric is named in the report: its file, or the game's default.
     pub rubric_name: String,
-    /// The submissions, as [`crate::grade::submissions::find`] read them.
+    /// The submissions, as [`arena_grading::grade::submissions::find`] read them.
     pub class: &'a Class,
     /// The sandbox every bot runs in.
     pub sandbox: &'a Sandbox,
@@ -214,8 +214,8 @@ fn ranks_for_points(report: &TournamentReport) -> String {
                 format!(
                     "  {}: {} in the standings, ranked {} for points ({} clearly ahead of it)",
                     rows[i].name,
-                    crate::text::ordinal(u32::try_from(i + 1).unwrap_or(u32::MAX)),
-                    crate::text::ordinal(u32::try_from(rank).unwrap_or(u32::MAX)),
+                    arena_runner::text::ordinal(u32::try_from(i + 1).unwrap_or(u32::MAX)),
+                    arena_runner::text::ordinal(u32::try_from(rank).unwrap_or(u32::MAX)),
                     match rank - 1 {
                         0 => "no bot is".to_string(),
                         1 => "only 1 bot is".to_string(),

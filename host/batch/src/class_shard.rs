@@ -9,15 +9,15 @@
 //! finishes) and `shards/NNNN/done.json`.
 
 use crate::class::{self, ClassJob, ClassOutcome};
-use crate::grade::lms::Lms;
-use crate::grade::submissions::{self, Class};
-use crate::grade::{CarriedReport, GradeReport, Rubric, rubric};
-use crate::runner::settings::RunSettings;
-use crate::runner::{BotRef, Entrant, GameDef};
-use crate::sandbox::Sandbox;
 use crate::shard::{LimitChanges, cost_of, read_manifest, sha256_hex, shard_dir, write_atomic};
-use crate::tournament::Format;
 use anyhow::{Context, bail};
+use arena_competition::tournament::Format;
+use arena_grading::grade::lms::Lms;
+use arena_grading::grade::submissions::{self, Class};
+use arena_grading::grade::{CarriedReport, GradeReport, Rubric, rubric};
+use arena_runner::runner::settings::RunSettings;
+use arena_runner::runner::{BotRef, Entrant, GameDef};
+use arena_sandbox::Sandbox;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -218,7 +218,7 @@ impl ClassWork {
             )
         })?;
         let manifest: ClassManifest = read_manifest(&path, &bytes, "grade-class")?;
-        let game = crate::runner::entrants::find_game(&manifest.game)?;
+        let game = arena_runner::runner::entrants::find_game(&manifest.game)?;
         let mut rubric =
             rubric::parse(&manifest.rubric_text, &manifest.rubric_file, game).map_err(anyhow::Error::msg)?;
         if let Some(illegal) = manifest.illegal {
@@ -405,6 +405,36 @@ pub struct ClassShardOutcome {
     pub graded: usize,
 }
 
+/// The shard's grades file at `path`: the students it holds already, and
+/// the file opened to append more (made with its header if there is none;
+/// a line cut short by a kill dropped).
+fn open_grades(path: &Path, header: &Value) -> anyhow::Result<(BTreeMap<usize, Graded>, Mutex<std::fs::File>)> {
+    let before = match read_grades(path, header) {
+        Some(g) => g,
+        None => {
+            std::fs::write(path, format!("{header}\n")).with_context(|| format!("{}: cannot write", path.display()))?;
+            BTreeMap::new()
+        }
+    };
+    // Drop a line cut short by a kill, so new lines start on their own.
+    let text = std::fs::read(path).with_context(|| format!("{}: cannot read", path.display()))?;
+    if !text.ends_with(b"\n") {
+        let keep = text.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        std::fs::OpenOptions::new()
+            .write(true)
+            .open(path)
+            .and_then(|f| f.set_len(keep as u64))
+            .with_context(|| format!("{}: cannot repair", path.display()))?;
+    }
+    let file = Mutex::new(
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(path)
+            .with_context(|| format!("{}: cannot open", path.display()))?,
+    );
+    Ok((before, file))
+}
+
 /// Grade shard `index` of the class plan in `work`: each of its students
 /// graded on `pool` and written as soon as graded, so a killed run
 /// resumes with the students left; then the shard is marked done.
@@ -430,30 +460,7 @@ pub fn run_shard(
     let path = out.join(GRADES);
     let header = w.header();
     std::fs::create_dir_all(&out).with_context(|| format!("{}: cannot create", out.display()))?;
-    let before = match read_grades(&path, &header) {
-        Some(g) => g,
-        None => {
-            std::fs::write(&path, format!("{header}\n"))
-                .with_context(|| format!("{}: cannot write", path.display()))?;
-            BTreeMap::new()
-        }
-    };
-    // Drop a line cut short by a kill, so new lines start on their own.
-    let text = std::fs::read(&path).with_context(|| format!("{}: cannot read", path.display()))?;
-    if !text.ends_with(b"\n") {
-        let keep = text.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-        std::fs::OpenOptions::new()
-            .write(true)
-            .open(&path)
-            .and_then(|f| f.set_len(keep as u64))
-            .with_context(|| format!("{}: cannot repair", path.display()))?;
-    }
-    let file = Mutex::new(
-        std::fs::OpenOptions::new()
-            .append(true)
-            .open(&path)
-            .with_context(|| format!("{}: cannot open", path.display()))?,
-    );
+    let (before, file) = open_grades(&path, &header)?;
     let mine = w.students_of(index);
     let todo: Vec<usize> = mine.iter().copied().filter(|i| !before.contains_key(i)).collect();
     let results: Vec<anyhow::Result<bool>> = pool.install(|| {

@@ -4,12 +4,12 @@
 //! an output folder, its standings files, index page and replays written.
 //! `arena tournament` is this call plus printing.
 
-use crate::report;
-use crate::runner::entrants::entrant;
-use crate::runner::{BotRef, Entrant, GameDef, GameSetup};
-use crate::sandbox::Sandbox;
-use crate::tournament::{self, Engine, Format, Journal, Seeding, TournamentReport, TournamentSpec};
 use anyhow::{Context, bail};
+use arena_competition::tournament::{self, Engine, Format, Journal, Seeding, TournamentReport, TournamentSpec};
+use arena_report::report;
+use arena_runner::runner::entrants::entrant;
+use arena_runner::runner::{BotRef, Entrant, GameDef, GameSetup};
+use arena_sandbox::Sandbox;
 use rayon::prelude::*;
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -168,7 +168,7 @@ pub fn load(job: &ContestJob<'_>, pool: &rayon::ThreadPool) -> anyhow::Result<Lo
                 if let Some(student) = &c.student {
                     e.name.clone_from(student);
                 }
-                e.name = crate::runner::entrants::unique_name(&e.name, &entrants);
+                e.name = arena_runner::runner::entrants::unique_name(&e.name, &entrants);
                 entrants.push(e);
             }
             Err(err) if !c.bot.starts_with("house:") => {

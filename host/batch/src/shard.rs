@@ -15,12 +15,12 @@
 //! `arena tournament plan`, `run-shard` and `merge`.
 
 use crate::contest::{self, ContestJob, ContestOutcome, Contestant, Disqualified, Loaded};
-use crate::runner::entrants::setup;
-use crate::runner::settings::RunSettings;
-use crate::runner::{BotRef, GameDef, whole_rotations};
-use crate::sandbox::Sandbox;
-use crate::tournament::{self, Engine, Format, Journal, Plan, Seeding, TournamentSpec};
 use anyhow::{Context, bail};
+use arena_competition::tournament::{self, Engine, Format, Journal, Plan, Seeding, TournamentSpec};
+use arena_runner::runner::entrants::setup;
+use arena_runner::runner::settings::RunSettings;
+use arena_runner::runner::{BotRef, Entrant, GameDef, whole_rotations};
+use arena_sandbox::Sandbox;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -260,32 +260,7 @@ pub fn plan(
         disqualified,
         kept,
     } = contest::load(job, pool)?;
-    let bots: Vec<PlannedBot> = entrants
-        .iter()
-        .zip(&kept)
-        .map(|(e, &i)| {
-            let c = &job.contestants[i];
-            let toolchain = toolchain_of(&e.bot);
-            let (bot, sha256) = match &e.bot {
-                BotRef::House(_) => (c.bot.clone(), None),
-                BotRef::Wasm(p) => {
-                    let path = std::path::absolute(&p.path).unwrap_or(p.path.clone());
-                    (path.display().to_string(), Some(p.sha256.clone()))
-                }
-            };
-            PlannedBot {
-                world: match &e.bot {
-                    BotRef::Wasm(p) => Some(p.world.name.to_string()),
-                    BotRef::House(_) => None,
-                },
-                cost: cost_of(&toolchain, sha256.is_none()),
-                bot,
-                student: c.student.clone(),
-                sha256,
-                toolchain,
-            }
-        })
-        .collect();
+    let bots = planned_bots(job, &entrants, &kept);
     let spec = TournamentSpec {
         game: job.game,
         setup: job.setup.clone(),
@@ -319,9 +294,49 @@ pub fn plan(
         matches: plans.len(),
         total_games: loads.iter().map(|l| l.games).sum(),
     };
+    write_plan(work, &plans, &assigned, &manifest)?;
+    Ok(PlanOutcome {
+        manifest,
+        shards: loads,
+    })
+}
+
+/// Each loaded bot as the plan names it: its file (absolute) or house
+/// name, its SHA-256, world, toolchain and estimated cost of a game.
+fn planned_bots(job: &ContestJob<'_>, entrants: &[Entrant], kept: &[usize]) -> Vec<PlannedBot> {
+    entrants
+        .iter()
+        .zip(kept)
+        .map(|(e, &i)| {
+            let c = &job.contestants[i];
+            let toolchain = toolchain_of(&e.bot);
+            let (bot, sha256) = match &e.bot {
+                BotRef::House(_) => (c.bot.clone(), None),
+                BotRef::Wasm(p) => {
+                    let path = std::path::absolute(&p.path).unwrap_or(p.path.clone());
+                    (path.display().to_string(), Some(p.sha256.clone()))
+                }
+            };
+            PlannedBot {
+                world: match &e.bot {
+                    BotRef::Wasm(p) => Some(p.world.name.to_string()),
+                    BotRef::House(_) => None,
+                },
+                cost: cost_of(&toolchain, sha256.is_none()),
+                bot,
+                student: c.student.clone(),
+                sha256,
+                toolchain,
+            }
+        })
+        .collect()
+}
+
+/// Write the plan (a line per match with its shard) and then the manifest into `work`.
+fn write_plan(work: &Path, plans: &[Plan], assigned: &[(usize, f64)], manifest: &Manifest) -> anyhow::Result<()> {
     std::fs::create_dir_all(work).with_context(|| format!("{}: cannot create the work folder", work.display()))?;
     let mut out = String::new();
-    for (p, &(shard, cost)) in plans.iter().zip(&assigned) {
+    for (p, &(shard, cost)) in plans.iter().zip(assigned) {
         let line = PlannedMatch {
             id: p.id.clone(),
             bots: p.bots.clone(),
@@ -336,12 +351,9 @@ pub fn plan(
     // The manifest last: a folder with a manifest has its whole plan.
     write_atomic(
         &work.join(MANIFEST),
-        (serde_json::to_string_pretty(&manifest)? + "\n").as_bytes(),
+        (serde_json::to_string_pretty(manifest)? + "\n").as_bytes(),
     )?;
-    Ok(PlanOutcome {
-        manifest,
-        shards: loads,
-    })
+    Ok(())
 }
 
 /// Each match's shard and cost, and each shard's load: the costliest
@@ -450,7 +462,7 @@ impl WorkFolder {
             )
         })?;
         let manifest: Manifest = read_manifest(&path, &bytes, "tournament")?;
-        let game = crate::runner::entrants::find_game(&manifest.game)?;
+        let game = arena_runner::runner::entrants::find_game(&manifest.game)?;
         Ok(WorkFolder {
             dir: dir.to_path_buf(),
             sha256: sha256_hex(&bytes),

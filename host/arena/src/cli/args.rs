@@ -22,10 +22,10 @@ pub fn parse_u64(s: &str) -> Result<u64, String> {
 }
 
 /// `course` or `forfeit`: what an illegal move costs.
-pub fn parse_illegal(s: &str) -> Result<crate::games::IllegalMoves, String> {
+pub fn parse_illegal(s: &str) -> Result<arena_games::IllegalMoves, String> {
     match s {
-        "course" => Ok(crate::games::IllegalMoves::Course),
-        "forfeit" => Ok(crate::games::IllegalMoves::Forfeit),
+        "course" => Ok(arena_games::IllegalMoves::Course),
+        "forfeit" => Ok(arena_games::IllegalMoves::Forfeit),
         _ => Err(format!(
             "`{s}` is not a rule for illegal moves; use `course` (each game's own rule) or `forfeit`"
         )),
@@ -33,7 +33,7 @@ pub fn parse_illegal(s: &str) -> Result<crate::games::IllegalMoves, String> {
 }
 
 /// Most games one command may ask for: the runner's own bound.
-pub const MAX_GAMES: u64 = crate::runner::MAX_GAMES as u64;
+pub const MAX_GAMES: u64 = arena_runner::runner::MAX_GAMES as u64;
 
 /// A number of games: positive, at most [`MAX_GAMES`].
 pub fn parse_games(s: &str) -> Result<u64, String> {
@@ -68,7 +68,7 @@ pub fn parse_bytes(s: &str) -> Result<u64, String> {
 }
 
 /// The most memory a bot can use: a wasm32 memory addresses at most 4 GiB.
-pub const MAX_MEMORY: u64 = crate::sandbox::MAX_MEMORY_BYTES;
+pub const MAX_MEMORY: u64 = arena_sandbox::MAX_MEMORY_BYTES;
 
 /// A memory cap: a size (see [`parse_bytes`]) of at most [`MAX_MEMORY`].
 pub fn parse_memory(s: &str) -> Result<u64, String> {

@@ -1,8 +1,8 @@
 //! `arena cache stats|clear`: the compile cache on disk.
 
 use super::common::CacheArgs;
-use crate::sandbox::cache;
 use anyhow::{Context, bail};
+use arena_sandbox::cache;
 use clap::Subcommand;
 
 /// What to do with the cache.
@@ -60,7 +60,7 @@ pub fn run(command: CacheCommand) -> anyhow::Result<()> {
                     "functions shared between bots: {} ({:.1} MiB; bound {} MiB, oldest go first)",
                     stats.store_bytes,
                     stats.store_bytes as f64 / f64::from(1 << 20),
-                    crate::sandbox::compile::STORE_MAX_BYTES >> 20
+                    arena_sandbox::compile::STORE_MAX_BYTES >> 20
                 );
             }
         }

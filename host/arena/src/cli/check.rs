@@ -1,11 +1,11 @@
 //! `arena check`: what a student runs before submitting a bot: the
-//! library's [`crate::check::check`], printed. Exit status 0: ready to
+//! library's [`arena_grading::check::check`], printed. Exit status 0: ready to
 //! submit; 1: it loads but is not ready; 2: rejected, or the arena could not
 //! finish the check (one line).
 
 use super::common::RunArgs;
-use crate::check::{CheckError, CheckSpec, check};
-use crate::runner::entrants::find_game;
+use arena_grading::check::{CheckError, CheckSpec, check};
+use arena_runner::runner::entrants::find_game;
 use clap::Args;
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -20,7 +20,7 @@ pub struct CheckArgs {
     #[arg(long)]
     pub game: Option<String>,
     /// Games against each house bot; rounded up so every deal is played from every seat.
-    #[arg(long, default_value = "10", value_parser = super::parse_games)]
+    #[arg(long, default_value = "10", value_parser = super::args::parse_games)]
     pub games: u64,
     /// The match seed.
     #[arg(long, default_value_t = 1)]
@@ -58,9 +58,9 @@ pub fn run(args: CheckArgs) -> ExitCode {
     }
 }
 
-fn report(args: &CheckArgs) -> Result<crate::check::CheckReport, CheckError> {
+fn report(args: &CheckArgs) -> Result<arena_grading::check::CheckReport, CheckError> {
     let game = args.game.as_deref().map(find_game).transpose()?;
-    let sandbox = |g: &'static dyn crate::runner::GameDef| args.run.sandbox(g);
+    let sandbox = |g: &'static dyn arena_runner::runner::GameDef| args.run.sandbox(g);
     let spec = CheckSpec {
         bot: &args.bot,
         game,

@@ -1,10 +1,10 @@
 //! What several subcommands share: limits, threads, games and bot arguments.
 
-use crate::games::IllegalMoves;
-use crate::runner::GameDef;
-use crate::runner::settings::{MAX_JOBS, RunSettings};
-use crate::sandbox::Sandbox;
 use anyhow::{Context, bail};
+use arena_games::IllegalMoves;
+use arena_runner::runner::GameDef;
+use arena_runner::runner::settings::{MAX_JOBS, RunSettings};
+use arena_sandbox::Sandbox;
 use clap::Args;
 use std::path::PathBuf;
 use std::time::Duration;
@@ -14,39 +14,39 @@ use std::time::Duration;
 pub struct RunArgs {
     /// Fuel (about one unit per wasm instruction) per move [default: the game's, see `arena games`].
     /// Bots built for world 0.1 get --fuel plus --bank afresh on every call.
-    #[arg(long, allow_hyphen_values = true, value_parser = super::parse_positive_u64)]
+    #[arg(long, allow_hyphen_values = true, value_parser = super::args::parse_positive_u64)]
     pub fuel: Option<u64>,
     /// Fuel bank per bot per game: what a move uses beyond --fuel comes out of it; unused fuel is not banked
     /// [default: the game's]. 0 is allowed.
-    #[arg(long, allow_hyphen_values = true, value_parser = super::parse_u64)]
+    #[arg(long, allow_hyphen_values = true, value_parser = super::args::parse_u64)]
     pub bank: Option<u64>,
     /// Start allowance: fuel for instantiation and the calls before the first move, at least --fuel
     /// [default: the game's].
-    #[arg(long, allow_hyphen_values = true, value_parser = super::parse_positive_u64)]
+    #[arg(long, allow_hyphen_values = true, value_parser = super::args::parse_positive_u64)]
     pub start_fuel: Option<u64>,
     /// Memory cap per bot, e.g. 64M, at most 4G [default: 64M].
-    #[arg(long, allow_hyphen_values = true, value_parser = super::parse_memory)]
+    #[arg(long, allow_hyphen_values = true, value_parser = super::args::parse_memory)]
     pub memory: Option<u64>,
     /// Time backstop per bot call, in seconds of CPU time (counted once that much wall-clock time has passed);
     /// fuel decides first [default: the game's (`arena games`), raised with --fuel and --bank].
-    #[arg(long, allow_hyphen_values = true, value_parser = super::parse_seconds)]
+    #[arg(long, allow_hyphen_values = true, value_parser = super::args::parse_seconds)]
     pub timeout: Option<Duration>,
     /// Log bytes kept per bot per game [default: 64K].
-    #[arg(long, allow_hyphen_values = true, value_parser = super::parse_bytes)]
+    #[arg(long, allow_hyphen_values = true, value_parser = super::args::parse_bytes)]
     pub log_bytes: Option<u64>,
     /// Largest bot file accepted, e.g. 64M [default: 64M].
-    #[arg(long, allow_hyphen_values = true, value_parser = super::parse_bytes)]
+    #[arg(long, allow_hyphen_values = true, value_parser = super::args::parse_bytes)]
     pub max_file_bytes: Option<u64>,
     /// CPU time compiling one bot file may take, in seconds; the wall clock, a backstop for a
     /// stalled compiler, allows ten times that [default: 60].
-    #[arg(long, allow_hyphen_values = true, value_parser = super::parse_seconds)]
+    #[arg(long, allow_hyphen_values = true, value_parser = super::args::parse_seconds)]
     pub compile_seconds: Option<Duration>,
     /// Memory compiling one bot file may take, e.g. 2G, at least 256M [default: 2G].
     #[arg(long, allow_hyphen_values = true, value_parser = parse_compile_memory)]
     pub compile_memory: Option<u64>,
     /// What an illegal move costs: `course` (each game's own rule, see its rules document) or `forfeit`
     /// (any illegal move forfeits the game with reason illegal-move) [default: course].
-    #[arg(long, value_parser = super::parse_illegal)]
+    #[arg(long, value_parser = super::args::parse_illegal)]
     pub illegal: Option<IllegalMoves>,
     /// Threads to play games on [default: all cores]. Results do not depend on it.
     #[arg(long, allow_hyphen_values = true, value_parser = parse_jobs)]
@@ -68,7 +68,7 @@ pub struct CacheArgs {
     pub no_cache: bool,
     /// The most the cache keeps, e.g. 4G or 500M; the least recently used bots go first
     /// [default: $ARENA_CACHE_MAX, else 4G].
-    #[arg(long, value_name = "SIZE", value_parser = super::parse_bytes)]
+    #[arg(long, value_name = "SIZE", value_parser = super::args::parse_bytes)]
     pub cache_max: Option<u64>,
 }
 
@@ -89,9 +89,9 @@ impl CacheArgs {
             return Ok(max);
         }
         match std::env::var("ARENA_CACHE_MAX") {
-            Ok(v) if !v.is_empty() => super::parse_bytes(&v)
+            Ok(v) if !v.is_empty() => super::args::parse_bytes(&v)
                 .map_err(|e| anyhow::anyhow!("ARENA_CACHE_MAX: {e}; write a size such as 4G or 500M")),
-            _ => Ok(crate::sandbox::cache::DEFAULT_MAX_BYTES),
+            _ => Ok(arena_sandbox::cache::DEFAULT_MAX_BYTES),
         }
     }
 
@@ -106,13 +106,13 @@ impl CacheArgs {
     }
 }
 
-pub use crate::runner::settings::COMPILE_SUBCOMMAND;
+pub use arena_runner::runner::settings::COMPILE_SUBCOMMAND;
 
 /// The least memory a compile may be given: the compiler itself needs about that much.
 const MIN_COMPILE_MEMORY: u64 = 256 << 20;
 
 fn parse_compile_memory(s: &str) -> Result<u64, String> {
-    let v = super::parse_bytes(s)?;
+    let v = super::args::parse_bytes(s)?;
     if v < MIN_COMPILE_MEMORY {
         return Err(format!("`{s}` is too little: the compiler itself needs at least 256M"));
     }
@@ -121,7 +121,7 @@ fn parse_compile_memory(s: &str) -> Result<u64, String> {
 
 /// A thread count: positive, and at most [`MAX_JOBS`].
 fn parse_jobs(s: &str) -> Result<u64, String> {
-    let j = super::parse_positive_u64(s)?;
+    let j = super::args::parse_positive_u64(s)?;
     if j > MAX_JOBS {
         return Err(format!("at most {MAX_JOBS} threads"));
     }
@@ -172,8 +172,8 @@ impl RunArgs {
 /// Read a class folder as grading and tournaments both do, saying on stderr
 /// how it was read and what was skipped; a folder with no submission is one
 /// line of error.
-pub fn read_class(dir: &std::path::Path) -> anyhow::Result<crate::grade::submissions::Class> {
-    let class = crate::grade::submissions::find(dir).map_err(|e| {
+pub fn read_class(dir: &std::path::Path) -> anyhow::Result<arena_grading::grade::submissions::Class> {
+    let class = arena_grading::grade::submissions::find(dir).map_err(|e| {
         anyhow::anyhow!(
             "{}: cannot read the submissions folder ({e}); give the folder that holds the students' files",
             dir.display()

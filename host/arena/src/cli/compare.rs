@@ -1,11 +1,11 @@
 //! `arena compare`: several bots on the same deals, with confidence intervals.
 
 use super::common::RunArgs;
-use crate::games::Kind;
-use crate::runner::entrants::{entrant, entrants, find_game, setup};
-use crate::runner::{CompareReport, CompareSpec, HeadReport, HeadSpec, run_compare, run_head_to_head};
-use crate::stats::{Sprt, SprtDecision};
 use anyhow::bail;
+use arena_games::Kind;
+use arena_runner::runner::entrants::{entrant, entrants, find_game, setup};
+use arena_runner::runner::{CompareReport, CompareSpec, HeadReport, HeadSpec, run_compare, run_head_to_head};
+use arena_runner::stats::{Sprt, SprtDecision};
 use clap::Args;
 use std::io::IsTerminal;
 
@@ -26,11 +26,11 @@ pub struct CompareArgs {
     /// For table games (president): players at each table, your bot and
     /// N-1 copies of the --against bot [default: 4]. To seat different bots
     /// at one table, use `arena match`.
-    #[arg(long, value_name = "N", value_parser = super::parse_positive_u64)]
+    #[arg(long, value_name = "N", value_parser = super::args::parse_positive_u64)]
     pub players: Option<u64>,
     /// Games per bot, on the same deals for every bot [default: 1000]; with --sprt, the most to
     /// play before calling the test inconclusive [default: 20000].
-    #[arg(long, allow_hyphen_values = true, value_parser = super::parse_games)]
+    #[arg(long, allow_hyphen_values = true, value_parser = super::args::parse_games)]
     pub games: Option<u64>,
     /// Two bots of a duel, no --against: play them head to head on paired deals until a sequential
     /// probability ratio test decides whether the first is at least --elo1 better (H1) or not (H0).
@@ -99,9 +99,9 @@ pub fn run(args: CompareArgs) -> anyhow::Result<()> {
 /// `arena compare NEW OLD` in a duel: head to head, with --sprt sequentially.
 fn head_to_head(
     args: &CompareArgs,
-    game: &'static dyn crate::runner::GameDef,
-    setup: crate::runner::GameSetup<'_>,
-    entrants: Vec<crate::runner::Entrant>,
+    game: &'static dyn arena_runner::runner::GameDef,
+    setup: arena_runner::runner::GameSetup<'_>,
+    entrants: Vec<arena_runner::runner::Entrant>,
 ) -> anyhow::Result<()> {
     let sprt = args
         .sprt
@@ -109,7 +109,7 @@ fn head_to_head(
         .transpose()
         .map_err(anyhow::Error::msg)?;
     let games = args.games.unwrap_or(if sprt.is_some() { 20_000 } else { 1000 });
-    let [new, old]: [crate::runner::Entrant; 2] = entrants
+    let [new, old]: [arena_runner::runner::Entrant; 2] = entrants
         .try_into()
         .map_err(|_| anyhow::anyhow!("head to head takes two bots"))?;
     let spec = HeadSpec {

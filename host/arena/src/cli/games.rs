@@ -1,7 +1,7 @@
 //! `arena games`: what can be played, and against whom.
 
-use crate::adapters::GAMES;
-use crate::games::Kind;
+use arena_games::Kind;
+use arena_runner::adapters::GAMES;
 
 /// Print every game with its world, seats, variants and house bots.
 pub fn run() -> anyhow::Result<()> {
@@ -18,7 +18,7 @@ pub fn run() -> anyhow::Result<()> {
             Kind::Duel => "a duel",
             Kind::Table => "a table game",
         };
-        let person = if crate::human::can_play(*game) {
+        let person = if arena_terminal::human::can_play(*game) {
             "; a person can play it (`arena play`)"
         } else {
             ""
@@ -49,8 +49,8 @@ pub fn run() -> anyhow::Result<()> {
              measured {} ns per unit, so fuel decides first on a machine a quarter as fast",
             l.timeout.as_secs(),
             super::matches::fuel_amount(l.largest_call()),
-            l.largest_call() as f64 * crate::sandbox::WORST_NS_PER_FUEL / 1e9,
-            crate::sandbox::WORST_NS_PER_FUEL
+            l.largest_call() as f64 * arena_sandbox::WORST_NS_PER_FUEL / 1e9,
+            arena_sandbox::WORST_NS_PER_FUEL
         );
         for (name, about) in game.house_bots() {
             println!("  house:{name:<12} {about}");

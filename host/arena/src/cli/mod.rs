@@ -3,13 +3,13 @@
 mod args;
 mod cache;
 mod check;
-mod class_shards;
 mod common;
 mod compare;
 mod componentize;
 mod course;
 mod games;
 mod grade;
+mod grade_class;
 mod matches;
 mod new;
 mod play;
@@ -53,7 +53,7 @@ pub enum Command {
     Grade(grade::GradeArgs),
     /// Grade every submission in a folder; write a gradebook and per-student reports.
     #[command(allow_negative_numbers = true)]
-    GradeClass(grade::GradeClassArgs),
+    GradeClass(grade_class::GradeClassArgs),
     /// Check a bot before submitting it: toolchain, world, size, compile time, and short
     /// games against every house bot. Exit status 0: ready; 1: loads but forfeited; 2: rejected.
     #[command(allow_negative_numbers = true)]
@@ -94,7 +94,7 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Play(args) => play::run(args),
         Command::Tournament(args) => tournament::run(args),
         Command::Grade(args) => grade::run(args),
-        Command::GradeClass(args) => grade::run_class(args),
+        Command::GradeClass(args) => grade_class::run(args),
         Command::Check(args) => return Ok(check::run(args)),
         Command::New(args) => new::run(args),
         Command::Componentize(args) => componentize::run(args),

@@ -1,9 +1,9 @@
 //! `arena play`: a person plays a game in the terminal: alone, against one bot, or at a table of bots.
 
 use super::common::RunArgs;
-use crate::human::{Terminal, locale_is_utf8};
-use crate::runner::entrants::{entrants, find_game, setup};
 use anyhow::bail;
+use arena_runner::runner::entrants::{entrants, find_game, setup};
+use arena_terminal::human::{Terminal, locale_is_utf8};
 use clap::Args;
 
 /// Options of `arena play`.
@@ -35,7 +35,7 @@ pub struct PlayArgs {
 /// Run `arena play`.
 pub fn run(args: PlayArgs) -> anyhow::Result<()> {
     let game = find_game(&args.game)?;
-    if !crate::human::can_play(game) {
+    if !arena_terminal::human::can_play(game) {
         bail!(
             "{} cannot be played by a person yet; games you can play: {}",
             game.name(),
@@ -62,7 +62,7 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
         "{} - seed {seed} (play this deal again with --seed {seed})",
         game.title()
     ));
-    if let Err(e) = crate::human::play(game, &setup, seed, term.clone(), args.seat, &opponents) {
+    if let Err(e) = arena_terminal::human::play(game, &setup, seed, term.clone(), args.seat, &opponents) {
         bail!("{e}");
     }
     if term.has_left() {
@@ -73,9 +73,9 @@ pub fn run(args: PlayArgs) -> anyhow::Result<()> {
 
 /// The games a person can play, in the order `arena games` lists them.
 fn playable() -> Vec<&'static str> {
-    crate::adapters::GAMES
+    arena_runner::adapters::GAMES
         .iter()
-        .filter(|g| crate::human::can_play(**g))
+        .filter(|g| arena_terminal::human::can_play(**g))
         .map(|g| g.name())
         .collect()
 }

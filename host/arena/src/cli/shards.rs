@@ -1,38 +1,26 @@
-//! `arena tournament plan | run-shard | merge | slurm | status`: a round
-//! robin cut into shards, played anywhere, merged into what one machine
-//! gives ([`arena_batch::shard`], [`arena_batch::slurm`]).
+//! What the sharded steps of `arena tournament` and `arena grade-class`
+//! share (`run-shard`, `merge`, `slurm`, `status`): their arguments, the
+//! shard index, the Slurm scripts and the status table
+//! ([`arena_batch::slurm`]). Each command's own steps are in its module
+//! (`tournament.rs`, `grade_class.rs`), which uses this one; this one uses
+//! neither.
 
+use super::args::parse_positive_u64;
 use super::common::CacheArgs;
-use super::tournament::{OutputArgs, SpecArgs, Step, contest_job, load_spec, print_outcome};
-use crate::runner::settings::RunSettings;
 use anyhow::{Context, bail};
-use arena_batch::shard::{self, LimitChanges, MergeRun, ShardRun, WorkFolder};
+use arena_batch::shard::MAX_SHARDS;
 use arena_batch::slurm::{self, SlurmOptions};
+use arena_runner::runner::settings::RunSettings;
 use clap::Args;
-use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-
-/// Options of `arena tournament plan`.
-#[derive(Debug, Args)]
-pub struct PlanArgs {
-    /// The tournament, with the flags of `arena tournament`.
-    #[command(flatten)]
-    pub spec: SpecArgs,
-    /// Shards to cut it into (one Slurm array task each).
-    #[arg(long, value_parser = super::parse_positive_u64)]
-    pub shards: u64,
-    /// The shared work folder for the manifest, the plan and the shards' results.
-    #[arg(long, value_name = "D")]
-    pub work: PathBuf,
-}
 
 /// Where this machine keeps compiled bots, and how many threads it plays on.
 #[derive(Debug, Args)]
 pub struct NodeArgs {
     /// Threads to play games on [default: all cores].
-    #[arg(long, value_parser = super::parse_positive_u64)]
+    #[arg(long, value_parser = parse_positive_u64)]
     pub jobs: Option<u64>,
     /// Where compiled bots are kept.
     #[command(flatten)]
@@ -52,7 +40,8 @@ impl NodeArgs {
     }
 }
 
-/// Options of `arena tournament run-shard`.
+/// Options of `arena tournament run-shard` and `arena grade-class run-shard`
+/// (whose `--index` help says "grade": `ClassStep::RunShard`).
 #[derive(Debug, Args)]
 pub struct RunShardArgs {
     /// The work folder of the plan.
@@ -65,19 +54,20 @@ pub struct RunShardArgs {
     pub node: NodeArgs,
 }
 
-/// Options of `arena tournament merge`.
+/// Options of `arena tournament merge` and `arena grade-class merge`:
+/// where the merged results go (`O`) is each command's own.
 #[derive(Debug, Args)]
-pub struct MergeArgs {
+pub struct MergeArgs<O: Args> {
     /// The work folder of the plan.
     #[arg(value_name = "D")]
     pub work: PathBuf,
     #[command(flatten)]
-    pub output: OutputArgs,
+    pub output: O,
     #[command(flatten)]
     pub node: NodeArgs,
 }
 
-/// Options of `arena tournament slurm`.
+/// Options of `arena tournament slurm` and `arena grade-class slurm`.
 #[derive(Debug, Args)]
 pub struct SlurmArgs {
     /// The work folder of the plan (on a file system every node sees).
@@ -93,7 +83,7 @@ pub struct SlurmArgs {
     #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=1024))]
     pub cpus_per_task: u32,
     /// Most shard tasks running at once.
-    #[arg(long, value_parser = super::parse_positive_u64)]
+    #[arg(long, value_parser = parse_positive_u64)]
     pub max_concurrent: Option<u64>,
     /// The compile cache on each node [default: node-local, ${TMPDIR:-/tmp}/arena-cache-$USER].
     #[arg(long, value_name = "DIR")]
@@ -113,7 +103,7 @@ pub struct SlurmArgs {
 #[derive(Debug, Clone)]
 pub struct ShardList(pub Vec<usize>);
 
-/// Options of `arena tournament status`.
+/// Options of `arena tournament status` and `arena grade-class status`.
 #[derive(Debug, Args)]
 pub struct StatusArgs {
     /// The work folder of the plan.
@@ -133,7 +123,7 @@ fn parse_list(s: &str) -> Result<ShardList, String> {
         match part.split_once('-') {
             Some((a, b)) => {
                 let (a, b) = (num(a)?, num(b)?);
-                if a > b || b - a > shard::MAX_SHARDS {
+                if a > b || b - a > MAX_SHARDS {
                     return Err(format!("`{part}`: a range runs from the smaller index to the larger"));
                 }
                 out.extend(a..=b);
@@ -144,139 +134,27 @@ fn parse_list(s: &str) -> Result<ShardList, String> {
     Ok(ShardList(out))
 }
 
-/// Run a step.
-pub fn run(step: Step) -> anyhow::Result<()> {
-    match step {
-        Step::Plan(a) => plan(*a),
-        Step::RunShard(a) => run_shard(a),
-        Step::Merge(a) => merge(a),
-        Step::Slurm(a) => slurm_step(a),
-        Step::Status(a) => status(a),
-    }
-}
-
-fn plan(args: PlanArgs) -> anyhow::Result<()> {
-    let spec = &args.spec;
-    let (game, sandbox, contestants, without) = load_spec(spec)?;
-    let job = contest_job(
-        spec,
-        game,
-        &sandbox,
-        contestants,
-        without,
-        None,
-        Arc::new(AtomicBool::new(false)),
-    )?;
-    let changes = LimitChanges::of(&spec.run.settings()?);
-    let shards = usize::try_from(args.shards).unwrap_or(usize::MAX);
-    let outcome = shard::plan(&job, &changes, shards, &args.work, &spec.run.pool()?)?;
-    let m = &outcome.manifest;
-    println!(
-        "planned {} matches ({} games) of {} bots in {} shards: {}",
-        m.matches,
-        m.total_games,
-        m.bots.len(),
-        m.shards,
-        args.work.display()
-    );
-    let costs: Vec<f64> = outcome.shards.iter().map(|s| s.cost).collect();
-    let (lo, hi) = costs
-        .iter()
-        .fold((f64::MAX, 0.0f64), |(lo, hi), &c| (lo.min(c), hi.max(c)));
-    let games: Vec<usize> = outcome.shards.iter().map(|s| s.games).collect();
-    println!(
-        "each shard: {} to {} games; estimated cost within {:.1}% of each other (a Python or JavaScript bot's game counts about 30 of a Rust or C bot's)",
-        games.iter().min().unwrap_or(&0),
-        games.iter().max().unwrap_or(&0),
-        if hi > 0.0 { 100.0 * (hi - lo) / hi } else { 0.0 }
-    );
-    println!(
-        "next: `arena tournament slurm {0} --submit` on a Slurm cluster, or `arena tournament run-shard {0} --index I` for each I, then `arena tournament merge {0}`",
-        args.work.display()
-    );
-    Ok(())
-}
-
-fn stop_on_ctrl_c() -> Arc<AtomicBool> {
-    let stop = Arc::new(AtomicBool::new(false));
-    let s = stop.clone();
-    let _ = ctrlc::set_handler(move || s.store(true, Ordering::Relaxed));
-    stop
-}
-
-fn run_shard(args: RunShardArgs) -> anyhow::Result<()> {
-    let index = match args.index {
-        Some(i) => i,
+/// The shard a `run-shard` step plays: `--index`, or in a Slurm array
+/// task `$SLURM_ARRAY_TASK_ID`.
+pub(super) fn index_or_slurm(index: Option<usize>) -> anyhow::Result<usize> {
+    match index {
+        Some(i) => Ok(i),
         None => match std::env::var("SLURM_ARRAY_TASK_ID") {
             Ok(v) => v
                 .trim()
                 .parse()
-                .map_err(|_| anyhow::anyhow!("SLURM_ARRAY_TASK_ID is `{v}`, not a shard index; give --index"))?,
+                .map_err(|_| anyhow::anyhow!("SLURM_ARRAY_TASK_ID is `{v}`, not a shard index; give --index")),
             Err(_) => bail!("which shard? give --index I (in a Slurm array task, $SLURM_ARRAY_TASK_ID gives it)"),
         },
-    };
-    let base = args.node.settings()?;
-    let run = ShardRun {
-        work: &args.work,
-        index,
-        stop: stop_on_ctrl_c(),
-        progress: std::io::stderr().is_terminal(),
-        note: &|line| eprintln!("{line}"),
-        base: base.clone(),
-    };
-    let out = shard::run_shard(&run, &base.pool()?)?;
-    println!(
-        "shard {}: {} matches, {} games ({} played now, {} from its journal)",
-        out.index,
-        out.matches,
-        out.games,
-        out.played,
-        out.games.saturating_sub(out.played)
-    );
-    Ok(())
+    }
 }
 
-fn merge(args: MergeArgs) -> anyhow::Result<()> {
-    let base = args.node.settings()?;
-    let run = MergeRun {
-        work: &args.work,
-        base: base.clone(),
-        out: args.output.out.as_deref(),
-        note: &|line| eprintln!("{line}"),
-    };
-    let (manifest, outcome) = shard::merge(&run, &base.pool()?)?;
-    let game = crate::runner::entrants::find_game(&manifest.game)?;
-    print_outcome(game, &args.output, &outcome.report, outcome.index);
-    Ok(())
-}
-
-/// The progress of each shard of the tournament plan in `work`.
-fn tournament_progress(work: &WorkFolder) -> anyhow::Result<Vec<slurm::Progress>> {
-    Ok(shard::shard_states(work)?
-        .into_iter()
-        .map(|(load, state)| slurm::Progress {
-            done: matches!(state, shard::ShardState::Done(_)),
-            count: match state {
-                shard::ShardState::Done(d) => d.games,
-                shard::ShardState::Started { games } => games,
-                _ => 0,
-            },
-            planned: load.games,
-        })
-        .collect())
-}
-
-fn slurm_step(args: SlurmArgs) -> anyhow::Result<()> {
-    let work = WorkFolder::open(&args.work)?;
-    write_and_submit(
-        &args,
-        slurm::Work {
-            dir: &args.work,
-            shards: work.manifest.shards,
-            command: "tournament",
-            merge_mib: slurm::merge_mib(work.manifest.matches, work.manifest.bots.len()),
-        },
-    )
+/// A flag that Ctrl-C sets (if no handler is set already, as in tests calling in-process).
+pub(super) fn stop_on_ctrl_c() -> Arc<AtomicBool> {
+    let stop = Arc::new(AtomicBool::new(false));
+    let s = stop.clone();
+    let _ = ctrlc::set_handler(move || s.store(true, Ordering::Relaxed));
+    stop
 }
 
 /// `arena tournament slurm` and `arena grade-class slurm`: write the
@@ -318,22 +196,6 @@ pub(super) fn write_and_submit(args: &SlurmArgs, work: slurm::Work<'_>) -> anyho
         "follow it with `arena {command} status {}`; logs in {}",
         args.work.display(),
         args.work.join("logs").display()
-    );
-    Ok(())
-}
-
-fn status(args: StatusArgs) -> anyhow::Result<()> {
-    let work = WorkFolder::open(&args.work)?;
-    let progress = tournament_progress(&work)?;
-    print_status(
-        slurm::Work {
-            dir: &args.work,
-            shards: work.manifest.shards,
-            command: "tournament",
-            merge_mib: 0,
-        },
-        &progress,
-        "games",
     );
     Ok(())
 }

@@ -1,13 +1,23 @@
-//! `arena tournament`: round robin, double elimination or Swiss, with ratings.
+//! `arena tournament`: round robin, double elimination or Swiss, with
+//! ratings, on this machine ([`arena_batch::contest`]); and its steps
+//! `plan | run-shard | merge | slurm | status`: a round robin cut into
+//! shards, played anywhere, merged into what one machine gives
+//! ([`arena_batch::shard`]), with what they share with `arena grade-class`
+//! from `shards.rs`.
 
-use super::common::RunArgs;
-use super::shards;
-use crate::report::standings::{csv, markdown, table};
-use crate::runner::GameDef;
-use crate::runner::entrants::{find_game, setup};
-use crate::sandbox::Sandbox;
-use crate::tournament::{Format, Seeding};
+use super::args::{parse_games, parse_positive_u64};
+use super::common::{RunArgs, read_class};
+use super::shards::{
+    MergeArgs, RunShardArgs, SlurmArgs, StatusArgs, index_or_slurm, print_status, stop_on_ctrl_c, write_and_submit,
+};
 use arena_batch::contest::{ContestJob, ContestOutcome, Contestant};
+use arena_batch::shard::{self, LimitChanges, MergeRun, ShardRun, WorkFolder};
+use arena_batch::slurm;
+use arena_competition::tournament::{Format, Seeding, TournamentReport};
+use arena_report::report::standings::{csv, markdown, table};
+use arena_runner::runner::GameDef;
+use arena_runner::runner::entrants::{find_game, setup};
+use arena_sandbox::Sandbox;
 use clap::{Args, Subcommand};
 use std::io::IsTerminal;
 use std::path::PathBuf;
@@ -47,11 +57,11 @@ pub struct SpecArgs {
     #[arg(long, value_enum, required = true)]
     pub format: Option<Format>,
     /// Games per match (each deal played from every seat).
-    #[arg(long, default_value = "10", allow_hyphen_values = true, value_parser = super::parse_games)]
+    #[arg(long, default_value = "10", allow_hyphen_values = true, value_parser = parse_games)]
     pub games: u64,
     /// Swiss rounds [default: log2(bots) + 1]; for games of more than two
     /// players, rounds of random tables [default: one per bot].
-    #[arg(long, allow_hyphen_values = true, value_parser = super::parse_positive_u64)]
+    #[arg(long, allow_hyphen_values = true, value_parser = parse_positive_u64)]
     pub rounds: Option<u64>,
     /// Double elimination seeding: the order given, or a short round robin.
     #[arg(long, value_enum, default_value = "order")]
@@ -88,15 +98,29 @@ pub struct OutputArgs {
 pub enum Step {
     /// Cut a round robin into shards of near-equal cost: writes the manifest and the plan into --work.
     #[command(allow_negative_numbers = true)]
-    Plan(Box<shards::PlanArgs>),
+    Plan(Box<PlanArgs>),
     /// Play one shard of a plan on this machine (resumable; idempotent).
-    RunShard(shards::RunShardArgs),
+    RunShard(RunShardArgs),
     /// Merge the finished shards: the standings and report `arena tournament` gives on one machine.
-    Merge(shards::MergeArgs),
+    Merge(MergeArgs<OutputArgs>),
     /// Write (and with --submit, submit) the Slurm job array that plays the shards, and the merge job.
-    Slurm(shards::SlurmArgs),
+    Slurm(SlurmArgs),
     /// Each shard's state: done, running, failed or not started, with its games.
-    Status(shards::StatusArgs),
+    Status(StatusArgs),
+}
+
+/// Options of `arena tournament plan`.
+#[derive(Debug, Args)]
+pub struct PlanArgs {
+    /// The tournament, with the flags of `arena tournament`.
+    #[command(flatten)]
+    pub spec: SpecArgs,
+    /// Shards to cut it into (one Slurm array task each).
+    #[arg(long, value_parser = parse_positive_u64)]
+    pub shards: u64,
+    /// The shared work folder for the manifest, the plan and the shards' results.
+    #[arg(long, value_name = "D")]
+    pub work: PathBuf,
 }
 
 /// The bots to load: each BOT argument, then each student of --dir read
@@ -109,7 +133,7 @@ fn bot_specs(args: &SpecArgs) -> anyhow::Result<Specs> {
     let mut specs: Vec<(String, Option<String>)> = args.bots.iter().map(|b| (b.clone(), None)).collect();
     let mut without = Vec::new();
     if let Some(dir) = &args.dir {
-        let class = super::common::read_class(dir)?;
+        let class = read_class(dir)?;
         for s in class.submissions {
             match s.bot {
                 Ok(chosen) => specs.push((chosen.path.display().to_string(), Some(s.student))),
@@ -123,7 +147,7 @@ fn bot_specs(args: &SpecArgs) -> anyhow::Result<Specs> {
 /// Run `arena tournament`: [`arena_batch::contest::run`], printed; or one of its steps.
 pub fn run(args: TournamentArgs) -> anyhow::Result<()> {
     if let Some(step) = args.step {
-        return shards::run(*step);
+        return run_step(*step);
     }
     let stop = Arc::new(AtomicBool::new(false));
     {
@@ -148,10 +172,10 @@ pub fn run(args: TournamentArgs) -> anyhow::Result<()> {
 }
 
 /// A tournament's game, sandbox, bots, and the students without a bot.
-pub(super) type Loaded = (&'static dyn GameDef, Sandbox, Vec<Contestant>, Vec<(String, String)>);
+type Loaded = (&'static dyn GameDef, Sandbox, Vec<Contestant>, Vec<(String, String)>);
 
 /// The game, the sandbox and the bots of a tournament's flags.
-pub(super) fn load_spec(spec: &SpecArgs) -> anyhow::Result<Loaded> {
+fn load_spec(spec: &SpecArgs) -> anyhow::Result<Loaded> {
     let game = find_game(spec.game.as_deref().unwrap_or_default())?;
     let (specs, without) = bot_specs(spec)?;
     let sandbox = spec.run.sandbox(game)?;
@@ -163,7 +187,7 @@ pub(super) fn load_spec(spec: &SpecArgs) -> anyhow::Result<Loaded> {
 }
 
 /// The library's job for a tournament's flags.
-pub(super) fn contest_job<'a>(
+fn contest_job<'a>(
     spec: &SpecArgs,
     game: &'static dyn GameDef,
     sandbox: &'a Sandbox,
@@ -192,12 +216,7 @@ pub(super) fn contest_job<'a>(
 }
 
 /// Print a finished tournament as the output flags ask.
-pub(super) fn print_outcome(
-    game: &dyn GameDef,
-    output: &OutputArgs,
-    report: &crate::tournament::TournamentReport,
-    index: Option<(PathBuf, String)>,
-) {
+fn print_outcome(game: &dyn GameDef, output: &OutputArgs, report: &TournamentReport, index: Option<(PathBuf, String)>) {
     if let Some((index, summary)) = index {
         eprintln!("wrote {}: {summary}", index.display());
     }
@@ -211,4 +230,139 @@ pub(super) fn print_outcome(
         table(game.title(), report)
     };
     print!("{text}");
+}
+
+/// Run a step of a sharded tournament.
+fn run_step(step: Step) -> anyhow::Result<()> {
+    match step {
+        Step::Plan(a) => plan(*a),
+        Step::RunShard(a) => run_shard(a),
+        Step::Merge(a) => merge(a),
+        Step::Slurm(a) => slurm_step(a),
+        Step::Status(a) => status(a),
+    }
+}
+
+fn plan(args: PlanArgs) -> anyhow::Result<()> {
+    let spec = &args.spec;
+    let (game, sandbox, contestants, without) = load_spec(spec)?;
+    let job = contest_job(
+        spec,
+        game,
+        &sandbox,
+        contestants,
+        without,
+        None,
+        Arc::new(AtomicBool::new(false)),
+    )?;
+    let changes = LimitChanges::of(&spec.run.settings()?);
+    let shards = usize::try_from(args.shards).unwrap_or(usize::MAX);
+    let outcome = shard::plan(&job, &changes, shards, &args.work, &spec.run.pool()?)?;
+    let m = &outcome.manifest;
+    println!(
+        "planned {} matches ({} games) of {} bots in {} shards: {}",
+        m.matches,
+        m.total_games,
+        m.bots.len(),
+        m.shards,
+        args.work.display()
+    );
+    let costs: Vec<f64> = outcome.shards.iter().map(|s| s.cost).collect();
+    let (lo, hi) = costs
+        .iter()
+        .fold((f64::MAX, 0.0f64), |(lo, hi), &c| (lo.min(c), hi.max(c)));
+    let games: Vec<usize> = outcome.shards.iter().map(|s| s.games).collect();
+    println!(
+        "each shard: {} to {} games; estimated cost within {:.1}% of each other (a Python or JavaScript bot's game counts about 30 of a Rust or C bot's)",
+        games.iter().min().unwrap_or(&0),
+        games.iter().max().unwrap_or(&0),
+        if hi > 0.0 { 100.0 * (hi - lo) / hi } else { 0.0 }
+    );
+    println!(
+        "next: `arena tournament slurm {0} --submit` on a Slurm cluster, or `arena tournament run-shard {0} --index I` for each I, then `arena tournament merge {0}`",
+        args.work.display()
+    );
+    Ok(())
+}
+
+fn run_shard(args: RunShardArgs) -> anyhow::Result<()> {
+    let index = index_or_slurm(args.index)?;
+    let base = args.node.settings()?;
+    let run = ShardRun {
+        work: &args.work,
+        index,
+        stop: stop_on_ctrl_c(),
+        progress: std::io::stderr().is_terminal(),
+        note: &|line| eprintln!("{line}"),
+        base: base.clone(),
+    };
+    let out = shard::run_shard(&run, &base.pool()?)?;
+    println!(
+        "shard {}: {} matches, {} games ({} played now, {} from its journal)",
+        out.index,
+        out.matches,
+        out.games,
+        out.played,
+        out.games.saturating_sub(out.played)
+    );
+    Ok(())
+}
+
+fn merge(args: MergeArgs<OutputArgs>) -> anyhow::Result<()> {
+    let base = args.node.settings()?;
+    let run = MergeRun {
+        work: &args.work,
+        base: base.clone(),
+        out: args.output.out.as_deref(),
+        note: &|line| eprintln!("{line}"),
+    };
+    let (manifest, outcome) = shard::merge(&run, &base.pool()?)?;
+    let game = find_game(&manifest.game)?;
+    print_outcome(game, &args.output, &outcome.report, outcome.index);
+    Ok(())
+}
+
+/// The progress of each shard of the tournament plan in `work`.
+fn tournament_progress(work: &WorkFolder) -> anyhow::Result<Vec<slurm::Progress>> {
+    Ok(shard::shard_states(work)?
+        .into_iter()
+        .map(|(load, state)| slurm::Progress {
+            done: matches!(state, shard::ShardState::Done(_)),
+            count: match state {
+                shard::ShardState::Done(d) => d.games,
+                shard::ShardState::Started { games } => games,
+                _ => 0,
+            },
+            planned: load.games,
+        })
+        .collect())
+}
+
+fn slurm_step(args: SlurmArgs) -> anyhow::Result<()> {
+    let work = WorkFolder::open(&args.work)?;
+    write_and_submit(
+        &args,
+        slurm::Work {
+            dir: &args.work,
+            shards: work.manifest.shards,
+            command: "tournament",
+            merge_mib: slurm::merge_mib(work.manifest.matches, work.manifest.bots.len()),
+        },
+    )
+}
+
+fn status(args: StatusArgs) -> anyhow::Result<()> {
+    let work = WorkFolder::open(&args.work)?;
+    let progress = tournament_progress(&work)?;
+    print_status(
+        slurm::Work {
+            dir: &args.work,
+            shards: work.manifest.shards,
+            command: "tournament",
+            merge_mib: 0,
+        },
+        &progress,
+        "games",
+    );
+    Ok(())
 }

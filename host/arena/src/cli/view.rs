@@ -2,8 +2,8 @@
 //! replay played again, event for event).
 
 use super::common::{CacheArgs, RunArgs};
-use crate::replay::CheckedHeader;
 use anyhow::{Context, bail};
+use arena_runner::replay::CheckedHeader;
 use clap::{Args, Subcommand};
 use std::collections::BTreeMap;
 use std::path::PathBuf;
@@ -21,10 +21,10 @@ pub struct ViewArgs {
 
 /// Run `arena view`.
 pub fn run_view(args: ViewArgs) -> anyhow::Result<()> {
-    let (html, stats) = crate::view::page_for_file(&args.replay, None)?;
+    let (html, stats) = arena_report::view::page_for_file(&args.replay, None)?;
     // games.jsonl and games.jsonl.gz both make games.html.
     let out = args.out.unwrap_or_else(|| {
-        let plain = if crate::replay::is_gzip_name(&args.replay) {
+        let plain = if arena_runner::replay::is_gzip_name(&args.replay) {
             args.replay.with_extension("")
         } else {
             args.replay.clone()
@@ -91,7 +91,7 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
         bots.insert(name.to_string(), PathBuf::from(path));
     }
     // The replay's own limits and rule, with this command's cache and threads.
-    let sandbox = |game: &'static dyn crate::runner::GameDef, header: &CheckedHeader| {
+    let sandbox = |game: &'static dyn arena_runner::runner::GameDef, header: &CheckedHeader| {
         let limits = &header.limits;
         RunArgs {
             fuel: Some(limits.fuel),
@@ -118,7 +118,7 @@ fn verify(args: VerifyArgs) -> anyhow::Result<ExitCode> {
         ..RunArgs::default()
     }
     .pool()?;
-    let verdict = crate::verify::verify(&args.replay, bots, &sandbox, &pool)?;
+    let verdict = arena_runner::verify::verify(&args.replay, bots, &sandbox, &pool)?;
     for w in &verdict.warnings {
         eprintln!("warning: {w}");
     }
