@@ -207,12 +207,15 @@ fn record_president(seed: u64, names: &[&str], games: usize) -> Vec<Recorded> {
 
 /// Every game's states after every event, as the viewer's model redraws them.
 fn redraw(games: &[Recorded]) -> Vec<Vec<Value>> {
-    let model = root().join("host/report/src/view/model.js");
-    let script = "const M = require(process.argv[1]); let s = ''; process.stdin.on('data', d => s += d); \
+    let view = root().join("host/report/src/view");
+    // The model, then every game's file, which registers itself with it (as on the page).
+    let script = "const path = require('path'); const M = globalThis.ArenaModel = require(path.join(process.argv[1], 'model.js')); \
+        for (const f of require('fs').readdirSync(path.join(process.argv[1], 'games')).sort()) require(path.join(process.argv[1], 'games', f)); \
+        let s = ''; process.stdin.on('data', d => s += d); \
         process.stdin.on('end', () => process.stdout.write(JSON.stringify(JSON.parse(s).map(g => M.redraw(g.game, g.events)))));";
     let mut child = Command::new("node")
         .args(["-e", script])
-        .arg(&model)
+        .arg(&view)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .spawn()

@@ -6,6 +6,7 @@
 //! time, so it builds on any machine with the toolchain and no checkout.
 
 use anyhow::{Context, bail};
+use arena_runner::runner::GameDef;
 use clap::ValueEnum;
 use std::path::{Path, PathBuf};
 
@@ -30,7 +31,7 @@ const ESBUILD: &str = "0.28.2";
 /// hoist the one jco brings, and 0.25 is the version its build works with.
 const PREVIEW2_SHIM: &str = "0.25.0";
 
-/// What each game's starter bot is: a copy of one of its example twins.
+/// What a game's starter bot is: a copy of one of its example twins.
 struct Starter {
     game: &'static str,
     house: &'static str,
@@ -43,94 +44,48 @@ struct Starter {
     c_bindings: (&'static str, &'static str, &'static [u8]),
 }
 
-macro_rules! starter {
-    ($game:literal, $module:literal, $house:literal, $c:literal, $c_twin:expr) => {
-        Starter {
-            game: $game,
-            house: $house,
-            rust: include_str!(concat!(
-                "../../../example-bots/rust/",
-                $game,
-                "/",
-                $house,
-                "/src/lib.rs"
-            )),
-            python: include_str!(concat!("../../../example-bots/python/", $game, "/", $house, "/app.py")),
-            js: include_str!(concat!("../../../example-bots/js/", $game, "/", $house, ".js")),
-            c: (
-                include_str!(concat!("../../../example-bots/c/", $game, "/", $c, ".c")),
-                $c_twin,
-            ),
-            c_bindings: (
-                include_str!(concat!("../../../bot-sdk/c/", $game, "/", $module, ".c")),
-                include_str!(concat!("../../../bot-sdk/c/", $game, "/", $module, ".h")),
-                include_bytes!(concat!("../../../bot-sdk/c/", $game, "/", $module, "_component_type.o")),
-            ),
-        }
-    };
-}
-
-const STARTERS: &[Starter] = &[
-    starter!("en-garde", "en_garde", "aggressive", "aggressive", Some("aggressive")),
-    starter!("connect-fwar", "connect_fwar", "basic", "basic", Some("basic")),
-    starter!("sugar", "sugar", "greedy", "first", None),
-    starter!("president", "president", "lowest", "first", None),
-];
+// The example bots, C bindings, WIT files and SDKs, found in their folders by
+// `build.rs`: `RUST_EXAMPLES`, `PYTHON_EXAMPLES`, `JS_EXAMPLES`,
+// `C_EXAMPLES`, `C_BINDINGS`, `WIT`, `RUST_SDK` (copied into every Rust
+// project under `arena-sdk/`, in the repository's layout, so their relative
+// paths hold: a project builds wherever it is moved or handed out, with no
+// arena checkout), `PYTHON_SDK` and `JS_SDK`.
+include!(concat!(env!("OUT_DIR"), "/embedded.rs"));
 
 const C_RNG: &str = include_str!("../../../bot-sdk/c/arena_rng.h");
 
-const WIT: &[(&str, &str)] = &[
-    ("host.wit", include_str!("../../../wit/0.2.0/host.wit")),
-    ("en-garde.wit", include_str!("../../../wit/0.2.0/en-garde.wit")),
-    ("connect-fwar.wit", include_str!("../../../wit/0.2.0/connect-fwar.wit")),
-    ("sugar.wit", include_str!("../../../wit/0.2.0/sugar.wit")),
-    ("president.wit", include_str!("../../../wit/0.2.0/president.wit")),
-];
-
-/// Files of the repository, by their path in it, embedded in the binary.
-macro_rules! repository_files {
-    ($($path:literal),* $(,)?) => {
-        &[$(($path, include_str!(concat!("../../../", $path)))),*]
-    };
+impl Starter {
+    /// The starter of a registered game: the example twins of the house bot
+    /// its registry entry names (`About::starter`), and in C that bot's twin
+    /// if there is one, else the simplest legal bot (`first.c`).
+    fn of(game: &dyn GameDef) -> anyhow::Result<Starter> {
+        let name = game.name();
+        let house = game.about().starter;
+        let example = |lang: &str, list: &[(&str, &str, &'static str)], bot: &str| {
+            list.iter()
+                .find(|(g, b, _)| *g == name && *b == bot)
+                .map(|e| e.2)
+                .with_context(|| format!("{name}: no {lang} example bot {bot} to start a project from"))
+        };
+        let c = match example("C", C_EXAMPLES, house) {
+            Ok(text) => (text, Some(house)),
+            Err(_) => (example("C", C_EXAMPLES, "first")?, None),
+        };
+        let (_, source, header, component) = C_BINDINGS
+            .iter()
+            .find(|b| b.0 == name)
+            .with_context(|| format!("{name}: no C bindings in bot-sdk/c/{name}"))?;
+        Ok(Starter {
+            game: name,
+            house,
+            rust: example("Rust", RUST_EXAMPLES, house)?,
+            python: example("Python", PYTHON_EXAMPLES, house)?,
+            js: example("JavaScript", JS_EXAMPLES, house)?,
+            c,
+            c_bindings: (source, header, component),
+        })
+    }
 }
-
-/// The Rust SDK and the crates it builds on, copied into every Rust project
-/// (under `arena-sdk/`, in the repository's layout, so their relative paths
-/// hold): a project builds wherever it is moved or handed out, with no
-/// arena checkout. A test checks that the list is every file of those folders.
-const RUST_SDK: &[(&str, &str)] = repository_files![
-    "bot-sdk/Cargo.toml",
-    "bot-sdk/src/lib.rs",
-    "bot-sdk/src/tests.rs",
-    "bot-sdk/src/connect_fwar.rs",
-    "bot-sdk/src/en_garde.rs",
-    "bot-sdk/src/president.rs",
-    "bot-sdk/src/sugar.rs",
-    "host/core/Cargo.toml",
-    "host/core/src/lib.rs",
-    "host/games/Cargo.toml",
-    "host/games/src/lib.rs",
-    "host/games/src/connect_fwar/events.rs",
-    "host/games/src/connect_fwar/house.rs",
-    "host/games/src/connect_fwar/mod.rs",
-    "host/games/src/connect_fwar/rules.rs",
-    "host/games/src/connect_fwar/tests.rs",
-    "host/games/src/en_garde/events.rs",
-    "host/games/src/en_garde/house.rs",
-    "host/games/src/en_garde/mod.rs",
-    "host/games/src/en_garde/rules.rs",
-    "host/games/src/en_garde/tests.rs",
-    "host/games/src/president/events.rs",
-    "host/games/src/president/house.rs",
-    "host/games/src/president/mod.rs",
-    "host/games/src/president/rules.rs",
-    "host/games/src/president/tests.rs",
-    "host/games/src/sugar/events.rs",
-    "host/games/src/sugar/house.rs",
-    "host/games/src/sugar/mod.rs",
-    "host/games/src/sugar/rules.rs",
-    "host/games/src/sugar/tests.rs",
-];
 
 /// The arena's workspace manifest: the versions its crates inherit.
 const WORKSPACE_MANIFEST: &str = include_str!("../../../Cargo.toml");
@@ -202,41 +157,6 @@ fn standalone_manifest(manifest: &str, workspace: &str) -> anyhow::Result<String
     ))
 }
 
-const PYTHON_SDK: &[(&str, &str)] = &[
-    (
-        "__init__.py",
-        include_str!("../../../bot-sdk/python/arena_bot/__init__.py"),
-    ),
-    ("host.py", include_str!("../../../bot-sdk/python/arena_bot/host.py")),
-    ("rng.py", include_str!("../../../bot-sdk/python/arena_bot/rng.py")),
-    (
-        "en_garde.py",
-        include_str!("../../../bot-sdk/python/arena_bot/en_garde.py"),
-    ),
-    (
-        "connect_fwar.py",
-        include_str!("../../../bot-sdk/python/arena_bot/connect_fwar.py"),
-    ),
-    ("sugar.py", include_str!("../../../bot-sdk/python/arena_bot/sugar.py")),
-    (
-        "president.py",
-        include_str!("../../../bot-sdk/python/arena_bot/president.py"),
-    ),
-];
-
-const JS_SDK: &[(&str, &str)] = &[
-    ("index.js", include_str!("../../../bot-sdk/js/src/index.js")),
-    ("host.js", include_str!("../../../bot-sdk/js/src/host.js")),
-    ("rng.js", include_str!("../../../bot-sdk/js/src/rng.js")),
-    ("en-garde.js", include_str!("../../../bot-sdk/js/src/en-garde.js")),
-    (
-        "connect-fwar.js",
-        include_str!("../../../bot-sdk/js/src/connect-fwar.js"),
-    ),
-    ("sugar.js", include_str!("../../../bot-sdk/js/src/sugar.js")),
-    ("president.js", include_str!("../../../bot-sdk/js/src/president.js")),
-];
-
 const JS_SDK_PACKAGE: &str = include_str!("../../../bot-sdk/js/package.json");
 
 impl Lang {
@@ -297,13 +217,14 @@ impl Project {
 /// Write a new `lang` project for `game` into `dir`, which must not exist or
 /// be empty (nothing is ever overwritten).
 pub fn create(game: &str, lang: Lang, dir: &Path) -> anyhow::Result<Project> {
-    let Some(starter) = STARTERS.iter().find(|s| s.game == game) else {
-        let names: Vec<&str> = STARTERS.iter().map(|s| s.game).collect();
+    let Some(game) = arena_runner::adapters::game(game) else {
+        let names: Vec<&str> = arena_runner::adapters::GAMES.iter().map(|g| g.name()).collect();
         bail!(
             "unknown game `{game}`; the games are {} (see `arena games`)",
             names.join(", ")
         );
     };
+    let starter = &Starter::of(game)?;
     if dir.exists() && std::fs::read_dir(dir).map(|mut d| d.next().is_some()).unwrap_or(true) {
         bail!(
             "{}: already exists and is not empty; give a new folder name (arena new never overwrites files)",
@@ -662,15 +583,14 @@ fn c_project(starter: &Starter) -> Vec<(String, String)> {
                 ),
             ),
         ),
-        ("wit/host.wit".into(), WIT[0].1.to_string()),
-        (
-            format!("wit/{game}.wit"),
-            WIT.iter()
-                .find(|(f, _)| f.starts_with(game))
-                .map_or("", |w| w.1)
-                .to_string(),
-        ),
+        ("wit/host.wit".into(), wit_file("host.wit").to_string()),
+        (format!("wit/{game}.wit"), wit_file(&format!("{game}.wit")).to_string()),
     ]
+}
+
+/// A file of the newest WIT package, by its name.
+fn wit_file(name: &str) -> &'static str {
+    WIT.iter().find(|(f, _)| *f == name).map_or("", |w| w.1)
 }
 
 #[cfg(unix)]
@@ -750,7 +670,9 @@ mod tests {
     #[test]
     fn every_game_has_a_starter() {
         for game in arena_runner::adapters::GAMES {
-            assert!(STARTERS.iter().any(|s| s.game == game.name()), "{}", game.name());
+            if let Err(e) = Starter::of(*game) {
+                panic!("{e:#}");
+            }
         }
     }
 
@@ -758,7 +680,8 @@ mod tests {
     /// the project, and it claims to play like a house bot only when it does.
     #[test]
     fn every_readme_names_files_the_project_has_and_claims_no_twin_it_is_not() {
-        for starter in STARTERS {
+        for game in arena_runner::adapters::GAMES {
+            let starter = &Starter::of(*game).expect("a starter");
             let projects = [
                 ("Rust", rust_project(starter, "bot").expect("a Rust project")),
                 ("Python", python_project(starter)),

@@ -275,10 +275,14 @@ fn table_results(game: &dyn GameDef, report: &MatchReport) -> String {
         report.games / crate::runner::seat_orders(n),
         crate::runner::seat_orders(n)
     );
+    // The places as the game names them (President: president, bum), each
+    // column at least five wide.
+    let [first_place, last_place] = game.about().places;
+    let (first_width, last_width) = (first_place.len().max(5), last_place.len().max(5));
     let _ = writeln!(
         s,
-        "{:<width$}  {:>6}  {:>13}  {:>9}  {:>5}  forfeits",
-        "bot", "games", "mean position", "president", "bum"
+        "{:<width$}  {:>6}  {:>13}  {:>first_width$}  {:>last_width$}  forfeits",
+        "bot", "games", "mean position", first_place, last_place
     );
     for b in &report.bots {
         let (mean, first, last) = b
@@ -287,7 +291,7 @@ fn table_results(game: &dyn GameDef, report: &MatchReport) -> String {
             .map_or((f64::NAN, 0, 0), |p| (p.mean, p.first, p.last));
         let _ = writeln!(
             s,
-            "{:<width$}  {:>6}  {:>13.2}  {:>9}  {:>5}  {}",
+            "{:<width$}  {:>6}  {:>13.2}  {:>first_width$}  {:>last_width$}  {}",
             b.name,
             b.games,
             mean,

@@ -4,7 +4,8 @@
 //! the network (its Content-Security-Policy forbids it), and opens by
 //! double-click. The drawing code is plain JavaScript in this folder:
 //! `model.js` turns events into states (tested under Node against the
-//! rules), `viewer.js` draws them.
+//! rules), `viewer.js` draws them, and each game's file of `games/` (found
+//! there by `build.rs`) registers its states and its board with the model.
 
 use crate::replay::{GameRecord, ReplayError, ReplayReader};
 use base64::Engine;
@@ -20,8 +21,22 @@ pub const MAX_REPLAY_BYTES: u64 = 256 << 20;
 
 const TEMPLATE: &str = include_str!("viewer.html");
 const CSS: &str = include_str!("viewer.css");
-const MODEL: &str = include_str!("model.js");
 const VIEWER: &str = include_str!("viewer.js");
+
+// `GAME_SCRIPTS`: each game's file of `games/`, by its name.
+include!(concat!(env!("OUT_DIR"), "/game_scripts.rs"));
+
+/// The page's first script: the model, then the file of every registered
+/// game, in the registry's order.
+static MODEL: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| {
+    let mut model = include_str!("model.js").to_string();
+    for game in arena_runner::adapters::GAMES {
+        if let Some((_, script)) = GAME_SCRIPTS.iter().find(|(name, _)| *name == game.name()) {
+            model.push_str(script);
+        }
+    }
+    model
+});
 
 /// What went into a page, for the command's summary line.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -192,7 +207,7 @@ impl Page {
             TEMPLATE,
             &[
                 ("CSS", CSS),
-                ("MODEL", MODEL),
+                ("MODEL", &MODEL),
                 ("VIEWER", VIEWER),
                 ("TITLE", &html_escape(&title)),
                 ("BACK", &back),
@@ -265,7 +280,7 @@ pub fn content_security_policy() -> String {
     let hash = |script: &str| base64::engine::general_purpose::STANDARD.encode(Sha256::digest(script.as_bytes()));
     format!(
         "default-src 'none'; style-src 'unsafe-inline'; script-src 'sha256-{}' 'sha256-{}'; img-src data:",
-        hash(MODEL),
+        hash(&MODEL),
         hash(VIEWER)
     )
 }

@@ -1,4 +1,5 @@
-// The replay page: controls, the game picker, the boards of the four games,
+// The replay page: controls, the game picker, the board of the replay's
+// game (drawn by its file of `games/`, registered with `ArenaModel.game`),
 // and beside each event the bot calls behind it (fuel and log lines).
 "use strict";
 
@@ -98,7 +99,7 @@
     const h = view.header;
     $("message").hidden = true;
     $("app").hidden = false;
-    $("title").textContent = `${GAME_TITLES[h.game] || h.game}: ${h.bots.map((b) => b.name).join(" vs ")}`;
+    $("title").textContent = `${(ArenaModel.GAMES[h.game] || {}).title || h.game}: ${h.bots.map((b) => b.name).join(" vs ")}`;
     document.title = $("title").textContent;
     $("facts").textContent = [
       `variant ${h.variant}`, `match seed ${view.matchSeed || h.seed}`, `${num(view.games.length)} of ${num(h.games)} games`,
@@ -106,8 +107,8 @@
       h.limits ? `fuel ${short(h.limits.fuel)} per move` : null,
       `arena ${h["arena-version"]}, wasmtime ${h["wasmtime-version"]}`, `replay format ${h.format}`,
     ].filter(Boolean).join(" · ");
-    // Sugar hides nothing: no cards to show or hide.
-    $("hidden").parentElement.hidden = h.game === "sugar";
+    // A game that hides nothing (Sugargame) has no cards to show or hide.
+    $("hidden").parentElement.hidden = (ArenaModel.GAMES[h.game] || {}).hides === false;
     $("note").textContent = note || "";
     $("note").hidden = !note;
     const picker = $("game");
@@ -137,12 +138,14 @@
     else if (e !== null && Number(e) >= 1) go(Number(e) - 1);
   }
 
-  const GAME_TITLES = { "en-garde": "En Garde", "connect-fwar": "ConnectFwar", sugar: "Sugargame", president: "President" };
+  // The replay's game as its file of `games/` registered it, if the page has it.
+  const current = () => (view.header && ArenaModel.GAMES[view.header.game]) || null;
 
   function gameLabel(g) {
     let s = `Game ${g.index}: `;
-    if (view.header.game === "connect-fwar") s += `score ${g.scores ? g.scores[0] : "?"}`;
-    else if (view.header.game === "president" && g.positions) s += g.names.map((n, i) => `${n} ${ordinal(g.positions[i])}`).join(", ");
+    // A game played alone has one seat; a table game's result has finishing positions.
+    if (g.names.length === 1) s += `score ${g.scores ? g.scores[0] : "?"}`;
+    else if (g.positions) s += g.names.map((n, i) => `${n} ${ordinal(g.positions[i])}`).join(", ");
     else s += g.names.map((n, i) => `${n} ${g.scores ? g.scores[i] : "?"}`).join(" - ");
     if (g.forfeit) s += ` (forfeit: ${g.names[g.forfeit.seat] || "seat " + g.forfeit.seat}, ${g.forfeit.reason})`;
     return s;
@@ -229,22 +232,14 @@
     if (view.playing) tick();
   }
 
-  // Events worth a mark on the scrubber, and their kind (a CSS class).
+  // Events worth a mark on the scrubber, and their kind (a CSS class): the
+  // game's own events as its file says, forfeits, illegal moves and the end here.
   function marker(game, e, prev, next) {
     switch (e.type) {
       case "forfeit": return "forfeit";
       case "illegal": return "forfeit";
-      case "round-end":
-        // A round lost to an illegal move is the offender's fault: the legend's red mark.
-        if (e.cause === "illegal-move") return "forfeit";
-        return e.scorer === null || e.scorer === undefined ? "round" : "point";
-      case "step": return e.killed && e.killed.length ? "kill" : null;
-      case "draw": return e.connected ? "point" : null;
-      case "turn":
-        if (e.meets === "burn") return "kill";
-        return prev && next && next.positions.some((p, i) => p && !prev.positions[i]) ? "point" : null;
       case "game-end": return "round";
-      default: return null;
+      default: return game && game.marker ? game.marker(e, prev, next) : null;
     }
   }
 
@@ -253,7 +248,7 @@
     box.replaceChildren();
     const n = Math.max(1, view.events.length - 1);
     view.events.forEach((e, i) => {
-      const kind = marker(view.header.game, e, view.states[i - 1], view.states[i]);
+      const kind = marker(current(), e, view.states[i - 1], view.states[i]);
       if (!kind) return;
       const m = document.createElement("button");
       m.className = `mark ${kind}`;
@@ -276,8 +271,8 @@
     const e = view.events[view.at];
     const s = view.states[view.at];
     $("position").textContent = `event ${view.at + 1} of ${view.events.length}`;
-    const board = BOARDS[view.header.game];
-    setHtml($("board"), e && board ? board(s, e) : h`<p>${e ? `No drawing for the game ${view.header.game}.` : "This game has no events."}</p>`);
+    const game = current();
+    setHtml($("board"), e && game ? game.board(s, e, ui) : h`<p>${e ? `No drawing for the game ${view.header.game}.` : "This game has no events."}</p>`);
     setHtml($("event"), e ? h`<b>${e.type}</b>: ${describe(e, s)}` : "");
     drawCalls();
     drawResult(s);
@@ -306,7 +301,7 @@
     if (!r || !atEnd) { box.hidden = true; return; }
     box.hidden = false;
     let text;
-    if (view.header.game === "connect-fwar") text = `Score ${r.scores[0]}`;
+    if (list(r.scores).length === 1) text = `Score ${r.scores[0]}`;
     else if (r.positions) text = r.positions.map((p, i) => [p, i]).sort((a, b) => a[0] - b[0]).map(([p, i]) => `${ordinal(p)} ${name(i)}`).join(", ");
     else {
       const winner = r["winner-name"] !== undefined && r["winner-name"] !== null ? r["winner-name"] : r.winner === null ? null : name(r.winner);
@@ -321,31 +316,17 @@
     return f ? h`<div class="forfeit-box"><b>${name(f.seat)} forfeited: ${f.reason}</b><div>${f.detail}</div></div>` : "";
   }
 
+  // An event in words: the game's own events as its file says, the rest here.
   function describe(e, s) {
+    const game = current();
+    const own = game && game.describe ? game.describe(e, s, ui) : undefined;
+    if (own !== undefined) return own;
     switch (e.type) {
       case "game-start": {
         const seed = (view.game && view.game.seed) || e.seed;
         return e.variant ? `${e.variant} variant, deal seed ${seed}` : `deal seed ${seed}`;
       }
-      case "round-start": return `round ${e.round}: ${name(e["first-to-move"])} moves first`;
-      case "move": return `${name(e.seat)} plays ${e.card} ${e.direction}${e.parried ? ", parried" : ""}`;
-      case "last-chance": return `the deck is out: ${name(e.seat)} attacks with ${e.card} (last chance)${e.parried ? ", parried" : ""}`;
-      case "round-end": {
-        let t = e.scorer === null || e.scorer === undefined ? "no point" : `point to ${name(e.scorer)}`;
-        t += ` (${e.cause}${e.why ? ": " + e.why : ""}${e.attempted ? `, tried ${e.attempted.card} ${e.attempted.direction}` : ""})`;
-        return t + `; score ${scored(e.scores)}`;
-      }
-      case "draw": return `drew ${card(e.card, true)}, named column ${e.answer}: ${e.placed === null ? "discarded" : "placed in column " + e.placed}${e.connected ? `, connects ${e.connected.kind} ${e.connected.index}` : ""}`;
-      case "placement": return "both sides placed their agents";
-      case "step": {
-        const a = e.action;
-        let t = a.kind === "pass" ? `${name(e.seat)} passes` : `${name(e.seat)} moves agent ${a.agent} ${a.direction}`;
-        if (e.collected) t += `, collects ${e.collected}`;
-        if (e.killed && e.killed.length) t += `, kills agent${e.killed.length > 1 ? "s" : ""} ${e.killed.join(", ")}`;
-        return t;
-      }
       case "illegal": return `${name(e.seat)}: illegal ${e.why}${e.cards ? " with " + e.cards.map((c) => card(c, true)).join(" ") : ""}`;
-      case "turn": return e.cards ? `${name(e.seat)} plays ${e.cards.map((c) => card(c, true)).join(" ")} (${e.meets})` : `${name(e.seat)} passes`;
       case "forfeit": return `${name(e.seat)} forfeits (${e.reason}): ${e.detail}`;
       case "game-end":
         if (e.titles) return e.titles.map((t, i) => `${name(i)}: ${t}`).join(", ");
@@ -365,7 +346,7 @@
     if (!c || typeof c !== "object") return text ? String(c) : h`<span class="card">${c}</span>`;
     if (c.kind === "joker") return text ? "Joker" : h`<span class="card joker ${cls || ""}" title="joker">★</span>`;
     const [sym, , red] = SUITS[c.suit] || ["?", "?", false];
-    const r = rankText(c.rank, view.header && view.header.game === "connect-fwar");
+    const r = rankText(c.rank, Boolean(current() && current().aceLow));
     return text ? `${r}${sym}` : h`<span class="card ${red ? "red" : ""} ${cls || ""}" title="${r} of ${c.suit}">${r}<small>${sym}</small></span>`;
   }
   const back = (n) => h`<span class="card back" title="${n} hidden">${n}</span>`;
@@ -373,102 +354,9 @@
   const list = (v) => (Array.isArray(v) ? v : []);
 
   // ---- boards ----
+  // What a game's file draws its board with (`board(state, event, ui)`).
   // Every board is made with `h`: each value from the replay is escaped.
-  const BOARDS = {
-    "en-garde": (s, e) => {
-      const strip = [];
-      for (let i = 0; i < 23; i++) {
-        const who = s.positions[0] === i ? 0 : s.positions[1] === i ? 1 : -1;
-        strip.push(h`<div class="space${who >= 0 ? " fencer seat" + who : ""}" title="space ${i}">${who >= 0 ? (who === 0 ? "▶" : "◀") : ""}<i>${i}</i></div>`);
-      }
-      const hand = (seat) => {
-        const cards = list(s.hands[seat]);
-        const shown = view.showHidden ? cards.map((c) => h`<span class="card">${c}</span>`) : back(cards.length);
-        const played = s.last && s.last.seat === seat && (e.type === "move") ? h`<span class="played">played <span class="card hot">${s.last.card}</span> ${s.last.direction}${s.last.parried ? " - parried" : ""}</span>` : "";
-        return h`<div class="hand seat${seat}"><b>${name(seat)}</b> <span class=score>${list(s.scores)[seat]}</span> ${shown} ${played}</div>`;
-      };
-      const extra = [];
-      if (e.type === "last-chance" && s.lastChance) extra.push(h`<div class=banner>Last chance: ${name(s.lastChance.seat)} attacks with ${s.lastChance.card}${s.lastChance.parried ? " - parried" : ""}</div>`);
-      if (s.end) extra.push(h`<div class=banner>${describe(e, s)}</div>`);
-      const deck = view.showHidden && s.deck && s.deckRemaining > 0 ? `deck order: ${list(s.deck).slice(s.deck.length - s.deckRemaining).join(" ")}` : "";
-      return h`<div class=eg>${hand(0)}<div class=strip>${strip}</div>${hand(1)}
-        <div class=facts>round ${s.round} · first to 5 points · ${s.deckRemaining} cards in the deck · discarded: ${list(s.discard).join(" ") || "none"} ${deck ? "· " + deck : ""}</div>
-        ${extra}${forfeitBox(s.forfeit)}</div>`;
-    },
-    "connect-fwar": (s, e) => {
-      const line = new Set();
-      if (s.connected) {
-        for (let k = 0; k < 4; k++) {
-          const [c, r] = { row: [k, s.connected.index], column: [s.connected.index, k], diagonal: [k, k], "anti-diagonal": [k, 3 - k] }[s.connected.kind] || [-1, -1];
-          line.add(`${c},${r}`);
-        }
-      }
-      const grid = [];
-      for (let r = 3; r >= 0; r--) {
-        for (let c = 0; c < 4; c++) {
-          const column = list(s.columns[c]);
-          const cd = column[r];
-          const hot = s.last && s.last.placed === c && column.length - 1 === r && e.type === "draw";
-          grid.push(h`<div class="cell${line.has(`${c},${r}`) ? " connected" : ""}">${cd ? card(cd, false, hot ? "hot" : "") : ""}</div>`);
-        }
-      }
-      for (let c = 0; c < 4; c++) grid.push(h`<div class=colno>${c}</div>`);
-      const drawn = s.last && e.type === "draw" ? h`<div>drawn: ${card(s.last.card)} named column ${s.last.answer}: ${s.last.placed === null ? h`<b>discarded</b>` : "placed"}</div>` : "";
-      const upcoming = list(s.deck).slice(s.deck ? s.deck.length - s.deckRemaining : 0).slice(0, 5);
-      const next = view.showHidden && s.deck && s.deckRemaining > 0 ? h`<div class=dim>next in the deck: ${upcoming.map((c) => card(c, true)).join(" ")}</div>` : "";
-      const discard = list(s.discard);
-      return h`<div class=cf><div class=grid4>${grid}</div><div class=side>${drawn}
-        <div>${s.deckRemaining} cards in the deck${s.score !== null ? h` · <b>score ${s.score}</b>` : ""}</div>
-        <div>discarded (${discard.length}): ${discard.slice(-12).map((c) => card(c, false))}</div>${next}</div>${forfeitBox(s.forfeit)}</div>`;
-    },
-    sugar: (s, e) => {
-      const at = new Map();
-      for (const a of list(s.agents)) at.set(`${a.x},${a.y}`, a);
-      const prev = view.states[view.at - 1];
-      const gone = new Map();
-      const killed = list(s.killed);
-      if (prev && killed.length) for (const a of list(prev.agents)) if (killed.includes(a.id)) gone.set(`${a.x},${a.y}`, a);
-      const grid = [];
-      const sugarRows = list(s.sugar);
-      for (let y = 0; y < 5; y++) {
-        for (let x = 0; x < 5; x++) {
-          const level = Number(sugarRows[y] ? sugarRows[y][x] : 0) || 0;
-          const a = at.get(`${x},${y}`);
-          const k = gone.get(`${x},${y}`);
-          const moved = s.last && s.last.action && s.last.action.kind === "move" && a && a.id === s.last.action.agent && e.type === "step";
-          grid.push(h`<div class="sq" style="--sugar:${level / 4}" title="(${x}, ${y}): sugar ${level}">
-            <span class=level>${level}</span>${a ? h`<span class="agent seat${a.owner}${moved ? " hot" : ""}">${a.id}</span>` : ""}${k && !a ? h`<span class="agent dead">✕</span>` : ""}</div>`);
-        }
-      }
-      const side = (seat) => h`<div class="hand seat${seat}"><b>${name(seat)}</b> <span class=score>${list(s.scores)[seat]}</span> points · collected ${list(s.collected)[seat]} · kills ${list(s.kills)[seat]} · agents ${list(s.agents).filter((a) => a.owner === seat).length}</div>`;
-      const illegal = s.illegal ? h`<div class=banner>${name(s.illegal.seat)} made an illegal step (${s.illegal.why}) and loses</div>` : "";
-      return h`<div class=su>${side(0)}${side(1)}<div class=grid5>${grid}</div>
-        <div class=facts>step ${s.step} of ${s.maxSteps}${s.last && e.type === "step" ? " · " + describe(e, s) : ""}</div>${illegal}${forfeitBox(s.forfeit)}</div>`;
-    },
-    president: (s, e) => {
-      const rows = [];
-      const counts = list(s.counts);
-      for (let seat = 0; seat < counts.length; seat++) {
-        const out = list(s.positions)[seat];
-        const title = s.titles ? s.titles[seat] : null;
-        const turn = e.type === "turn" && e.seat === seat;
-        // A player out of the game holds nothing (its cards left the game, rule 10.1).
-        const hand = counts[seat] === 0 ? "" : view.showHidden ? list(s.hands[seat]).map((c) => card(c)) : back(counts[seat]);
-        const swap = s.exchange && s.exchange[seat];
-        const ex = swap && (list(swap[0]).length || list(swap[1]).length) && e.type === "game-start"
-          ? h`<div class=dim>gave ${list(swap[0]).map((c) => card(c, true)).join(" ") || "nothing"}, received ${list(swap[1]).map((c) => card(c, true)).join(" ") || "nothing"}</div>` : "";
-        rows.push(h`<div class="seatrow${turn ? " turn" : ""}${out ? " out" : ""}"><div class=who><b>${name(seat)}</b>${s.leader === seat && e.type === "game-start" ? " (leads)" : ""}
-          ${out ? h`<span class=pos>${ordinal(out)}${title ? " · " + title : ""}</span>` : ""}${list(s.passed)[seat] && !out ? h` <span class=pass>passed</span>` : ""}</div>
-          <div class=hand>${hand} <span class=dim>${counts[seat]} cards</span></div>${ex}</div>`);
-      }
-      const beat = s.toBeat ? list(s.toBeat).map((c) => card(c)) : h`<span class=dim>nothing: the next player leads</span>`;
-      const burn = s.burned ? h`<div class=banner>Burn! The pile is cleared and the same player leads again.</div>` : "";
-      const illegal = s.illegal && e.type === "illegal" ? h`<div class=banner>${describe(e, s)}: put out as last</div>` : "";
-      const trick = joined(list(s.trick).slice(-8).map((t) => h`<span class="tr">${name(t.seat)}: ${t.cards ? list(t.cards).map((c) => card(c, true)).join(" ") : "pass"}</span>`), " ");
-      return h`<div class=pr><div class=pile><div>to beat${s.toBeatSeat !== null && s.toBeat ? ` (${name(s.toBeatSeat)})` : ""}:</div>${beat}</div>${burn}${illegal}
-        <div class=table>${rows}</div><div class="facts">this round: ${trick.html ? trick : "-"} · burns so far: ${s.burns}</div>${forfeitBox(s.forfeit)}</div>`;
-    },
-  };
+  const ui = { h, joined, view, name, card, back, list, ordinal, scored, describe, forfeitBox };
 
   // ---- wiring ----
   function wire() {

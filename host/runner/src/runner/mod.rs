@@ -16,9 +16,9 @@ pub use head::*;
 pub use matches::*;
 pub use seats::*;
 
-use crate::games::{EventSink, Failure, IllegalMoves, Kind, Outcome, Seat, derive_seed};
-use crate::sandbox::log::LogContents;
-use crate::sandbox::{BotProgram, Limits, Sandbox, Usage, WorldSpec};
+use arena_core::{EventSink, Failure, IllegalMoves, Kind, Outcome, Seat, derive_seed};
+use arena_sandbox::log::LogContents;
+use arena_sandbox::{BotProgram, Limits, Sandbox, Usage, WorldSpec};
 use std::sync::Arc;
 
 /// A bot as the runner knows it: built in, or a loaded wasm program.
@@ -161,6 +161,12 @@ pub struct About {
     /// The opponents of a newcomer's first match (`arena new` prints it):
     /// house bots, none for a game played alone.
     pub first_opponents: &'static [&'static str],
+    /// The house bot whose example twins (`example-bots/<lang>/<game>/`)
+    /// the projects of `arena new` start as a copy of.
+    pub starter: &'static str,
+    /// What a table game's results call its first and last place
+    /// (President: `president`, `bum`); `first` and `last` for the others.
+    pub places: [&'static str; 2],
     /// Why a replay line is not one of the game's events (its typed
     /// `Event` enum, read and written back unchanged), or `Ok`: [`typed_event`].
     pub check_event: fn(&serde_json::Value) -> Result<(), String>,
@@ -263,16 +269,16 @@ pub trait GameDef: Send + Sync {
         seeds: &[u64],
         seats: &[&BotRef],
         record: bool,
-    ) -> Result<Vec<(PlayedGame, crate::games::EventLines)>, SetupError> {
+    ) -> Result<Vec<(PlayedGame, arena_core::EventLines)>, SetupError> {
         seeds
             .iter()
             .map(|&seed| {
-                let mut events = crate::games::EventLines::default();
+                let mut events = arena_core::EventLines::default();
                 let deal = Deal { setup, seed, seats };
                 let game = if record {
                     self.play(deal, &mut events)?
                 } else {
-                    self.play(deal, &mut crate::games::NoEvents)?
+                    self.play(deal, &mut arena_core::NoEvents)?
                 };
                 Ok((game, events))
             })

@@ -22,6 +22,8 @@ pub static ABOUT: About = About {
     chained: false,
     illegal_rule: "each discards the card (rule 3.3)",
     first_opponents: &[],
+    starter: "basic",
+    places: ["first", "last"],
     check_event: crate::runner::typed_event::<crate::games::connect_fwar::Event>,
 };
 

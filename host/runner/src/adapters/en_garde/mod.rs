@@ -50,6 +50,8 @@ pub static ABOUT: About = About {
     chained: false,
     illegal_rule: "each loses the round (rule 5.1)",
     first_opponents: &["house:random"],
+    starter: "aggressive",
+    places: ["first", "last"],
     check_event: crate::runner::typed_event::<crate::games::en_garde::Event>,
 };
 

@@ -24,6 +24,8 @@ pub static ABOUT: About = About {
     chained: true,
     illegal_rule: "each puts the bot out, in the last place (rule 10.1)",
     first_opponents: &["house:lowest", "house:random"],
+    starter: "lowest",
+    places: ["president", "bum"],
     check_event: crate::runner::typed_event::<crate::games::president::Event>,
 };
 

@@ -35,6 +35,8 @@ pub static ABOUT: About = About {
     chained: false,
     illegal_rule: "the first one loses the game (rule 4.3)",
     first_opponents: &["house:greedy"],
+    starter: "greedy",
+    places: ["first", "last"],
     check_event: crate::runner::typed_event::<crate::games::sugar::Event>,
 };
 
