@@ -8,46 +8,39 @@ use std::collections::{BTreeMap, BTreeSet};
 /// The lines the replay writer adds around a game's own events (the doc's "Lines").
 const REPLAY_LINES: [&str; 5] = ["match", "game", "log", "fuel", "result"];
 
-/// The matches whose events are read: house bots, a bot answering at random
-/// (illegal moves under both rules), and a bot that traps (a forfeit).
-fn matches(game: &str) -> Vec<Vec<String>> {
-    let (house, trap): (&[&str], &str) = match game {
-        "en-garde" => (&["house:aggressive", "house:random"], "hostile/en-garde-start-trap"),
-        "connect-fwar" => (&["house:basic"], "hostile/connect-fwar-start-trap"),
-        "sugar" => (&["house:greedy", "house:random"], "hostile/sugar-place-panic"),
-        "president" => (
-            &["house:lowest", "house:random", "house:lowest"],
-            "hostile/president-play-panic",
-        ),
-        other => panic!("{other}: a new game needs its matches here"),
-    };
-    let fuzz = bot_arg(&format!("hostile/fuzz-answers-{game}"));
-    let trap = bot_arg(trap);
-    let others: Vec<String> = house[1..].iter().map(|s| s.to_string()).collect();
+/// The matches whose events are read, from what the game declares: its
+/// house bots (cycled to fill a table of at most three), and its bot
+/// answering at random (`hostile/fuzz-answers-<game>`: illegal moves under
+/// both rules, a forfeit under `--illegal forfeit`), in its last variant.
+fn matches(game: &dyn arena::runner::GameDef) -> Vec<Vec<String>> {
+    let seats = game.seats();
+    let n = 3.min(*seats.end()).max(*seats.start());
+    let house: Vec<String> = game
+        .house_bots()
+        .iter()
+        .cycle()
+        .take(n)
+        .map(|(name, _)| format!("house:{name}"))
+        .collect();
+    let variant = game.variants().last().expect("a variant").to_string();
+    let fuzz = bot_arg(&format!("hostile/fuzz-answers-{}", game.name()));
     let with = |first: String, rule: &str, games: &str| {
         let mut args = vec![
             "--illegal".to_string(),
             rule.to_string(),
             "--games".into(),
             games.into(),
+            "--variant".into(),
+            variant.clone(),
             first,
         ];
-        args.extend(others.iter().cloned());
-        if others.is_empty() && game != "connect-fwar" {
-            args.push(house[0].to_string());
-        }
+        args.extend(house[1..].iter().cloned());
         args
     };
-    let mut standard = with(house[0].to_string(), "course", "200");
-    if game == "en-garde" {
-        // The last-chance attack exists only in the standard variant (rule 7.3).
-        standard.extend(["--variant".to_string(), "standard".to_string()]);
-    }
     vec![
-        standard,
+        with(house[0].clone(), "course", "200"),
         with(fuzz.clone(), "course", "100"),
         with(fuzz, "forfeit", "100"),
-        with(trap, "course", "2"),
     ]
 }
 
@@ -98,7 +91,7 @@ fn every_event_a_match_writes_is_the_games_typed_event_and_is_documented() {
             "{name}: docs/replay-format.md lists other event types than the enum"
         );
         let mut seen: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-        for (i, args) in matches(name).into_iter().enumerate() {
+        for (i, args) in matches(*game).into_iter().enumerate() {
             let replay = temp(&format!("events-{name}-{i}")).join("r.jsonl");
             let mut full = vec!["match".to_string(), "--game".into(), name.into(), "--replay".into()];
             full.push(replay.display().to_string());
