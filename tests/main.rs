@@ -23,6 +23,7 @@ mod illegal;
 mod ladder;
 mod langs;
 mod layers;
+mod lease;
 mod lms;
 mod play;
 mod president;

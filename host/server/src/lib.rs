@@ -3,26 +3,31 @@
 //! house bots by the course's rubric within seconds; the teacher follows
 //! the class and exports grades. See docs/server.md.
 //!
-//! - [`course`]: the course folder and `course.toml`.
+//! - [`course`]: the course folder and `course.toml`; [`init`]: `arena course`.
 //! - [`roster`]: class lists from Canvas, Moodle, Blackboard or a plain CSV.
 //! - [`db`]: SQLite or Postgres through one code path.
+//! - [`lease`]: the one lease life cycle of all work handed out (grading jobs and ladder matches).
 //! - [`queue`]: submissions and the durable job queue; [`work`]: what a job does.
+//! - [`ladder`]: matchmaking, ratings and the ladder's matches; [`play`]: one ladder match.
+//! - [`workers`]: external workers, and disabling one whose result differed.
+//! - [`pool`]: the server's own threads; [`serve`]: `arena serve`.
 //! - [`export`]: the gradebook, Canvas's import and the class zip.
-//! - [`ladder`]: matchmaking, ratings and the check of external workers; [`play`]: one ladder match.
-//! - [`web`]: the pages and the API; [`ladder_web`]: the ladder's pages; [`serve`]: `arena serve`; [`init`]: `arena course`.
-//! - [`remote`]: the API external workers call; [`worker`]: `arena worker`, which calls it.
+//! - [`web`]: the pages and the API, one file per audience.
+//! - [`api`]: the API's requests and responses; [`client`]: the one client of the API (`arena submit`, `arena worker`).
 
+pub mod api;
+pub mod client;
 pub mod course;
 pub mod db;
 pub mod export;
 pub mod init;
 pub mod ladder;
-pub mod ladder_web;
+pub mod lease;
 pub mod play;
+pub mod pool;
 pub mod queue;
-pub mod remote;
 pub mod roster;
 pub mod serve;
 pub mod web;
 pub mod work;
-pub mod worker;
+pub mod workers;

@@ -5,7 +5,10 @@ use crate::course::Course;
 use crate::db::{Backend, Db};
 use crate::ladder::Ladder;
 use crate::queue::Queue;
-use crate::web::{App, Shared, router};
+use crate::pool;
+use crate::web::routes::router;
+use crate::web::{App, Shared};
+use crate::workers::Workers;
 use crate::work::Grading;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -36,20 +39,20 @@ pub async fn serve(spec: ServeSpec<'_>) -> Result<(), String> {
     let grading = Arc::new(Grading::new(&course, spec.compiler.clone())?);
     let url = spec.database.clone().unwrap_or_else(|| course.sqlite_url());
     let db = Db::open(&url).await?;
-    let queue = Queue::new(db.clone(), course.clone()).await?;
-    let ladder = Arc::new(Ladder::new(db.clone(), course.clone(), &grading).await?);
+    let workers = Arc::new(Workers::new(db.clone()));
+    let queue = Queue::new(db.clone(), course.clone(), workers.clone()).await?;
+    let ladder = Arc::new(Ladder::new(db.clone(), course.clone(), &grading, workers.clone()).await?);
     ladder.start(spec.workers);
     if spec.workers == 0 {
-        // Every grading job and ladder match waits for external workers; the
-        // server only does again, on one thread, the sample it checks them with.
-        queue.start_checker(grading.clone(), ladder.clone());
+        pool::start_checker(queue.clone(), ladder.clone(), grading.clone());
     } else {
-        queue.start(spec.workers, grading.clone(), Some(ladder.clone()));
+        pool::start(spec.workers, queue.clone(), ladder.clone(), grading.clone());
     }
     let shared = Shared(Arc::new(App {
         queue,
         grading,
         ladder,
+        workers,
         csrf: axum_csrf::CsrfConfig::default(),
         replaying: Arc::new(tokio::sync::Semaphore::new(spec.workers.max(1))),
     }));

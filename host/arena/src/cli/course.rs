@@ -6,7 +6,7 @@ use clap::{Args, Subcommand};
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// `arena course ...`.
 #[derive(Debug, Subcommand)]
@@ -236,7 +236,7 @@ pub fn run_worker(a: WorkerArgs) -> anyhow::Result<ExitCode> {
         .or_else(|| env("HOME").map(|d| d.join(".cache").join("arena").join("worker")))
         .context("no cache folder: give --cache DIR")?;
     let say = |line: &str| eprintln!("{line}");
-    let spec = arena_server::worker::WorkerSpec {
+    let spec = arena_server::client::worker::WorkerSpec {
         server: a.server.clone(),
         token: a.token.clone(),
         jobs: a
@@ -247,16 +247,16 @@ pub fn run_worker(a: WorkerArgs) -> anyhow::Result<ExitCode> {
         max_matches: a.matches,
         say: &say,
     };
-    match arena_server::worker::run(&spec) {
+    match arena_server::client::worker::run(&spec) {
         Ok(n) => {
             eprintln!("{n} matches played; stopping as asked");
             Ok(ExitCode::SUCCESS)
         }
-        Err(arena_server::worker::Stop::Refused(why)) => {
+        Err(arena_server::client::worker::Stop::Refused(why)) => {
             eprintln!("arena worker: {}: {why}", a.server);
             Ok(ExitCode::from(2))
         }
-        Err(arena_server::worker::Stop::Failed(why)) => bail!("{why}"),
+        Err(arena_server::client::worker::Stop::Failed(why)) => bail!("{why}"),
     }
 }
 
@@ -283,102 +283,67 @@ pub fn run_serve(a: ServeArgs) -> anyhow::Result<()> {
 
 /// Run `arena submit`: 0 accepted, 1 rejected, 2 anything else (one line).
 pub fn run_submit(a: SubmitArgs) -> anyhow::Result<ExitCode> {
+    use arena_server::client::{Client, Failure};
     let bytes = std::fs::read(&a.bot).with_context(|| format!("{}: cannot read it", a.bot.display()))?;
-    let server = a.server.trim_end_matches('/');
-    let agent: ureq::Agent = ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .timeout_global(Some(Duration::from_secs(120)))
-        .build()
-        .into();
-    let auth = format!("Bearer {}", a.token);
+    let client = Client::new(&a.server, &a.token);
+    let server = client.server();
     let name = a
         .bot
         .file_name()
         .map_or("bot.wasm".into(), |n| n.to_string_lossy().into_owned());
     // Ask first: a bad token or a file over the limit is said before megabytes are sent.
-    let mut course = agent
-        .get(&format!("{server}/api/course"))
-        .header("Authorization", &auth)
-        .call()
-        .map_err(|e| anyhow::anyhow!("{server}: cannot reach the course server ({e}); check --server"))?;
-    let info: serde_json::Value = course.body_mut().read_json().unwrap_or(serde_json::Value::Null);
-    if course.status().as_u16() != 200 {
-        let why = info["error"].as_str().unwrap_or("the server refused the token");
-        bail!("{server}: {why}");
-    }
-    if let Some(max) = info["max_file_bytes"].as_u64().filter(|m| bytes.len() as u64 > *m) {
+    let info = client.course().map_err(|f| match f {
+        Failure::Refused { why, .. } => anyhow::anyhow!("{server}: {why}"),
+        other => anyhow::anyhow!("{other}"),
+    })?;
+    if bytes.len() as u64 > info.max_file_bytes {
         bail!(
-            "{}: the file is larger than {max} bytes, the most a bot may be in this course; build it in release mode (see `arena new`)",
-            a.bot.display()
+            "{}: the file is larger than {} bytes, the most a bot may be in this course; build it in release mode (see `arena new`)",
+            a.bot.display(),
+            info.max_file_bytes
         );
     }
-    let mut sent = agent
-        .post(&format!("{server}/api/submissions"))
-        .header("Authorization", &auth)
-        .header("X-File-Name", &name)
-        .header("Content-Type", "application/wasm")
-        .send(&bytes[..])
-        .map_err(|e| anyhow::anyhow!("{server}: the upload did not get through ({e}); try again"))?;
-    let status = sent.status().as_u16();
-    let body: serde_json::Value = sent.body_mut().read_json().unwrap_or(serde_json::Value::Null);
-    if status != 202 {
-        let why = body["error"].as_str().unwrap_or("the server refused the upload");
-        bail!("{}: {why}", a.bot.display());
-    }
-    let version = body["version"].as_i64().unwrap_or(0);
+    let sent = client.submit(&name, &bytes).map_err(|f| match f {
+        Failure::Refused { why, .. } => anyhow::anyhow!("{}: {why}", a.bot.display()),
+        other => anyhow::anyhow!("{other}"),
+    })?;
     if !a.json {
         eprintln!(
-            "submitted {} as version {version} (SHA-256 {}); waiting for the verdict...",
+            "submitted {} as version {} (SHA-256 {}); waiting for the verdict...",
             a.bot.display(),
-            body["sha256"].as_str().unwrap_or("")
+            sent.version,
+            sent.sha256
         );
     }
-    let started = Instant::now();
-    let verdict = loop {
-        std::thread::sleep(Duration::from_millis(500));
-        let mut got = agent
-            .get(&format!("{server}/api/submissions/{version}"))
-            .header("Authorization", &auth)
-            .call()
-            .map_err(|e| anyhow::anyhow!("{server}: lost the course server ({e})"))?;
-        let v: serde_json::Value = got.body_mut().read_json().unwrap_or(serde_json::Value::Null);
-        match v["state"].as_str() {
-            Some("queued" | "running") if started.elapsed() < Duration::from_secs(a.wait) => continue,
-            Some("queued" | "running") => bail!(
-                "no verdict after {} s; it will appear at {}",
-                a.wait,
-                v["url"].as_str().unwrap_or(server)
-            ),
-            Some(_) => break v,
-            None => bail!("{server}: the server answered something else than a verdict"),
-        }
-    };
+    let verdict = client
+        .verdict(sent.version, Duration::from_secs(a.wait))
+        .map_err(|f| anyhow::anyhow!("{f}"))?;
     if a.json {
         println!("{}", serde_json::to_string_pretty(&verdict)?);
     } else {
         print_verdict(&verdict);
     }
-    Ok(match verdict["state"].as_str() {
-        Some("accepted") => ExitCode::SUCCESS,
-        Some("rejected") => ExitCode::from(1),
+    Ok(match verdict.state.as_str() {
+        "accepted" => ExitCode::SUCCESS,
+        "rejected" => ExitCode::from(1),
         _ => ExitCode::from(2),
     })
 }
 
-fn print_verdict(v: &serde_json::Value) {
-    if let Some(check) = v["check_text"].as_str() {
+/// A verdict as `arena submit` prints it: the check's and the grade's reports, then the link.
+fn print_verdict(v: &arena_server::api::VersionView) {
+    if let Some(check) = &v.check_text {
         print!("{check}");
     }
-    if let Some(grade) = v["grade_text"].as_str() {
+    if let Some(grade) = &v.grade_text {
         println!();
         print!("{grade}");
     }
-    match v["state"].as_str() {
-        Some("rejected") => println!("rejected: {}", v["reason"].as_str().unwrap_or("")),
-        Some("failed") => println!("the server could not grade it: {}", v["reason"].as_str().unwrap_or("")),
+    let reason = v.reason.as_deref().unwrap_or("");
+    match v.state.as_str() {
+        "rejected" => println!("rejected: {reason}"),
+        "failed" => println!("the server could not grade it: {reason}"),
         _ => {}
     }
-    if let Some(url) = v["url"].as_str() {
-        println!("See it with its replays: {url}");
-    }
+    println!("See it with its replays: {}", v.url);
 }

@@ -5,9 +5,9 @@
 //! heartbeats while it plays, fetches each bot once by SHA-256 (checked,
 //! kept in its cache folder), and returns every result with its fuel.
 
+use super::{Answer, Client};
 use crate::play::{Job, Player};
-use crate::queue::{RemoteJob, RemoteResult};
-use crate::remote::{Beat, Claim, Hello, Result1, Results, Taken, Welcome};
+use crate::api::{Beat, Claim, Hello, Lease, RemoteJob, RemoteResult, Result1, Results, Taken, Welcome};
 use crate::work::Grading;
 use arena_runner::runner::settings::RunSettings;
 use rayon::prelude::*;
@@ -50,34 +50,6 @@ impl std::fmt::Display for Stop {
     }
 }
 
-struct Client {
-    agent: ureq::Agent,
-    server: String,
-    auth: String,
-}
-
-impl Client {
-    fn post<T: serde::Serialize>(&self, path: &str, body: &T) -> Result<(u16, serde_json::Value), String> {
-        let mut r = self
-            .agent
-            .post(&format!("{}{path}", self.server))
-            .header("Authorization", &self.auth)
-            .send_json(body)
-            .map_err(|e| format!("{}: cannot reach the course server ({e})", self.server))?;
-        let status = r.status().as_u16();
-        let value = if status == 204 {
-            serde_json::Value::Null
-        } else {
-            r.body_mut()
-                .with_config()
-                .limit(64 << 20)
-                .read_json()
-                .unwrap_or(serde_json::Value::Null)
-        };
-        Ok((status, value))
-    }
-}
-
 fn refusal(status: u16, v: &serde_json::Value) -> Stop {
     let why = v["error"]
         .as_str()
@@ -90,18 +62,50 @@ fn refusal(status: u16, v: &serde_json::Value) -> Stop {
     }
 }
 
-/// Run a worker until stopped (or after `max_matches`).
+/// Run a worker until stopped (or after `max_matches`): say hello, then
+/// take grading jobs first (students wait for them), else batches of ladder
+/// matches, for as long as the server answers.
 pub fn run(spec: &WorkerSpec<'_>) -> Result<usize, Stop> {
-    let server = spec.server.trim_end_matches('/').to_string();
-    let client = Client {
-        agent: ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .timeout_global(Some(Duration::from_secs(120)))
-            .build()
-            .into(),
-        server: server.clone(),
-        auth: format!("Bearer {}", spec.token.trim()),
-    };
+    let client = Client::new(&spec.server, &spec.token);
+    let welcome = hello(&client, spec)?;
+    let shift = Shift::new(client, welcome, spec)?;
+    let mut played = 0usize;
+    let mut idle = Duration::from_millis(250);
+    // Grading jobs are asked for at most once a second (and again at once
+    // after one came): a batch of short ladder matches takes less.
+    let mut jobs_asked: Option<std::time::Instant> = None;
+    loop {
+        if spec.max_matches.is_some_and(|m| played >= m) {
+            return Ok(played);
+        }
+        if jobs_asked.is_none_or(|t| t.elapsed() >= Duration::from_secs(1)) {
+            jobs_asked = Some(std::time::Instant::now());
+            if let Some(job) = shift.next_job()? {
+                jobs_asked = None;
+                idle = Duration::from_millis(250);
+                do_job(&shift, &job)?;
+                continue;
+            }
+        }
+        match shift.claim()? {
+            Claimed::Lease(lease) => {
+                idle = Duration::from_millis(250);
+                played += shift.play(&lease, played)?;
+            }
+            Claimed::Nothing => {
+                std::thread::sleep(idle);
+                // The ladder's queue is empty only for a moment: ask again soon.
+                idle = (idle * 2).min(Duration::from_secs(1));
+            }
+            Claimed::Later => std::thread::sleep(Duration::from_secs(2)),
+        }
+    }
+}
+
+/// Say hello until the server answers (a lab PC may start before the
+/// server does, or while it restarts), and read what to play and how.
+fn hello(client: &Client, spec: &WorkerSpec<'_>) -> Result<Welcome, Stop> {
+    let server = client.server();
     let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
         .map(|h| h.trim().to_string())
         .unwrap_or_default();
@@ -111,8 +115,6 @@ pub fn run(spec: &WorkerSpec<'_>) -> Result<usize, Stop> {
         jobs: spec.jobs.max(1),
         host,
     };
-    // A lab PC may start before the server does, or while it restarts:
-    // say so and ask again, as a long-lived worker must.
     let mut wait = Duration::from_secs(1);
     let (status, v) = loop {
         match client.post("/api/worker/hello", &hello) {
@@ -129,127 +131,156 @@ pub fn run(spec: &WorkerSpec<'_>) -> Result<usize, Stop> {
     if status != 200 {
         return Err(refusal(status, &v));
     }
-    let welcome: Welcome = serde_json::from_value(v)
-        .map_err(|e| Stop::Failed(format!("{server}: an answer the worker cannot read ({e})")))?;
-    let game = arena_runner::runner::entrants::find_game(&welcome.game).map_err(|e| Stop::Failed(e.to_string()))?;
-    let settings = RunSettings {
-        fuel: welcome.limits.fuel,
-        bank: welcome.limits.bank,
-        memory: welcome.limits.memory,
-        max_file_bytes: welcome.limits.max_file_bytes,
-        cache_dir: Some(spec.cache.join("compiled")),
-        cache_max: 4 << 30,
-        compiler: spec.compiler.clone(),
-        jobs: Some(spec.jobs as u64),
-        ..RunSettings::default()
-    };
-    let player = Player::new(game, &settings, welcome.illegal).map_err(Stop::Failed)?;
-    let grading = Grading::from_parts(
-        &welcome.game,
-        &welcome.rubric,
-        &format!("{server}'s rubric"),
-        settings.clone(),
-        &welcome.worlds,
-    )
-    .map_err(Stop::Failed)?;
-    let engine = player.fingerprint();
-    (spec.say)(&format!(
-        "worker {} of {server}: {} on {} threads",
-        welcome.worker,
-        game.title(),
-        spec.jobs.max(1)
-    ));
-    let files = spec.cache.join("bots");
-    std::fs::create_dir_all(&files)
-        .map_err(|e| Stop::Failed(format!("{}: cannot create it ({e})", files.display())))?;
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(spec.jobs.max(1))
-        .build()
-        .map_err(|e| Stop::Failed(e.to_string()))?;
-    let mut played = 0usize;
-    let mut idle = Duration::from_millis(250);
-    // Grading jobs are asked for at most once a second (and again at once
-    // after one came): a batch of short ladder matches takes less.
-    let mut jobs_asked: Option<std::time::Instant> = None;
-    loop {
-        if spec.max_matches.is_some_and(|m| played >= m) {
-            return Ok(played);
-        }
-        // Enough matches to keep every thread busy for a while: a claim, its
-        // fetches and its results are a few requests whatever the batch.
-        let claim = Claim {
-            engine: engine.clone(),
-            max: 48 * spec.jobs.max(1),
+    serde_json::from_value(v).map_err(|e| Stop::Failed(format!("{server}: an answer the worker cannot read ({e})")))
+}
+
+/// What a worker works with once the server welcomed it.
+struct Shift<'a> {
+    client: Client,
+    welcome: Welcome,
+    spec: &'a WorkerSpec<'a>,
+    player: Player,
+    grading: Grading,
+    /// The engine's fingerprint, sent with every claim.
+    engine: String,
+    /// Bot files, by SHA-256.
+    files: PathBuf,
+    pool: rayon::ThreadPool,
+}
+
+/// What a claim of ladder matches gave.
+enum Claimed {
+    /// Matches under a lease.
+    Lease(Lease),
+    /// None wait.
+    Nothing,
+    /// The server could not answer now: ask again in a while.
+    Later,
+}
+
+impl<'a> Shift<'a> {
+    /// Set up to play and grade as the server's `welcome` says.
+    fn new(client: Client, welcome: Welcome, spec: &'a WorkerSpec<'a>) -> Result<Shift<'a>, Stop> {
+        let server = client.server().to_string();
+        let game =
+            arena_runner::runner::entrants::find_game(&welcome.game).map_err(|e| Stop::Failed(e.to_string()))?;
+        let settings = RunSettings {
+            fuel: welcome.limits.fuel,
+            bank: welcome.limits.bank,
+            memory: welcome.limits.memory,
+            max_file_bytes: welcome.limits.max_file_bytes,
+            cache_dir: Some(spec.cache.join("compiled")),
+            cache_max: 4 << 30,
+            compiler: spec.compiler.clone(),
+            jobs: Some(spec.jobs as u64),
+            ..RunSettings::default()
         };
-        // Students wait for grading jobs; the ladder does not.
-        let ask = jobs_asked.is_none_or(|t| t.elapsed() >= Duration::from_secs(1));
-        if ask {
-            jobs_asked = Some(std::time::Instant::now());
+        let player = Player::new(game, &settings, welcome.illegal).map_err(Stop::Failed)?;
+        let grading = Grading::from_parts(
+            &welcome.game,
+            &welcome.rubric,
+            &format!("{server}'s rubric"),
+            settings.clone(),
+            &welcome.worlds,
+        )
+        .map_err(Stop::Failed)?;
+        (spec.say)(&format!(
+            "worker {} of {server}: {} on {} threads",
+            welcome.worker,
+            game.title(),
+            spec.jobs.max(1)
+        ));
+        let files = spec.cache.join("bots");
+        std::fs::create_dir_all(&files)
+            .map_err(|e| Stop::Failed(format!("{}: cannot create it ({e})", files.display())))?;
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(spec.jobs.max(1))
+            .build()
+            .map_err(|e| Stop::Failed(e.to_string()))?;
+        Ok(Shift {
+            engine: player.fingerprint(),
+            client,
+            welcome,
+            spec,
+            player,
+            grading,
+            files,
+            pool,
+        })
+    }
+
+    /// A claim: enough matches to keep every thread busy for a while (a
+    /// claim, its fetches and its results are a few requests whatever the batch).
+    fn claim_body(&self) -> Claim {
+        Claim {
+            engine: self.engine.clone(),
+            max: 48 * self.spec.jobs.max(1),
         }
-        match if ask {
-            client.post("/api/worker/jobs/claim", &claim)
-        } else {
-            Ok((204, serde_json::Value::Null))
-        } {
-            Ok((200, v)) => {
-                jobs_asked = None;
-                let job: RemoteJob = serde_json::from_value(v)
-                    .map_err(|e| Stop::Failed(format!("{server}: an answer the worker cannot read ({e})")))?;
-                idle = Duration::from_millis(250);
-                do_job(&client, &grading, &files, &spec.cache, &job, &welcome, spec.say)?;
-                continue;
-            }
-            Ok((204, _)) | Err(_) => {}
-            Ok((status @ (401 | 403 | 409), v)) => return Err(refusal(status, &v)),
-            Ok(_) => {}
+    }
+
+    /// The next grading job or version test, if one waits.
+    fn next_job(&self) -> Result<Option<RemoteJob>, Stop> {
+        match self.client.post("/api/worker/jobs/claim", &self.claim_body()) {
+            Ok((200, v)) => serde_json::from_value(v).map(Some).map_err(|e| {
+                Stop::Failed(format!(
+                    "{}: an answer the worker cannot read ({e})",
+                    self.client.server()
+                ))
+            }),
+            Ok((status @ (401 | 403 | 409), v)) => Err(refusal(status, &v)),
+            Ok(_) | Err(_) => Ok(None),
         }
-        let (status, v) = match client.post("/api/worker/claim", &claim) {
+    }
+
+    /// Claim a batch of ladder matches.
+    fn claim(&self) -> Result<Claimed, Stop> {
+        let (status, v) = match self.client.post("/api/worker/claim", &self.claim_body()) {
             Ok(x) => x,
             Err(e) => {
                 // The server may be restarting: wait and ask again.
-                (spec.say)(&format!("{e}; trying again"));
-                std::thread::sleep(Duration::from_secs(2));
-                continue;
+                (self.spec.say)(&format!("{e}; trying again"));
+                return Ok(Claimed::Later);
             }
         };
         match status {
-            204 => {
-                std::thread::sleep(idle);
-                // The ladder's queue is empty only for a moment: ask again soon.
-                idle = (idle * 2).min(Duration::from_secs(1));
-                continue;
-            }
-            200 => idle = Duration::from_millis(250),
-            500..=599 => {
-                std::thread::sleep(Duration::from_secs(2));
-                continue;
-            }
-            _ => return Err(refusal(status, &v)),
+            204 => Ok(Claimed::Nothing),
+            200 => serde_json::from_value(v).map(Claimed::Lease).map_err(|e| {
+                Stop::Failed(format!(
+                    "{}: an answer the worker cannot read ({e})",
+                    self.client.server()
+                ))
+            }),
+            500..=599 => Ok(Claimed::Later),
+            _ => Err(refusal(status, &v)),
         }
-        let lease: crate::ladder::Lease = serde_json::from_value(v)
-            .map_err(|e| Stop::Failed(format!("{server}: an answer the worker cannot read ({e})")))?;
+    }
+
+    /// Play a leased batch (its bots fetched first, heartbeats while it
+    /// plays) and send its results; how many were taken (`before` were taken earlier).
+    fn play(&self, lease: &Lease, before: usize) -> Result<usize, Stop> {
+        let say = self.spec.say;
         let fetched = lease
             .matches
             .iter()
             .flat_map(|job| job.bots.iter().filter_map(|b| b.sha256.as_deref()))
-            .try_for_each(|sha| fetch(&client, &files, sha));
+            .try_for_each(|sha| fetch(&self.client, &self.files, sha));
         if let Err(e) = fetched {
             // The lease runs out and its matches go back to the queue.
-            (spec.say)(&format!("{e}; trying again"));
+            say(&format!("{e}; trying again"));
             std::thread::sleep(Duration::from_secs(2));
-            continue;
+            return Ok(0);
         }
         // Heartbeats while the batch plays: the lease must outlive its slowest match.
-        let beat = Heartbeat::start(&client, &lease.lease, welcome.lease_seconds);
+        let beat = Heartbeat::start(&self.client, &lease.lease, self.welcome.lease_seconds);
         let file_of = |sha: &str| {
-            let p = files.join(format!("{sha}.wasm"));
+            let p = self.files.join(format!("{sha}.wasm"));
             p.is_file().then_some(p)
         };
-        let outcomes: Vec<(i64, Result<crate::play::Outcome, String>)> = pool.install(|| {
+        let outcomes: Vec<(i64, Result<crate::play::Outcome, String>)> = self.pool.install(|| {
             lease
                 .matches
                 .par_iter()
-                .map(|job: &Job| (job.id, player.play(job, &file_of)))
+                .map(|job: &Job| (job.id, self.player.play(job, &file_of)))
                 .collect()
         });
         drop(beat);
@@ -258,32 +289,32 @@ pub fn run(spec: &WorkerSpec<'_>) -> Result<usize, Stop> {
             match o {
                 Ok(outcome) => results.push(Result1 { id, outcome }),
                 // The lease runs out and the match goes back to the queue.
-                Err(e) => (spec.say)(&format!("match {id} could not be played here: {e}")),
+                Err(e) => say(&format!("match {id} could not be played here: {e}")),
             }
         }
         let sent = Results {
             lease: lease.lease.clone(),
             results,
         };
-        let Some((status, v)) = send_results(&client, &sent, welcome.lease_seconds, spec.say) else {
-            (spec.say)("the server could not be reached while the lease lasted: the batch will be played again");
-            continue;
+        let Some((status, v)) = send_results(&self.client, &sent, self.welcome.lease_seconds, say) else {
+            say("the server could not be reached while the lease lasted: the batch will be played again");
+            return Ok(0);
         };
         if status != 200 {
             return Err(refusal(status, &v));
         }
         let taken: Taken = serde_json::from_value(v).unwrap_or_default();
-        played += taken.taken.len();
-        (spec.say)(&format!(
+        say(&format!(
             "{} matches played and taken ({} in all){}",
             taken.taken.len(),
-            played,
+            before + taken.taken.len(),
             if taken.untaken.is_empty() {
                 String::new()
             } else {
                 format!("; {} came too late and were not taken", taken.untaken.len())
             }
         ));
+        Ok(taken.taken.len())
     }
 }
 
@@ -297,11 +328,9 @@ struct Heartbeat {
 impl Heartbeat {
     fn start(client: &Client, lease: &str, lease_seconds: i64) -> Heartbeat {
         let (stop, stopped) = std::sync::mpsc::channel::<()>();
-        let agent = client.agent.clone();
-        let (server, auth, lease) = (client.server.clone(), client.auth.clone(), lease.to_string());
+        let (beater, lease) = (client.clone(), lease.to_string());
         let every = Duration::from_secs((lease_seconds / 4).max(1) as u64);
         let thread = std::thread::spawn(move || {
-            let beater = Client { agent, server, auth };
             // Beat every `every` until the sender is dropped.
             while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(every) {
                 let _ = beater.post("/api/worker/heartbeat", &Beat { lease: lease.clone() });
@@ -324,15 +353,15 @@ impl Drop for Heartbeat {
 }
 
 /// Do a grading job or version test the server handed over, and send its verdict.
-fn do_job(
-    client: &Client,
-    grading: &Grading,
-    files: &Path,
-    cache: &Path,
-    job: &RemoteJob,
-    welcome: &Welcome,
-    say: &(dyn Fn(&str) + Sync),
-) -> Result<(), Stop> {
+fn do_job(shift: &Shift<'_>, job: &RemoteJob) -> Result<(), Stop> {
+    let Shift {
+        client,
+        grading,
+        files,
+        welcome,
+        ..
+    } = shift;
+    let (cache, say) = (&shift.spec.cache, shift.spec.say);
     let mut result = RemoteResult {
         job: job.job,
         lease: job.lease.clone(),
@@ -398,7 +427,7 @@ fn send_job_result(
     sent: &RemoteResult,
     lease_seconds: i64,
     say: &(dyn Fn(&str) + Sync),
-) -> Option<(u16, serde_json::Value)> {
+) -> Option<Answer> {
     let until = std::time::Instant::now() + Duration::from_secs(lease_seconds.max(1) as u64);
     loop {
         match client.post("/api/worker/jobs/result", sent) {
@@ -419,7 +448,7 @@ fn send_results(
     sent: &Results,
     lease_seconds: i64,
     say: &(dyn Fn(&str) + Sync),
-) -> Option<(u16, serde_json::Value)> {
+) -> Option<Answer> {
     let until = std::time::Instant::now() + Duration::from_secs(lease_seconds.max(1) as u64);
     loop {
         match client.post("/api/worker/results", sent) {

@@ -5,96 +5,16 @@
 //! credential; a worker that runs another engine is refused at its first
 //! call, and one whose results do not replay is disabled.
 
-use crate::course::LimitChanges;
-use crate::ladder::{Lease, Untaken};
-use crate::play::Outcome;
-use crate::web::Shared;
-use arena_core::IllegalMoves;
+use super::Shared;
+use crate::api::{Beat, Claim, Hello, RemoteResult, Results, Taken, Welcome};
+use crate::api::Lease;
+use crate::ladder::Untaken;
+use crate::lease::Holder;
 use axum::Json;
 use axum::body::Body;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use serde::{Deserialize, Serialize};
-
-/// What a worker says first.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Hello {
-    /// The arena's version.
-    pub arena: String,
-    /// wasmtime's version.
-    pub wasmtime: String,
-    /// Threads it plays on.
-    pub jobs: usize,
-    /// The machine's name, for the teacher.
-    pub host: String,
-}
-
-/// What the server answers: what to play and how.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Welcome {
-    /// The worker's id.
-    pub worker: i64,
-    /// The game.
-    pub game: String,
-    /// The course's changes to the game's limits.
-    pub limits: LimitChanges,
-    /// What an illegal move costs.
-    pub illegal: IllegalMoves,
-    /// The server's engine fingerprint: the worker's must be the same.
-    pub engine: String,
-    /// Seconds a lease lasts without a heartbeat.
-    pub lease_seconds: i64,
-    /// The course's rubric (the text of its file), for grading jobs.
-    pub rubric: String,
-    /// The world versions the course accepts (none: all).
-    pub worlds: Vec<String>,
-    /// A version test's margin in Elo, and its most games.
-    pub versus: (f64, u64),
-}
-
-/// A claim.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Claim {
-    /// The worker's engine fingerprint.
-    pub engine: String,
-    /// Most matches wanted.
-    pub max: usize,
-}
-
-/// A heartbeat.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Beat {
-    /// The lease kept alive.
-    pub lease: String,
-}
-
-/// One match's result.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Result1 {
-    /// The match.
-    pub id: i64,
-    /// What it gave.
-    pub outcome: Outcome,
-}
-
-/// Results under a lease.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Results {
-    /// The lease.
-    pub lease: String,
-    /// The results.
-    pub results: Vec<Result1>,
-}
-
-/// What became of results.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct Taken {
-    /// Matches whose results were taken.
-    pub taken: Vec<i64>,
-    /// Matches whose results were not (the lease ran out or they came twice).
-    pub untaken: Vec<i64>,
-}
 
 fn refuse(status: StatusCode, why: impl Into<String>) -> Response {
     (status, Json(serde_json::json!({ "error": why.into() }))).into_response()
@@ -107,7 +27,7 @@ async fn worker(s: &Shared, headers: &HeaderMap) -> Result<i64, Response> {
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.strip_prefix("Bearer "))
         .ok_or_else(|| refuse(StatusCode::UNAUTHORIZED, "no worker token: give --token"))?;
-    match s.0.ladder.worker(token.trim()).await {
+    match s.0.workers.worker(token.trim()).await {
         Ok(Some((id, None))) => Ok(id),
         Ok(Some((_, Some(why)))) => Err(refuse(StatusCode::FORBIDDEN, format!("this worker is disabled: {why}"))),
         Ok(None) => Err(refuse(
@@ -141,7 +61,7 @@ pub async fn hello(State(s): State<Shared>, headers: HeaderMap, Json(hello): Jso
     let app = &s.0;
     app.ladder.heard_from(id, hello.jobs);
     let _ = app
-        .ladder
+        .workers
         .hello(
             id,
             &format!("{} on {} ({} threads)", hello.arena, hello.host, hello.jobs),
@@ -182,7 +102,7 @@ pub async fn claim(State(s): State<Shared>, headers: HeaderMap, Json(c): Json<Cl
     }
     let ladder = &s.0.ladder;
     ladder.heard_from(id, c.max.div_ceil(2).max(1));
-    match ladder.claim(id, c.max.clamp(1, 64), ladder.lease_seconds()).await {
+    match ladder.claim(Holder::Worker(id), c.max.clamp(1, 64), ladder.lease_seconds()).await {
         Ok(Lease { matches, .. }) if matches.is_empty() => StatusCode::NO_CONTENT.into_response(),
         Ok(lease) => Json(lease).into_response(),
         Err(e) => refuse(StatusCode::INTERNAL_SERVER_ERROR, format!("the server failed: {e}")),
@@ -225,7 +145,7 @@ pub async fn claim_job(State(s): State<Shared>, headers: HeaderMap, Json(c): Jso
 pub async fn job_result(
     State(s): State<Shared>,
     headers: HeaderMap,
-    Json(r): Json<crate::queue::RemoteResult>,
+    Json(r): Json<RemoteResult>,
 ) -> Response {
     let id = match worker(&s, &headers).await {
         Ok(id) => id,
@@ -282,7 +202,7 @@ pub async fn results(State(s): State<Shared>, headers: HeaderMap, Json(r): Json<
         }
     }
     let batch: Vec<_> = jobs.iter().map(|(j, o)| (j, *o)).collect();
-    let results = match ladder.finish_many(id, &r.lease, &batch).await {
+    let results = match ladder.finish_many(Holder::Worker(id), &r.lease, &batch).await {
         Ok(r) => r,
         Err(e) => return refuse(StatusCode::INTERNAL_SERVER_ERROR, format!("the server failed: {e}")),
     };

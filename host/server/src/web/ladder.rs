@@ -5,7 +5,7 @@
 
 use crate::db::Person;
 use crate::ladder::{Board, FROZEN, Ladder, PSEUDONYMS};
-use crate::web::{App, Shared, error, internal, me, page, set_note, shown_time};
+use super::{App, Shared, error, internal, me, page, set_note, shown_time};
 use askama::Template;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode, header};
@@ -323,7 +323,7 @@ pub async fn ladder_person(State(s): State<Shared>, session: Session, Path(pid):
             .unwrap_or_else(|| "an earlier version".into())
     };
     let name = if board.pseudonyms && !who.is_teacher && who.id != pid {
-        Ladder::pseudonym(pid)
+        crate::ladder::standings::pseudonym(pid)
     } else {
         person.name.clone()
     };
@@ -344,57 +344,10 @@ pub async fn ladder_person(State(s): State<Shared>, session: Session, Path(pid):
         Ok(h) => h,
         Err(e) => return internal(e),
     };
-    let mut heads: BTreeMap<String, [u32; 3]> = BTreeMap::new();
-    let mut recent = Vec::new();
-    if let Some(r) = row {
-        for (k, m) in app.ladder.matches_of(&r.key, usize::MAX).iter().enumerate() {
-            let Some(me_at) = m.keys.iter().position(|x| *x == r.key) else {
-                continue;
-            };
-            let records = m.outcome.records(m.keys.len());
-            let mine = records[me_at];
-            let others: Vec<String> = m
-                .keys
-                .iter()
-                .enumerate()
-                .filter(|(i, _)| *i != me_at)
-                .map(|(_, key)| shown(key))
-                .collect();
-            for other in &others {
-                let h = heads.entry(other.clone()).or_default();
-                for i in 0..3 {
-                    h[i] += mine[i];
-                }
-            }
-            if k < 20 {
-                recent.push(MatchView {
-                    finished: shown_time(&m.finished_at),
-                    against: others.join(", "),
-                    record: format!("{} / {} / {}", mine[0], mine[1], mine[2]),
-                    games: (0..m.outcome.games.len().min(10))
-                        .map(|g| {
-                            (
-                                format!("{}", g + 1),
-                                format!("/ladder/matches/{}/games/{}?as={me_at}", m.id, g + 1),
-                            )
-                        })
-                        .collect(),
-                });
-            }
-        }
-    }
-    let heads = heads
-        .into_iter()
-        .map(|(name, [w, d, l])| {
-            let n = w + d + l;
-            let score = if n == 0 {
-                "-".into()
-            } else {
-                format!("{:.0}%", 100.0 * (f64::from(w) + 0.5 * f64::from(d)) / f64::from(n))
-            };
-            (name, n, format!("{w} / {d} / {l}"), score)
-        })
-        .collect();
+    let (heads, recent) = match row {
+        Some(r) => head_to_head(&app.ladder, &r.key, &shown),
+        None => (Vec::new(), Vec::new()),
+    };
     let html = PersonPage {
         course: &app.queue.course.config.name,
         who: if who.is_teacher {
@@ -413,6 +366,67 @@ pub async fn ladder_person(State(s): State<Shared>, session: Session, Path(pid):
         Ok(html) => page(html),
         Err(e) => internal(e),
     }
+}
+
+/// The head-to-head records of the ladder entrant `key` against each
+/// opponent (named by `shown`: name, games, record, score), and its 20
+/// latest matches.
+#[allow(clippy::type_complexity)]
+fn head_to_head(
+    ladder: &Ladder,
+    key: &str,
+    shown: &dyn Fn(&str) -> String,
+) -> (Vec<(String, u32, String, String)>, Vec<MatchView>) {
+    let mut heads: BTreeMap<String, [u32; 3]> = BTreeMap::new();
+    let mut recent = Vec::new();
+    for (k, m) in ladder.matches_of(key, usize::MAX).iter().enumerate() {
+        let Some(me_at) = m.keys.iter().position(|x| x == key) else {
+            continue;
+        };
+        let records = m.outcome.records(m.keys.len());
+        let mine = records[me_at];
+        let others: Vec<String> = m
+            .keys
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != me_at)
+            .map(|(_, key)| shown(key))
+            .collect();
+        for other in &others {
+            let h = heads.entry(other.clone()).or_default();
+            for i in 0..3 {
+                h[i] += mine[i];
+            }
+        }
+        if k < 20 {
+            recent.push(MatchView {
+                finished: shown_time(&m.finished_at),
+                against: others.join(", "),
+                record: format!("{} / {} / {}", mine[0], mine[1], mine[2]),
+                games: (0..m.outcome.games.len().min(10))
+                    .map(|g| {
+                        (
+                            format!("{}", g + 1),
+                            format!("/ladder/matches/{}/games/{}?as={me_at}", m.id, g + 1),
+                        )
+                    })
+                    .collect(),
+            });
+        }
+    }
+    let heads = heads
+        .into_iter()
+        .map(|(name, [w, d, l])| {
+            let n = w + d + l;
+            let score = if n == 0 {
+                "-".into()
+            } else {
+                format!("{:.0}%", 100.0 * (f64::from(w) + 0.5 * f64::from(d)) / f64::from(n))
+            };
+            (name, n, format!("{w} / {d} / {l}"), score)
+        })
+        .collect();
+    (heads, recent)
 }
 
 /// The ratings of a student's versions as an SVG plot: a dot per version
@@ -539,7 +553,7 @@ pub async fn ladder_game(
     })
     .await;
     match made {
-        Ok(Ok(html)) => crate::web::viewer_response(html),
+        Ok(Ok(html)) => super::viewer_response(html),
         Ok(Err(why)) => error(StatusCode::NOT_FOUND, why),
         Err(e) => internal(e),
     }
@@ -637,7 +651,7 @@ pub async fn tournament_file(State(s): State<Shared>, session: Session, Path(fil
     match tokio::fs::read(&path).await {
         Ok(bytes) => {
             let mut r = ([(header::CONTENT_TYPE, kind)], bytes).into_response();
-            crate::web::secure_headers(r.headers_mut(), &arena_report::view::content_security_policy());
+            super::secure_headers(r.headers_mut(), &arena_report::view::content_security_policy());
             r
         }
         Err(_) => error(StatusCode::NOT_FOUND, "the final tournament has not been published"),

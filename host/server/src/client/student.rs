@@ -1,0 +1,77 @@
+//! What `arena submit` asks of the server: the course (before the upload,
+//! so a bad token or a file over the limit is said before megabytes are
+//! sent), the upload, and the verdict once it is there.
+
+use super::{Client, Failure, reason, typed};
+use crate::api::{CourseInfo, VersionView};
+use std::time::{Duration, Instant};
+
+impl Client {
+    /// The course this token belongs to, with its limits.
+    pub fn course(&self) -> Result<CourseInfo, Failure> {
+        let server = &self.server;
+        let (status, v) = self.get("/api/course").map_err(|e| {
+            Failure::Unreachable(format!(
+                "{server}: cannot reach the course server ({e}); check --server"
+            ))
+        })?;
+        if status != 200 {
+            let why = reason(&v, "the server refused the token");
+            return Err(Failure::Refused { status, why });
+        }
+        typed(v).ok_or_else(|| Failure::Unreachable(format!("{server}: the server answered something else than a course")))
+    }
+
+    /// Upload `bytes` as a new version named `name`; the version as received.
+    pub fn submit(&self, name: &str, bytes: &[u8]) -> Result<VersionView, Failure> {
+        let server = &self.server;
+        let r = self
+            .agent
+            .post(&format!("{server}/api/submissions"))
+            .header("Authorization", &self.auth)
+            .header("X-File-Name", name)
+            .header("Content-Type", "application/wasm")
+            .send(bytes)
+            .map_err(|e| {
+                Failure::Unreachable(format!("{server}: the upload did not get through ({e}); try again"))
+            })?;
+        let (status, v) = Client::body(r, 64 << 20);
+        if status != 202 {
+            let why = reason(&v, "the server refused the upload");
+            return Err(Failure::Refused { status, why });
+        }
+        typed(v).ok_or_else(|| Failure::Unreachable(format!("{server}: the server answered something else than a version")))
+    }
+
+    /// Version `n` of the token's student, as it stands.
+    pub fn version(&self, n: i64) -> Result<VersionView, Failure> {
+        let server = &self.server;
+        let (_, v) = self
+            .get(&format!("/api/submissions/{n}"))
+            .map_err(|e| Failure::Unreachable(format!("{server}: lost the course server ({e})")))?;
+        typed(v).ok_or_else(|| {
+            Failure::Unreachable(format!("{server}: the server answered something else than a verdict"))
+        })
+    }
+
+    /// Version `n` once it has its verdict, asking every half second for at
+    /// most `wait`; after that, one line saying where the verdict will appear.
+    pub fn verdict(&self, n: i64, wait: Duration) -> Result<VersionView, Failure> {
+        let started = Instant::now();
+        loop {
+            std::thread::sleep(Duration::from_millis(500));
+            let v = self.version(n)?;
+            match v.state.as_str() {
+                "queued" | "running" if started.elapsed() < wait => continue,
+                "queued" | "running" => {
+                    return Err(Failure::Unreachable(format!(
+                        "no verdict after {} s; it will appear at {}",
+                        wait.as_secs(),
+                        if v.url.is_empty() { &self.server } else { &v.url }
+                    )));
+                }
+                _ => return Ok(v),
+            }
+        }
+    }
+}

@@ -1,0 +1,284 @@
+//! The rating fit: every finished match among the current versions, folded
+//! into counts per pairing and result, fitted at once (Bradley-Terry, or
+//! Plackett-Luce at a table); the leaderboard it gives, and each student
+//! version's last standing kept for their history.
+
+use super::types::{Board, Current, Done, Row};
+use super::{FROZEN, KEEP_EVERY, Ladder, PSEUDONYMS, RECOUNT, elapsed, mark, turn};
+use crate::course::{now, stamp};
+use arena_competition::tournament::fit::{FitGame, Fitted, PRIOR_DRAWS, fit_counted};
+use arena_core::derive_seed;
+use sqlx::Row as _;
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+impl Ladder {
+    /// Fit the ratings again from every finished match among the current versions.
+    pub async fn fit_now(&self) -> Result<(), String> {
+        self.forget_if_disabled();
+        if turn(&self.reread, RECOUNT)
+            && let Err(e) = self.read_done().await
+        {
+            // Read in full again at the next fit, not a minute later.
+            if let Ok(mut r) = self.reread.lock() {
+                *r = None;
+            }
+            return Err(e);
+        }
+        let current = self.current().await?;
+        let pseudonyms = self.setting(PSEUDONYMS).await;
+        let frozen = self.setting(FROZEN).await;
+        let table_game = self.table > 2;
+        let done: Vec<Arc<Done>> = self
+            .done
+            .lock()
+            .map(|d| d.values().cloned().collect())
+            .unwrap_or_default();
+        let mut board = tokio::task::spawn_blocking(move || standings(&current, &done, table_game, pseudonyms, frozen))
+            .await
+            .map_err(|e| e.to_string())?;
+        board.serial = self.board().serial + 1;
+        self.keep_standings(&board).await?;
+        if let Ok(mut b) = self.board.write() {
+            *b = Arc::new(board);
+        }
+        let _ = self.changed.send(());
+        Ok(())
+    }
+
+    /// Write each student version's standing whose games changed, so it
+    /// stays in the student's history after the version leaves the ladder.
+    async fn keep_standings(&self, board: &Board) -> Result<(), String> {
+        // Every 30 s is enough for a history of versions, and spares a
+        // write per version at every fit while results pour in; a version's
+        // first games are written at once.
+        let due = board.frozen || elapsed(&self.kept, KEEP_EVERY);
+        let changed: Vec<&Row> = {
+            let Ok(written) = self.written.lock() else {
+                return Ok(());
+            };
+            board
+                .rows
+                .iter()
+                .filter(|r| r.person.is_some() && written.get(&r.key) != Some(&r.games))
+                .filter(|r| due || written.get(&r.key).is_none_or(|&g| g == 0))
+                .collect()
+        };
+        if due {
+            mark(&self.kept);
+        }
+        if changed.is_empty() {
+            return Ok(());
+        }
+        let mut tx = self.db.pool.begin().await.map_err(|e| e.to_string())?;
+        for r in &changed {
+            let Some(id) = r.key.strip_prefix('s').and_then(|n| n.parse::<i64>().ok()) else {
+                continue;
+            };
+            let json = serde_json::json!({
+                "rating": r.rating, "interval": r.interval, "games": r.games,
+                "wins": r.wins, "draws": r.draws, "losses": r.losses,
+            });
+            sqlx::query("UPDATE submissions SET ladder_json = $1 WHERE id = $2")
+                .bind(json.to_string())
+                .bind(id)
+                .execute(&mut *tx)
+                .await
+                .map_err(|e| e.to_string())?;
+        }
+        tx.commit().await.map_err(|e| e.to_string())?;
+        if let Ok(mut written) = self.written.lock() {
+            for r in changed {
+                written.insert(r.key.clone(), r.games);
+            }
+        }
+        Ok(())
+    }
+
+    /// A student's versions on the ladder, oldest first: the version and its
+    /// standing (rating, 95% interval, games) when last fitted.
+    pub async fn history(&self, person: i64) -> Result<Vec<(i64, f64, [f64; 2], u64)>, String> {
+        let rows = sqlx::query(
+            "SELECT version, ladder_json FROM submissions WHERE person_id = $1 AND ladder_json IS NOT NULL ORDER BY version",
+        )
+        .bind(person)
+        .fetch_all(&self.db.pool)
+        .await
+        .map_err(|e| e.to_string())?;
+        Ok(rows
+            .iter()
+            .filter_map(|r| {
+                let v: i64 = r.try_get(0).ok()?;
+                let j: serde_json::Value = serde_json::from_str(&r.try_get::<String, _>(1).ok()?).ok()?;
+                Some((
+                    v,
+                    j["rating"].as_f64()?,
+                    [j["interval"][0].as_f64()?, j["interval"][1].as_f64()?],
+                    j["games"].as_u64()?,
+                ))
+            })
+            .collect())
+    }
+}
+
+
+/// What the finished matches among the current entrants add up to.
+struct Tally {
+    /// How often each outcome happened: a pairing and its result, or a finishing order.
+    games: Vec<(FitGame, u32)>,
+    /// Each entrant's wins, draws and losses (at a table: first, between, last).
+    records: Vec<[u32; 3]>,
+    /// Each entrant's games.
+    played: Vec<u32>,
+    /// Matches among the current entrants, and their games.
+    matches: usize,
+    total: usize,
+}
+
+/// Fold the finished matches `done` among `current` into counts: the fit
+/// needs only how often each outcome happened, so a ladder's many games
+/// collapse into a count per pairing and result (or finishing order).
+fn tally(current: &[Current], done: &[Arc<Done>], table_game: bool) -> Tally {
+    let index: HashMap<&str, usize> = current.iter().enumerate().map(|(i, c)| (c.key.as_str(), i)).collect();
+    let mut counts: BTreeMap<(Vec<usize>, u8), u32> = BTreeMap::new();
+    let mut records = vec![[0u32; 3]; current.len()];
+    let mut played = vec![0u32; current.len()];
+    let (mut matches, mut total) = (0, 0);
+    for d in done {
+        let Some(map) = d
+            .keys
+            .iter()
+            .map(|k| index.get(k.as_str()).copied())
+            .collect::<Option<Vec<usize>>>()
+        else {
+            continue;
+        };
+        matches += 1;
+        total += d.outcome.games.len();
+        for (e, r) in d.outcome.records(map.len()).iter().enumerate() {
+            for k in 0..3 {
+                records[map[e]][k] += r[k];
+            }
+        }
+        for g in &d.outcome.games {
+            for &e in &g.seats {
+                played[map[e]] += 1;
+            }
+            match &g.positions {
+                Some(p) if table_game => {
+                    let mut order: Vec<usize> = (0..g.seats.len()).collect();
+                    order.sort_by_key(|&s| p.get(s).copied().unwrap_or(u32::MAX));
+                    *counts
+                        .entry((order.iter().map(|&s| map[g.seats[s]]).collect(), 3))
+                        .or_default() += 1;
+                }
+                _ if g.seats.len() == 2 => {
+                    let halves = match g.winner {
+                        Some(0) => 2,
+                        Some(_) => 0,
+                        None => 1,
+                    };
+                    *counts
+                        .entry((vec![map[g.seats[0]], map[g.seats[1]]], halves))
+                        .or_default() += 1;
+                }
+                _ => {}
+            }
+        }
+    }
+    let games = counts
+        .into_iter()
+        .map(|((seats, halves), n)| {
+            let g = match halves {
+                3 => FitGame::Order(seats),
+                h => FitGame::Duel {
+                    a: seats[0],
+                    b: seats[1],
+                    score: f64::from(h) / 2.0,
+                },
+            };
+            (g, n)
+        })
+        .collect();
+    Tally {
+        games,
+        records,
+        played,
+        matches,
+        total,
+    }
+}
+
+/// The leaderboard of `current` from the finished matches `done`.
+fn standings(current: &[Current], done: &[Arc<Done>], table_game: bool, pseudonyms: bool, frozen: bool) -> Board {
+    let t = tally(current, done, table_game);
+    let counted: Vec<(&FitGame, u32)> = t.games.iter().map(|(g, n)| (g, *n)).collect();
+    let fitted: Vec<Fitted> = fit_counted(current.len(), &counted, PRIOR_DRAWS);
+    let mut order: Vec<usize> = (0..current.len()).collect();
+    order.sort_by(|&a, &b| {
+        fitted[b]
+            .elo
+            .partial_cmp(&fitted[a].elo)
+            .unwrap_or(std::cmp::Ordering::Equal)
+            .then(current[a].key.cmp(&current[b].key))
+    });
+    let rows = order
+        .iter()
+        .enumerate()
+        .map(|(rank, &i)| {
+            let f = fitted[i];
+            // Certainly above: others whose whole interval is above this one's.
+            let above = fitted.iter().filter(|o| o.low > f.high).count();
+            let below = fitted.iter().filter(|o| o.high < f.low).count();
+            let c = &current[i];
+            Row {
+                rank: rank + 1,
+                ranks: [above + 1, current.len() - below],
+                key: c.key.clone(),
+                person: c.person,
+                name: match c.person {
+                    Some(p) if pseudonyms => pseudonym(p),
+                    _ => c.name.clone(),
+                },
+                real_name: c.name.clone(),
+                rating: f.elo,
+                interval: [f.low, f.high],
+                games: t.played[i],
+                wins: t.records[i][0],
+                draws: t.records[i][1],
+                losses: t.records[i][2],
+                version: c.version,
+                submitted: c.submitted.clone(),
+                house: c.person.is_none(),
+            }
+        })
+        .collect();
+    Board {
+        rows,
+        matches: t.matches,
+        games: t.total,
+        fitted_at: stamp(now()),
+        pseudonyms,
+        frozen,
+        serial: 0,
+    }
+}
+
+/// A stable, friendly name for a student whose name is hidden.
+pub fn pseudonym(person: i64) -> String {
+    const ADJECTIVES: [&str; 16] = [
+        "Amber", "Brisk", "Calm", "Daring", "Eager", "Fleet", "Gentle", "Hardy", "Keen", "Lucky", "Merry", "Nimble",
+        "Quiet", "Rapid", "Steady", "Witty",
+    ];
+    const ANIMALS: [&str; 16] = [
+        "Badger", "Crane", "Dolphin", "Falcon", "Gecko", "Heron", "Ibex", "Jackal", "Koala", "Lynx", "Marten", "Newt",
+        "Otter", "Puffin", "Raven", "Stoat",
+    ];
+    let h = derive_seed(0x7073_6575_646f, person as u64);
+    format!(
+        "{} {} {}",
+        ADJECTIVES[(h % 16) as usize],
+        ANIMALS[((h >> 8) % 16) as usize],
+        person
+    )
+}

@@ -1,0 +1,110 @@
+//! What the ladder's parts share: the leaderboard, the entrants now on the
+//! ladder, a finished match, a lease on matches and why a result was not taken.
+
+use crate::play::Outcome;
+use serde::Serialize;
+use std::collections::HashMap;
+
+/// One row of the leaderboard.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Row {
+    /// The rank (1 = best).
+    pub rank: usize,
+    /// The ranks its interval allows: best and worst (equal when no one is within noise).
+    pub ranks: [usize; 2],
+    /// `s<submission id>` or `house:<name>`.
+    pub key: String,
+    /// The student's database id; none for a house bot.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub person: Option<i64>,
+    /// The name shown (a pseudonym when the teacher hides names).
+    pub name: String,
+    /// The student's own name (the teacher always sees it).
+    #[serde(skip)]
+    pub real_name: String,
+    /// The rating (Elo scale, the ladder's mean 1500).
+    pub rating: f64,
+    /// Its 95% interval.
+    pub interval: [f64; 2],
+    /// Games played by this version on the ladder.
+    pub games: u32,
+    /// Games won, drawn and lost (at a table: first, between, last).
+    pub wins: u32,
+    /// Draws.
+    pub draws: u32,
+    /// Losses.
+    pub losses: u32,
+    /// The version on the ladder; none for a house bot.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub version: Option<i64>,
+    /// When that version was submitted.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub submitted: Option<String>,
+    /// A house bot.
+    pub house: bool,
+}
+
+/// The leaderboard as last fitted.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Board {
+    /// Best first.
+    pub rows: Vec<Row>,
+    /// Ladder matches whose games count (among the current versions).
+    pub matches: usize,
+    /// Their games.
+    pub games: usize,
+    /// When it was fitted.
+    pub fitted_at: String,
+    /// Names are hidden.
+    pub pseudonyms: bool,
+    /// No new matches.
+    pub frozen: bool,
+    /// Counts the fits: a page rendered from one board is rendered once.
+    pub serial: u64,
+}
+
+/// An entrant now on the ladder.
+#[derive(Debug, Clone)]
+pub(crate) struct Current {
+    pub(crate) key: String,
+    pub(crate) person: Option<i64>,
+    pub(crate) name: String,
+    pub(crate) version: Option<i64>,
+    pub(crate) submitted: Option<String>,
+    pub(crate) id: i64,
+}
+
+/// A finished match, as the ladder keeps it in memory.
+#[derive(Debug, Clone)]
+pub struct Done {
+    /// The match's id.
+    pub id: i64,
+    /// Its entrants' keys.
+    pub keys: Vec<String>,
+    /// What it gave.
+    pub outcome: Outcome,
+    /// When it finished.
+    pub finished_at: String,
+}
+
+/// The scheduler's count of matches per entrant, kept up to date by reading
+/// only the rows added since (every server's); read in full again now and
+/// then, which also takes in rows another server dropped or committed late.
+#[derive(Default)]
+pub(crate) struct Counted {
+    /// The highest row id read.
+    pub(crate) last: i64,
+    /// Matches per entrant key.
+    pub(crate) counts: HashMap<String, u64>,
+    /// When the counts were last read in full.
+    pub(crate) full: Option<std::time::Instant>,
+}
+
+/// Why a result was not taken.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Untaken {
+    /// The lease expired or its result already came.
+    NotLeased,
+    /// It does not fit the match.
+    Malformed(String),
+}

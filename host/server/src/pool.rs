@@ -1,0 +1,59 @@
+//! The server's own threads: each grades the next waiting job, or else
+//! checks an external worker's result, or else plays a batch of ladder
+//! matches, and sleeps only when there is nothing of the three.
+
+use crate::ladder::Ladder;
+use crate::queue::Queue;
+use crate::work::Grading;
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Start `threads` threads of the server's own work (see the module's doc);
+/// each does its work in a blocking thread of its own, so the web server's
+/// threads stay free however long grading takes.
+pub fn start(threads: usize, queue: Queue, ladder: Arc<Ladder>, grading: Arc<Grading>) {
+    for _ in 0..threads {
+        let (queue, ladder, grading) = (queue.clone(), ladder.clone(), grading.clone());
+        tokio::spawn(async move {
+            loop {
+                match queue.claim().await {
+                    Ok(Some(job)) => queue.run(job, &grading).await,
+                    Ok(None) => {
+                        // Listening before looking: matches queued while this
+                        // thread looks wake it, instead of being missed until
+                        // the 2 s timeout.
+                        let (woken, queued) = (queue.wake.notified(), ladder.wake.notified());
+                        if !queue.check_one(&grading).await && !ladder.play_own().await {
+                            tokio::select! {
+                                _ = woken => {}
+                                _ = queued => {}
+                                _ = tokio::time::sleep(Duration::from_secs(2)) => {}
+                            }
+                        }
+                    }
+                    // A database that failed: try again shortly, never spin.
+                    Err(_) => {
+                        let _ = tokio::time::timeout(Duration::from_secs(2), queue.wake.notified()).await;
+                    }
+                }
+            }
+        });
+    }
+}
+
+/// With no threads of its own (`--workers 0`: every job and match waits for
+/// external workers), a server still does again, on one thread, the sample
+/// of external workers' jobs and matches it checks them with.
+pub fn start_checker(queue: Queue, ladder: Arc<Ladder>, grading: Arc<Grading>) {
+    tokio::spawn(async move {
+        loop {
+            if !queue.check_one(&grading).await && !ladder.check_one().await {
+                tokio::select! {
+                    _ = ladder.wake.notified() => {}
+                    _ = queue.wake.notified() => {}
+                    _ = tokio::time::sleep(Duration::from_secs(2)) => {}
+                }
+            }
+        }
+    });
+}

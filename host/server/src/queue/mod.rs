@@ -1,0 +1,389 @@
+//! Submissions and the durable job queue behind them. A submission is
+//! acknowledged only once its file (kept by SHA-256) is on disk and its row
+//! and its job are committed; a job a killed server left running is queued
+//! again when the server starts, and finishing a job is one transaction, so
+//! every job finishes exactly once.
+
+use crate::course::{Course, now, stamp};
+use crate::db::{Db, hex};
+use crate::lease::{JOBS, Leases};
+use crate::workers::Workers;
+use sha2::{Digest, Sha256};
+use sqlx::Row;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use tokio::sync::{Notify, broadcast};
+
+mod own;
+mod record;
+mod remote;
+
+
+/// Tries of a job the arena itself failed (not the bot) before its submission is marked failed.
+pub const MAX_ATTEMPTS: i64 = 3;
+
+/// A submission finished: whose, and which.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Finished {
+    /// The person's database id.
+    pub person: i64,
+    /// Their version number.
+    pub version: i64,
+}
+
+/// One stored version of a student's bot.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Submission {
+    /// The database id.
+    pub id: i64,
+    /// The person's database id.
+    pub person: i64,
+    /// Its number among the person's versions, from 1.
+    pub version: i64,
+    /// The file's SHA-256, hex.
+    pub sha256: String,
+    /// Its size in bytes.
+    pub size: i64,
+    /// The name it was uploaded under (shown, never used as a path).
+    pub file_name: String,
+    /// When it was received (RFC 3339, UTC).
+    pub submitted_at: String,
+    /// Days after the deadline.
+    pub late_days: i64,
+    /// `queued`, `running`, `accepted`, `rejected` or `failed`.
+    pub state: String,
+    /// The toolchain `arena check` read from it.
+    pub toolchain: Option<String>,
+    /// `arena check`'s report (JSON).
+    pub check_json: Option<String>,
+    /// `arena check`'s report as printed.
+    pub check_text: Option<String>,
+    /// The grade (JSON).
+    pub grade_json: Option<String>,
+    /// The grade as printed.
+    pub grade_text: Option<String>,
+    /// Points.
+    pub score: Option<f64>,
+    /// The most points there are.
+    pub max_score: Option<f64>,
+    /// Why it was rejected, or why the arena failed it.
+    pub reason: Option<String>,
+    /// Its test against the version before it ([`crate::work::Versus`], JSON).
+    pub versus_json: Option<String>,
+}
+
+/// Why an upload was not taken.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Refused {
+    /// Past the deadline and its late days.
+    Frozen,
+    /// Too many uploads in the last hour.
+    TooMany(u32),
+    /// Over the file size limit.
+    TooBig(u64),
+    /// Empty.
+    Empty,
+}
+
+impl std::fmt::Display for Refused {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refused::Frozen => write!(f, "the deadline and its late days are over: no more uploads are taken"),
+            Refused::TooMany(n) => write!(
+                f,
+                "{n} uploads in the last hour is the most; wait a little and upload again"
+            ),
+            Refused::TooBig(max) => write!(
+                f,
+                "the file is larger than {max} bytes, the most a bot may be; build it in release mode (see `arena new`)"
+            ),
+            Refused::Empty => write!(f, "the file is empty: choose the bot.wasm your build made"),
+        }
+    }
+}
+
+/// The queue of one course.
+#[derive(Clone)]
+pub struct Queue {
+    /// The database.
+    pub db: Db,
+    /// The course.
+    pub course: Arc<Course>,
+    /// The life cycle of its jobs' leases.
+    leases: Leases,
+    /// The external workers, who may do its jobs.
+    workers: Arc<Workers>,
+    /// Jobs were queued or results arrived.
+    pub wake: Arc<Notify>,
+    finished: broadcast::Sender<Finished>,
+}
+
+const COLUMNS: &str = "id, person_id, version, sha256, size, file_name, submitted_at, late_days, state, toolchain, \
+                       check_json, check_text, grade_json, grade_text, score, max_score, reason, versus_json";
+
+fn submission(r: &sqlx::any::AnyRow) -> Submission {
+    Submission {
+        id: r.try_get(0).unwrap_or_default(),
+        person: r.try_get(1).unwrap_or_default(),
+        version: r.try_get(2).unwrap_or_default(),
+        sha256: r.try_get(3).unwrap_or_default(),
+        size: r.try_get(4).unwrap_or_default(),
+        file_name: r.try_get(5).unwrap_or_default(),
+        submitted_at: r.try_get(6).unwrap_or_default(),
+        late_days: r.try_get(7).unwrap_or_default(),
+        state: r.try_get(8).unwrap_or_default(),
+        toolchain: r.try_get(9).ok().flatten(),
+        check_json: r.try_get(10).ok().flatten(),
+        check_text: r.try_get(11).ok().flatten(),
+        grade_json: r.try_get(12).ok().flatten(),
+        grade_text: r.try_get(13).ok().flatten(),
+        score: r.try_get(14).ok().flatten(),
+        max_score: r.try_get(15).ok().flatten(),
+        reason: r.try_get(16).ok().flatten(),
+        versus_json: r.try_get(17).ok().flatten(),
+    }
+}
+
+/// How long a job this server grades stays its own without a renewal
+/// (renewed every third of it while it runs): how long a job of a server
+/// that died waits before another server, or this one restarted, grades it
+/// again on a shared Postgres course.
+pub const OWN_JOB_LEASE_SECONDS: i64 = 60;
+
+impl Queue {
+    /// The queue of `course` on `db`, whose workers `workers` are; jobs a
+    /// previous server left running are queued again ([`Leases::recover`]).
+    pub async fn new(db: Db, course: Arc<Course>, workers: Arc<Workers>) -> Result<Queue, String> {
+        let leases = Leases::new(db.clone(), &JOBS);
+        leases.recover().await?;
+        sqlx::query(
+            "UPDATE submissions SET state = 'queued' \
+             WHERE id IN (SELECT submission_id FROM jobs WHERE state = 'queued' AND kind = 'grade')",
+        )
+        .execute(&db.pool)
+        .await
+        .map_err(|e| e.to_string())?;
+        let (finished, _) = broadcast::channel(256);
+        Ok(Queue {
+            db,
+            course,
+            leases,
+            workers,
+            wake: Arc::new(Notify::new()),
+            finished,
+        })
+    }
+
+    /// Told of every submission that finishes.
+    pub fn subscribe(&self) -> broadcast::Receiver<Finished> {
+        self.finished.subscribe()
+    }
+
+    /// Keep `bytes` as a new version of `person`'s bot and queue its check
+    /// and grade. Returns once the file and the rows are durable.
+    pub async fn submit(
+        &self,
+        person: i64,
+        file_name: &str,
+        bytes: &[u8],
+        max_bytes: u64,
+    ) -> Result<Result<Submission, Refused>, String> {
+        let at = now();
+        let config = &self.course.config;
+        if bytes.is_empty() {
+            return Ok(Err(Refused::Empty));
+        }
+        if bytes.len() as u64 > max_bytes {
+            return Ok(Err(Refused::TooBig(max_bytes)));
+        }
+        if config.frozen_at(at) {
+            return Ok(Err(Refused::Frozen));
+        }
+        let hour_ago = stamp(at - time::Duration::hours(1));
+        let recent: i64 = sqlx::query("SELECT COUNT(*) FROM submissions WHERE person_id = $1 AND submitted_at > $2")
+            .bind(person)
+            .bind(&hour_ago)
+            .fetch_one(&self.db.pool)
+            .await
+            .and_then(|r| r.try_get(0))
+            .map_err(|e| e.to_string())?;
+        if recent >= i64::from(config.uploads_per_hour) {
+            return Ok(Err(Refused::TooMany(config.uploads_per_hour)));
+        }
+        let sha256 = hex(&Sha256::digest(bytes));
+        let path = self.course.file_path(&sha256);
+        store_file(&path, bytes).await?;
+        // A name is only ever shown: keep what a person can read, short.
+        let shown: String = Path::new(file_name)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+            .chars()
+            .filter(|c| !c.is_control())
+            .take(100)
+            .collect();
+        let late = i64::from(config.late_days_at(at));
+        let mut tx = self.db.pool.begin().await.map_err(|e| e.to_string())?;
+        let row = sqlx::query(&format!(
+            "INSERT INTO submissions (person_id, version, sha256, size, file_name, submitted_at, late_days, state) \
+             SELECT $1, COALESCE(MAX(version), 0) + 1, $2, $3, $4, $5, $6, 'queued' FROM submissions WHERE person_id = $1 \
+             RETURNING {COLUMNS}"
+        ))
+        .bind(person)
+        .bind(&sha256)
+        .bind(bytes.len() as i64)
+        .bind(if shown.is_empty() { "bot.wasm".to_string() } else { shown })
+        .bind(stamp(at))
+        .bind(late)
+        .fetch_one(&mut *tx)
+        .await
+        .map_err(|e| e.to_string())?;
+        let sub = submission(&row);
+        sqlx::query(
+            "INSERT INTO jobs (kind, submission_id, state, priority, created_at) VALUES ('grade', $1, 'queued', 1, $2)",
+        )
+        .bind(sub.id)
+        .bind(stamp(at))
+        .execute(&mut *tx)
+        .await
+        .map_err(|e| e.to_string())?;
+        tx.commit().await.map_err(|e| e.to_string())?;
+        self.wake.notify_waiters();
+        Ok(Ok(sub))
+    }
+
+    /// Queue every counted version again (after the rubric or the house
+    /// bots changed), behind the students' own uploads. Returns how many.
+    pub async fn regrade(&self, ids: &[i64]) -> Result<usize, String> {
+        let at = stamp(now());
+        let mut tx = self.db.pool.begin().await.map_err(|e| e.to_string())?;
+        for id in ids {
+            sqlx::query("UPDATE submissions SET state = 'queued' WHERE id = $1")
+                .bind(id)
+                .execute(&mut *tx)
+                .await
+                .map_err(|e| e.to_string())?;
+            sqlx::query("INSERT INTO jobs (kind, submission_id, state, priority, created_at) VALUES ('grade', $1, 'queued', 0, $2)")
+                .bind(id)
+                .bind(&at)
+                .execute(&mut *tx)
+                .await
+                .map_err(|e| e.to_string())?;
+        }
+        tx.commit().await.map_err(|e| e.to_string())?;
+        self.wake.notify_waiters();
+        Ok(ids.len())
+    }
+
+    /// Jobs waiting or running.
+    pub async fn pending(&self) -> Result<i64, String> {
+        sqlx::query("SELECT COUNT(*) FROM jobs WHERE state <> 'done' AND kind = 'grade'")
+            .fetch_one(&self.db.pool)
+            .await
+            .and_then(|r| r.try_get(0))
+            .map_err(|e| e.to_string())
+    }
+
+    /// A person's versions, newest first.
+    pub async fn versions(&self, person: i64) -> Result<Vec<Submission>, String> {
+        let rows = sqlx::query(&format!(
+            "SELECT {COLUMNS} FROM submissions WHERE person_id = $1 ORDER BY version DESC"
+        ))
+        .bind(person)
+        .fetch_all(&self.db.pool)
+        .await
+        .map_err(|e| e.to_string())?;
+        Ok(rows.iter().map(submission).collect())
+    }
+
+    /// One version of a person's bot.
+    pub async fn version(&self, person: i64, version: i64) -> Result<Option<Submission>, String> {
+        let row = sqlx::query(&format!(
+            "SELECT {COLUMNS} FROM submissions WHERE person_id = $1 AND version = $2"
+        ))
+        .bind(person)
+        .bind(version)
+        .fetch_optional(&self.db.pool)
+        .await
+        .map_err(|e| e.to_string())?;
+        Ok(row.as_ref().map(submission))
+    }
+
+    /// Every version of every student.
+    pub async fn all_versions(&self) -> Result<Vec<Submission>, String> {
+        let rows = sqlx::query(&format!(
+            "SELECT {COLUMNS} FROM submissions ORDER BY person_id, version"
+        ))
+        .fetch_all(&self.db.pool)
+        .await
+        .map_err(|e| e.to_string())?;
+        Ok(rows.iter().map(submission).collect())
+    }
+
+    /// Where the replay pages of a submission are written.
+    pub fn pages_dir(&self, submission: i64) -> PathBuf {
+        self.course.pages_dir(submission)
+    }
+
+    /// Submission `id`.
+    async fn submission_by_id(&self, id: i64) -> Result<Submission, String> {
+        let row = sqlx::query(&format!("SELECT {COLUMNS} FROM submissions WHERE id = $1"))
+            .bind(id)
+            .fetch_one(&self.db.pool)
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok(submission(&row))
+    }
+
+    /// Submission `id` with its student's name, if it exists.
+    async fn submission_and_student(&self, id: i64) -> Result<Option<(Submission, String)>, String> {
+        let row = sqlx::query(&format!(
+            "SELECT {COLUMNS}, (SELECT name FROM people WHERE people.id = submissions.person_id) FROM submissions WHERE id = $1"
+        ))
+        .bind(id)
+        .fetch_optional(&self.db.pool)
+        .await
+        .map_err(|e| e.to_string())?;
+        Ok(row.map(|r| (submission(&r), r.try_get(18).unwrap_or_default())))
+    }
+
+    /// Tell whoever listens that version `version` of `person` finished.
+    fn announce(&self, person: i64, version: i64) {
+        let _ = self.finished.send(Finished { person, version });
+    }
+}
+
+/// Write a bot file where its SHA-256 says, durably: a temporary file
+/// synced and renamed into place, then the folder synced. A file already
+/// there is the same bytes.
+async fn store_file(path: &Path, bytes: &[u8]) -> Result<(), String> {
+    if tokio::fs::try_exists(path).await.unwrap_or(false) {
+        return Ok(());
+    }
+    let dir = path.parent().ok_or("a file path has a folder")?.to_path_buf();
+    let bytes = bytes.to_vec();
+    let path = path.to_path_buf();
+    tokio::task::spawn_blocking(move || -> std::io::Result<()> {
+        use std::io::Write;
+        std::fs::create_dir_all(&dir)?;
+        // Unique per upload: another upload of the same file may be writing too.
+        let tmp = dir.join(format!(".upload-{}", unique_suffix()));
+        let mut f = std::fs::File::create(&tmp)?;
+        f.write_all(&bytes)?;
+        f.sync_all()?;
+        std::fs::rename(&tmp, &path)?;
+        std::fs::File::open(&dir)?.sync_all()
+    })
+    .await
+    .map_err(|e| e.to_string())?
+    .map_err(|e| format!("cannot keep the file: {e}"))
+}
+
+/// A name part no other temporary file of this server (or of another
+/// process on the folder) has: the process id and a counter.
+pub fn unique_suffix() -> String {
+    static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    format!("{}-{n}", std::process::id())
+}
+

@@ -1,0 +1,203 @@
+//! The web pages and the API: server-rendered HTML that works without
+//! JavaScript (`assets/app.js` only refreshes the parts of a page a finished
+//! job changed), sessions from login links, CSRF tokens on every form, and
+//! a bearer-token API for `arena submit`.
+//!
+//! One file per audience: [`student`] (a student's own page and versions),
+//! [`version`] (one version: its verdict and replays), [`teacher`] (the
+//! class, grades and exports), [`ladder`] (the leaderboard and its games),
+//! [`student_api`] (the students' API), [`remote`] (external workers' API); the
+//! routes in [`routes`]. What they share is here: the state every handler
+//! gets, the response helpers, and who may see what ([`allowed`],
+//! [`teacher`]).
+
+use crate::course::Course;
+use crate::db::Person;
+use crate::ladder::Ladder;
+use crate::queue::{Queue, Submission};
+use crate::work::Grading;
+use crate::workers::Workers;
+use axum::extract::FromRef;
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{Html, IntoResponse, Response};
+use axum::Json;
+use axum_csrf::CsrfConfig;
+use serde::Deserialize;
+use std::sync::Arc;
+use tower_sessions::Session;
+
+pub mod ladder;
+pub mod remote;
+pub mod routes;
+pub mod student;
+pub mod student_api;
+pub mod teacher;
+pub mod version;
+
+/// What every handler shares.
+pub struct App {
+    /// The course's queue (and through it the database and the course).
+    pub queue: Queue,
+    /// The course's grading.
+    pub grading: Arc<Grading>,
+    /// The course's ladder.
+    pub ladder: Arc<Ladder>,
+    /// The course's external workers.
+    pub workers: Arc<Workers>,
+    /// CSRF tokens' settings and key.
+    pub csrf: CsrfConfig,
+    /// Games played again on request at once (as many as grading workers:
+    /// a student clicking through replays cannot take the machine).
+    pub replaying: Arc<tokio::sync::Semaphore>,
+}
+
+/// The shared state of the router.
+#[derive(Clone)]
+pub struct Shared(pub Arc<App>);
+
+impl FromRef<Shared> for CsrfConfig {
+    fn from_ref(s: &Shared) -> CsrfConfig {
+        s.0.csrf.clone()
+    }
+}
+
+const PERSON: &str = "person";
+
+const NOTE: &str = "note";
+
+/// The server's own pages: scripts and styles only from the server, no inline script.
+const CSP: &str = "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; \
+                   form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+
+/// A page or fragment of HTML with the server's security headers.
+pub(crate) fn page(html: String) -> Response {
+    let mut r = Html(html).into_response();
+    secure_headers(r.headers_mut(), CSP);
+    r
+}
+
+/// A viewer page (a replay), with the viewer's own content policy.
+pub(crate) fn viewer_response(html: String) -> Response {
+    let mut r = Html(html).into_response();
+    secure_headers(r.headers_mut(), &arena_report::view::content_security_policy());
+    r
+}
+
+pub(crate) fn secure_headers(h: &mut HeaderMap, csp: &str) {
+    if let Ok(v) = HeaderValue::from_str(csp) {
+        h.insert(header::CONTENT_SECURITY_POLICY, v);
+    }
+    h.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    h.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+}
+
+/// An error page: what went wrong, in one line.
+pub(crate) fn error(status: StatusCode, why: impl Into<String>) -> Response {
+    let why = why.into();
+    (status, page(format!(
+        "<!doctype html><meta charset=utf-8><link rel=stylesheet href=/assets/style.css><main><h1>{}</h1><p>{}</p><p><a href=\"/\">back</a></p></main>",
+        status.canonical_reason().unwrap_or("Error"),
+        arena_report::report::esc(&why)
+    )))
+        .into_response()
+}
+
+pub(crate) fn internal(e: impl std::fmt::Display) -> Response {
+    error(StatusCode::INTERNAL_SERVER_ERROR, format!("the server failed: {e}"))
+}
+
+pub(crate) async fn me(app: &App, session: &Session) -> Option<Person> {
+    let id: i64 = session.get(PERSON).await.ok().flatten()?;
+    app.queue.db.person(id).await.ok().flatten()
+}
+
+async fn take_note(session: &Session) -> Option<(String, bool)> {
+    session.remove::<(String, bool)>(NOTE).await.ok().flatten()
+}
+
+pub(crate) async fn set_note(session: &Session, note: &str, bad: bool) {
+    let _ = session.insert(NOTE, (note.to_string(), bad)).await;
+}
+
+#[derive(Deserialize)]
+struct CsrfForm {
+    authenticity_token: String,
+}
+
+/// A time as pages show it: `2026-11-25 14:03 UTC`.
+pub(crate) fn shown_time(stamp: &str) -> String {
+    stamp
+        .get(..16)
+        .map_or_else(|| stamp.to_string(), |t| format!("{} UTC", t.replace('T', " ")))
+}
+
+fn points_text(v: &Submission) -> String {
+    match (v.score, v.max_score) {
+        (Some(s), Some(m)) => format!("{} / {}", arena_runner::text::points(s), arena_runner::text::points(m)),
+        _ => "-".into(),
+    }
+}
+
+fn deadline_text(course: &Course) -> String {
+    match (&course.config.deadline, course.config.late_days) {
+        (None, _) => "No deadline.".into(),
+        (Some(d), 0) => format!("Deadline {}.", shown_time(d)),
+        (Some(d), n) => format!(
+            "Deadline {}; versions up to {n} day{} late are taken and marked late.",
+            shown_time(d),
+            if n == 1 { "" } else { "s" }
+        ),
+    }
+}
+
+/// Whom `me` may see: themselves, or anyone for the teacher.
+async fn allowed(app: &App, session: &Session, pid: i64) -> Result<(Person, Person), Response> {
+    let Some(me) = me(app, session).await else {
+        return Err(error(StatusCode::UNAUTHORIZED, "log in with your link"));
+    };
+    if me.id != pid && !me.is_teacher {
+        return Err(error(StatusCode::FORBIDDEN, "that is not yours to see"));
+    }
+    match app.queue.db.person(pid).await {
+        Ok(Some(p)) => Ok((me, p)),
+        Ok(None) => Err(error(StatusCode::NOT_FOUND, "no such student")),
+        Err(e) => Err(internal(e)),
+    }
+}
+
+async fn version_of(app: &App, session: &Session, pid: i64, n: i64) -> Result<(Person, Submission), Response> {
+    let (_, person) = allowed(app, session, pid).await?;
+    match app.queue.version(pid, n).await {
+        Ok(Some(v)) => Ok((person, v)),
+        Ok(None) => Err(error(StatusCode::NOT_FOUND, format!("there is no version {n}"))),
+        Err(e) => Err(internal(e)),
+    }
+}
+
+async fn teacher(app: &App, session: &Session) -> Result<Person, Response> {
+    match me(app, session).await {
+        Some(p) if p.is_teacher => Ok(p),
+        Some(_) => Err(error(StatusCode::FORBIDDEN, "only the teacher may do that")),
+        None => Err(error(StatusCode::UNAUTHORIZED, "log in with your link")),
+    }
+}
+
+/// A file to save, with the server's headers.
+fn download(body: impl IntoResponse, kind: &'static str, name: &'static str) -> Response {
+    let mut r = body.into_response();
+    let h = r.headers_mut();
+    secure_headers(h, CSP);
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static(kind));
+    if let Ok(v) = HeaderValue::from_str(&format!("attachment; filename=\"{name}\"")) {
+        h.insert(header::CONTENT_DISPOSITION, v);
+    }
+    r
+}
+
+const CSV: &str = "text/csv; charset=utf-8";
+
+/// The API's one-line error, as JSON.
+fn api_error(status: StatusCode, why: &str) -> Response {
+    (status, Json(serde_json::json!({ "error": why }))).into_response()
+}

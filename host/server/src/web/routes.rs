@@ -1,0 +1,67 @@
+//! The routes of a course server: every page and API call, and the handler of each.
+
+use super::{Shared, ladder, remote, student, student_api, teacher, version};
+use axum::Router;
+use axum::extract::DefaultBodyLimit;
+use axum::http::header;
+use axum::routing::{get, post};
+
+/// The page style and the one script, served by the server itself.
+const STYLE: &str = include_str!("../../assets/style.css");
+
+const SCRIPT: &str = include_str!("../../assets/app.js");
+
+/// The routes of a course server.
+pub fn router(shared: Shared) -> Router {
+    let max_body = usize::try_from(shared.0.grading.max_file_bytes())
+        .unwrap_or(usize::MAX)
+        .saturating_add(64 << 10);
+    Router::new()
+        .route("/", get(student::home))
+        .route("/login/{token}", get(student::login))
+        .route("/logout", post(student::logout))
+        .route("/upload", post(student::upload))
+        .route("/count", post(student::count))
+        .route("/fragment/versions", get(student::my_versions_fragment))
+        .route("/fragment/class", get(teacher::class_fragment))
+        .route("/events", get(student::events))
+        .route("/people/{pid}", get(student::history))
+        .route("/people/{pid}/versions/{n}", get(version::version_page))
+        .route("/people/{pid}/versions/{n}/verdict", get(version::verdict_fragment))
+        .route("/people/{pid}/versions/{n}/index.html", get(version::back_to_version))
+        .route("/people/{pid}/versions/{n}/replays/{file}", get(version::replay))
+        .route("/people/{pid}/versions/{n}/items/{i}/games", get(version::replay_game))
+        .route("/teacher/regrade", post(teacher::regrade))
+        .route("/teacher/gradebook.csv", get(teacher::gradebook))
+        .route("/teacher/grades-canvas.csv", get(teacher::canvas))
+        .route("/teacher/class.zip", get(teacher::class_zip))
+        .route("/people/{pid}/versions/{n}/results.json", get(version::results_json))
+        .route("/ladder", get(ladder::ladder_page))
+        .route("/fragment/ladder", get(ladder::ladder_fragment))
+        .route("/ladder/people/{pid}", get(ladder::ladder_person))
+        .route("/ladder/matches/{id}/games/{g}", get(ladder::ladder_game))
+        .route("/teacher/ladder", post(ladder::teacher_switch))
+        .route("/teacher/tournament", post(ladder::teacher_tournament))
+        .route("/tournament/{*file}", get(ladder::tournament_file))
+        .route("/api/leaderboard", get(ladder::api_leaderboard))
+        .route("/api/worker/hello", post(remote::hello))
+        .route("/api/worker/claim", post(remote::claim))
+        .route("/api/worker/heartbeat", post(remote::heartbeat))
+        .route("/api/worker/results", post(remote::results))
+        .route("/api/worker/jobs/claim", post(remote::claim_job))
+        .route("/api/worker/jobs/result", post(remote::job_result))
+        .route("/api/worker/bots/{sha}", get(remote::bot))
+        .route("/api/course", get(student_api::api_course))
+        .route("/api/submissions", post(student_api::api_submit))
+        .route("/api/submissions/{n}", get(student_api::api_version))
+        .route(
+            "/assets/style.css",
+            get(|| async { ([(header::CONTENT_TYPE, "text/css")], STYLE) }),
+        )
+        .route(
+            "/assets/app.js",
+            get(|| async { ([(header::CONTENT_TYPE, "text/javascript")], SCRIPT) }),
+        )
+        .layer(DefaultBodyLimit::max(max_body))
+        .with_state(shared)
+}

@@ -1,0 +1,363 @@
+//! A student's own pages: the login, the upload form, their versions (and
+//! the one that counts), and the events that refresh them; the teacher's
+//! view of one student's history.
+
+use super::teacher::teacher_page;
+use super::{App, CsrfForm, PERSON, Shared, allowed, deadline_text, error, internal, me, page, points_text, set_note, shown_time, take_note};
+use crate::db::Person;
+use crate::export::counted;
+use crate::queue::{Finished, Submission};
+use askama::Template;
+use axum::extract::{Multipart, Path, State};
+use axum::http::StatusCode;
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Redirect, Response};
+use axum::Form;
+use axum_csrf::CsrfToken;
+use serde::Deserialize;
+use tower_sessions::Session;
+
+#[derive(Template)]
+#[template(path = "welcome.html")]
+pub(super) struct Welcome<'a> {
+    course: &'a str,
+    note: Option<String>,
+}
+
+pub(super) async fn home(State(s): State<Shared>, session: Session, csrf: CsrfToken) -> Response {
+    let app = &s.0;
+    let course = &app.queue.course.config.name;
+    let Some(person) = me(app, &session).await else {
+        return match (Welcome { course, note: None }).render() {
+            Ok(html) => page(html),
+            Err(e) => internal(e),
+        };
+    };
+    let token = csrf.authenticity_token().unwrap_or_default();
+    let note = take_note(&session).await;
+    let html = if person.is_teacher {
+        teacher_page(app, &token, note.map(|n| n.0)).await
+    } else {
+        student_page(app, &person, &token, note).await
+    };
+    match html {
+        Ok(html) => (csrf, page(html)).into_response(),
+        Err(e) => internal(e),
+    }
+}
+
+pub(super) async fn login(State(s): State<Shared>, session: Session, Path(token): Path<String>) -> Response {
+    let app = &s.0;
+    match app.queue.db.person_by_token(&token).await {
+        Ok(Some(person)) => {
+            // A new session id at login: a session fixed before it is worth nothing.
+            let _ = session.cycle_id().await;
+            if session.insert(PERSON, person.id).await.is_err() {
+                return internal("cannot keep the session");
+            }
+            Redirect::to("/").into_response()
+        }
+        Ok(None) => {
+            let note = Some("This link is not (or no longer) valid: ask your teacher for a new one.".to_string());
+            match (Welcome {
+                course: &app.queue.course.config.name,
+                note,
+            })
+            .render()
+            {
+                Ok(html) => (StatusCode::UNAUTHORIZED, page(html)).into_response(),
+                Err(e) => internal(e),
+            }
+        }
+        Err(e) => internal(e),
+    }
+}
+
+pub(super) async fn logout(session: Session, csrf: CsrfToken, Form(form): Form<CsrfForm>) -> Response {
+    if csrf.verify(&form.authenticity_token).is_err() {
+        return error(
+            StatusCode::FORBIDDEN,
+            "the form was stale or forged: reload the page and try again",
+        );
+    }
+    let _ = session.flush().await;
+    Redirect::to("/").into_response()
+}
+
+pub(super) async fn upload(State(s): State<Shared>, session: Session, csrf: CsrfToken, mut form: Multipart) -> Response {
+    let app = &s.0;
+    let Some(person) = me(app, &session).await.filter(|p| !p.is_teacher) else {
+        return error(StatusCode::UNAUTHORIZED, "log in with your link to submit");
+    };
+    let (mut token, mut file) = (None, None);
+    loop {
+        match form.next_field().await {
+            Ok(Some(field)) => match field.name() {
+                Some("authenticity_token") => token = field.text().await.ok(),
+                Some("bot") => {
+                    let name = field.file_name().unwrap_or("bot.wasm").to_string();
+                    match field.bytes().await {
+                        Ok(bytes) => file = Some((name, bytes)),
+                        Err(e) => {
+                            return error(
+                                StatusCode::PAYLOAD_TOO_LARGE,
+                                format!("the upload did not arrive whole: {e}"),
+                            );
+                        }
+                    }
+                }
+                _ => {}
+            },
+            Ok(None) => break,
+            Err(e) => return error(StatusCode::BAD_REQUEST, format!("the upload did not arrive whole: {e}")),
+        }
+    }
+    if token.as_deref().is_none_or(|t| csrf.verify(t).is_err()) {
+        return error(
+            StatusCode::FORBIDDEN,
+            "the form was stale or forged: reload the page and try again",
+        );
+    }
+    let Some((name, bytes)) = file else {
+        return error(StatusCode::BAD_REQUEST, "no file: choose your bot.wasm");
+    };
+    match app
+        .queue
+        .submit(person.id, &name, &bytes, app.grading.max_file_bytes())
+        .await
+    {
+        Ok(Ok(sub)) => {
+            set_note(
+                &session,
+                &format!("Version {} received: it is being checked and graded.", sub.version),
+                false,
+            )
+            .await;
+            Redirect::to("/").into_response()
+        }
+        Ok(Err(refused)) => {
+            set_note(&session, &format!("Not taken: {refused}."), true).await;
+            Redirect::to("/").into_response()
+        }
+        Err(e) => internal(e),
+    }
+}
+
+#[derive(Deserialize)]
+pub(super) struct CountForm {
+    authenticity_token: String,
+    version: i64,
+}
+
+pub(super) async fn count(State(s): State<Shared>, session: Session, csrf: CsrfToken, Form(form): Form<CountForm>) -> Response {
+    let app = &s.0;
+    if csrf.verify(&form.authenticity_token).is_err() {
+        return error(
+            StatusCode::FORBIDDEN,
+            "the form was stale or forged: reload the page and try again",
+        );
+    }
+    let Some(person) = me(app, &session).await.filter(|p| !p.is_teacher) else {
+        return error(StatusCode::UNAUTHORIZED, "log in with your link");
+    };
+    match app.queue.version(person.id, form.version).await {
+        Ok(Some(v)) if v.state == "accepted" => {
+            let done = sqlx::query("UPDATE people SET counted = $1 WHERE id = $2")
+                .bind(v.version)
+                .bind(person.id)
+                .execute(&app.queue.db.pool)
+                .await;
+            if let Err(e) = done {
+                return internal(e);
+            }
+            set_note(&session, &format!("Version {} now counts.", v.version), false).await;
+            Redirect::to("/").into_response()
+        }
+        Ok(_) => error(StatusCode::BAD_REQUEST, "only an accepted version of yours can count"),
+        Err(e) => internal(e),
+    }
+}
+
+/// One row of a versions table.
+pub(super) struct VersionRow {
+    version: i64,
+    href: String,
+    submitted: String,
+    late_days: i64,
+    size: String,
+    toolchain: String,
+    sha256: String,
+    sha_short: String,
+    verdict: String,
+    verdict_class: &'static str,
+    points: String,
+    counted: bool,
+    can_count: bool,
+}
+
+#[derive(Template)]
+#[template(path = "versions.html")]
+pub(super) struct Versions<'a> {
+    rows: Vec<VersionRow>,
+    csrf: &'a str,
+}
+
+pub(super) fn versions_html(person: &Person, versions: &[Submission], csrf: &str, can_count: bool) -> Result<String, String> {
+    let counts = counted(person, versions);
+    let rows = versions
+        .iter()
+        .map(|v| {
+            let (verdict, class) = match v.state.as_str() {
+                "queued" | "running" => ("checking and grading...".to_string(), "busy"),
+                "accepted" => ("accepted".to_string(), "ok"),
+                "rejected" => ("rejected".to_string(), "bad"),
+                _ => ("the arena failed".to_string(), "bad"),
+            };
+            VersionRow {
+                version: v.version,
+                href: format!("/people/{}/versions/{}", person.id, v.version),
+                submitted: shown_time(&v.submitted_at),
+                late_days: v.late_days,
+                size: arena_report::report::size(usize::try_from(v.size).unwrap_or(0)),
+                toolchain: v.toolchain.clone().unwrap_or_default(),
+                sha256: v.sha256.clone(),
+                sha_short: v.sha256.chars().take(12).collect(),
+                verdict,
+                verdict_class: class,
+                points: points_text(v),
+                counted: counts == Some(v.version),
+                can_count: can_count && v.state == "accepted",
+            }
+        })
+        .collect();
+    Versions { rows, csrf }.render().map_err(|e| e.to_string())
+}
+
+#[derive(Template)]
+#[template(path = "student.html")]
+pub(super) struct StudentPage<'a> {
+    course: &'a str,
+    name: &'a str,
+    game: &'a str,
+    deadline: String,
+    note: Option<String>,
+    bad: bool,
+    csrf: &'a str,
+    max_size: String,
+    versions: String,
+    me: i64,
+}
+
+pub(super) async fn student_page(app: &App, person: &Person, csrf: &str, note: Option<(String, bool)>) -> Result<String, String> {
+    let versions = app.queue.versions(person.id).await?;
+    let course = &app.queue.course;
+    let (note, bad) = note.map_or((None, false), |(n, b)| (Some(n), b));
+    StudentPage {
+        course: &course.config.name,
+        name: &person.name,
+        game: app.grading.game.title(),
+        deadline: deadline_text(course),
+        note,
+        bad,
+        csrf,
+        max_size: arena_sandbox::compile::mib(app.grading.max_file_bytes()),
+        versions: versions_html(person, &versions, csrf, true)?,
+        me: person.id,
+    }
+    .render()
+    .map_err(|e| e.to_string())
+}
+
+pub(super) async fn my_versions_fragment(State(s): State<Shared>, session: Session, csrf: CsrfToken) -> Response {
+    let app = &s.0;
+    let Some(person) = me(app, &session).await else {
+        return error(StatusCode::UNAUTHORIZED, "log in with your link");
+    };
+    let token = csrf.authenticity_token().unwrap_or_default();
+    let versions = match app.queue.versions(person.id).await {
+        Ok(v) => v,
+        Err(e) => return internal(e),
+    };
+    match versions_html(&person, &versions, &token, !person.is_teacher) {
+        Ok(html) => (csrf, page(html)).into_response(),
+        Err(e) => internal(e),
+    }
+}
+
+#[derive(Template)]
+#[template(path = "history.html")]
+pub(super) struct History<'a> {
+    course: &'a str,
+    name: &'a str,
+    school_id: &'a str,
+    email: &'a str,
+    versions: String,
+}
+
+pub(super) async fn history(State(s): State<Shared>, session: Session, Path(pid): Path<i64>) -> Response {
+    let app = &s.0;
+    let (me, person) = match allowed(app, &session, pid).await {
+        Ok(p) => p,
+        Err(r) => return r,
+    };
+    if !me.is_teacher {
+        return Redirect::to("/").into_response();
+    }
+    let versions = match app.queue.versions(pid).await {
+        Ok(v) => v,
+        Err(e) => return internal(e),
+    };
+    let html = versions_html(&person, &versions, "", false).and_then(|versions| {
+        History {
+            course: &app.queue.course.config.name,
+            name: &person.name,
+            school_id: &person.school_id,
+            email: &person.email,
+            versions,
+        }
+        .render()
+        .map_err(|e| e.to_string())
+    });
+    match html {
+        Ok(html) => page(html),
+        Err(e) => internal(e),
+    }
+}
+
+pub(super) async fn events(State(s): State<Shared>, session: Session) -> Response {
+    let app = &s.0;
+    let Some(me) = me(app, &session).await else {
+        return error(StatusCode::UNAUTHORIZED, "log in with your link");
+    };
+    use tokio::sync::broadcast::error::RecvError;
+    let state = (app.queue.subscribe(), app.ladder.subscribe(), me, s.clone());
+    // Two kinds of event: a version of theirs finished (or, for the
+    // teacher, anyone's), and the leaderboard was fitted again. The
+    // second carries the new table: a class's open leaderboards then
+    // ask nothing of the server after a fit.
+    let stream = futures_util::stream::unfold(state, |(mut rx, mut board, me, s)| async move {
+        loop {
+            let event = tokio::select! {
+                got = rx.recv() => match got {
+                    Ok(Finished { person, version }) if me.is_teacher || person == me.id => {
+                        Event::default().event("finished").data(version.to_string())
+                    }
+                    Ok(_) | Err(RecvError::Lagged(_)) => continue,
+                    Err(RecvError::Closed) => return None,
+                },
+                got = board.recv() => match got {
+                    Ok(()) | Err(RecvError::Lagged(_)) => {
+                        let ladder = &s.0.ladder;
+                        match super::ladder::board_html(ladder, &ladder.board(), me.is_teacher) {
+                            Ok(html) => Event::default().event("ladder").data(&*html),
+                            Err(_) => Event::default().event("ladder").data("fitted"),
+                        }
+                    }
+                    Err(RecvError::Closed) => return None,
+                },
+            };
+            return Some((Ok::<_, std::convert::Infallible>(event), (rx, board, me, s)));
+        }
+    });
+    Sse::new(stream).keep_alive(KeepAlive::default()).into_response()
+}

@@ -1,0 +1,227 @@
+//! The teacher's pages: the class table, re-grading, and the exports
+//! (gradebook, Canvas's file, the class zip).
+
+use super::{App, CSV, CsrfForm, Shared, deadline_text, download, error, internal, page, points_text, set_note, teacher};
+use crate::export::{self, Entry};
+use askama::Template;
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Redirect, Response};
+use axum::Form;
+use axum_csrf::CsrfToken;
+use tower_sessions::Session;
+
+/// One student in the teacher's class table.
+pub(super) struct ClassRow {
+    href: String,
+    name: String,
+    school_id: String,
+    email: String,
+    versions: usize,
+    counted: String,
+    points: String,
+    late_days: String,
+    flags: String,
+}
+
+#[derive(Template)]
+#[template(path = "teacher.html")]
+pub(super) struct TeacherPage<'a> {
+    course: &'a str,
+    game: &'a str,
+    deadline: String,
+    students: usize,
+    submitted: usize,
+    note: Option<String>,
+    csrf: &'a str,
+    class: String,
+}
+
+/// The part of the teacher's page that changes as versions are graded.
+#[derive(Template)]
+#[template(path = "class.html")]
+pub(super) struct ClassPart {
+    pending: String,
+    rows: Vec<ClassRow>,
+}
+
+pub(super) async fn teacher_page(app: &App, csrf: &str, note: Option<String>) -> Result<String, String> {
+    let (class, students, submitted) = class_part(app).await?;
+    TeacherPage {
+        course: &app.queue.course.config.name,
+        game: app.grading.game.title(),
+        deadline: deadline_text(&app.queue.course),
+        students,
+        submitted,
+        note,
+        csrf,
+        class,
+    }
+    .render()
+    .map_err(|e| e.to_string())
+}
+
+pub(super) async fn class_fragment(State(s): State<Shared>, session: Session) -> Response {
+    let app = &s.0;
+    if let Err(r) = teacher(app, &session).await {
+        return r;
+    }
+    match class_part(app).await {
+        Ok((html, _, _)) => page(html),
+        Err(e) => internal(e),
+    }
+}
+
+/// The class table and what waits to be graded; students, and how many have submitted.
+pub(super) async fn class_part(app: &App) -> Result<(String, usize, usize), String> {
+    let class = export::class(&app.queue).await?;
+    let mut by_sha: std::collections::BTreeMap<&str, Vec<&str>> = std::collections::BTreeMap::new();
+    for Entry {
+        person: p, counted: c, ..
+    } in &class
+    {
+        if let Some(c) = c {
+            by_sha.entry(c.sha256.as_str()).or_default().push(p.name.as_str());
+        }
+    }
+    let rows = class
+        .iter()
+        .map(
+            |Entry {
+                 person: p,
+                 versions,
+                 counted: c,
+             }| {
+                let same: Vec<&str> = c
+                    .as_ref()
+                    .and_then(|c| by_sha.get(c.sha256.as_str()))
+                    .map(|names| names.iter().copied().filter(|n| *n != p.name).collect())
+                    .unwrap_or_default();
+                ClassRow {
+                    href: format!("/people/{}", p.id),
+                    name: p.name.clone(),
+                    school_id: p.school_id.clone(),
+                    email: p.email.clone(),
+                    versions: versions.len(),
+                    counted: c
+                        .as_ref()
+                        .map_or("-".into(), |c| format!("v{} ({})", c.version, c.state)),
+                    points: c.as_ref().map_or("-".into(), points_text),
+                    late_days: c.as_ref().map_or("-".into(), |c| c.late_days.to_string()),
+                    flags: if same.is_empty() {
+                        String::new()
+                    } else {
+                        format!("identical file to {}", same.join(", "))
+                    },
+                }
+            },
+        )
+        .collect::<Vec<_>>();
+    let pending = app.queue.pending().await?;
+    let (students, submitted) = (rows.len(), rows.iter().filter(|r| r.versions > 0).count());
+    let html = ClassPart {
+        pending: if pending > 0 {
+            format!(
+                "{pending} version{} waiting to be graded (this part updates itself)",
+                if pending == 1 { "" } else { "s" }
+            )
+        } else {
+            "nothing waiting to be graded".into()
+        },
+        rows,
+    }
+    .render()
+    .map_err(|e| e.to_string())?;
+    Ok((html, students, submitted))
+}
+
+pub(super) async fn regrade(State(s): State<Shared>, session: Session, csrf: CsrfToken, Form(form): Form<CsrfForm>) -> Response {
+    let app = &s.0;
+    if let Err(r) = teacher(app, &session).await {
+        return r;
+    }
+    if csrf.verify(&form.authenticity_token).is_err() {
+        return error(
+            StatusCode::FORBIDDEN,
+            "the form was stale or forged: reload the page and try again",
+        );
+    }
+    let ids: Vec<i64> = match export::class(&app.queue).await {
+        Ok(c) => c.into_iter().filter_map(|e| e.counted.map(|c| c.id)).collect(),
+        Err(e) => return internal(e),
+    };
+    match app.queue.regrade(&ids).await {
+        Ok(n) => {
+            set_note(
+                &session,
+                &if n == 1 {
+                    "1 counted version is being graded again.".to_string()
+                } else {
+                    format!("{n} counted versions are being graded again.")
+                },
+                false,
+            )
+            .await;
+            Redirect::to("/").into_response()
+        }
+        Err(e) => internal(e),
+    }
+}
+
+pub(super) async fn gradebook(State(s): State<Shared>, session: Session) -> Response {
+    let app = &s.0;
+    if let Err(r) = teacher(app, &session).await {
+        return r;
+    }
+    match export::class(&app.queue).await {
+        Ok(c) => download(export::gradebook_csv(&c), CSV, "gradebook.csv"),
+        Err(e) => internal(e),
+    }
+}
+
+pub(super) async fn canvas(State(s): State<Shared>, session: Session) -> Response {
+    let app = &s.0;
+    if let Err(r) = teacher(app, &session).await {
+        return r;
+    }
+    match export::class(&app.queue).await {
+        Ok(c) => download(
+            export::canvas_csv(&c, &app.queue.course.config.name),
+            CSV,
+            arena_grading::files::CANVAS_GRADES,
+        ),
+        Err(e) => internal(e),
+    }
+}
+
+/// The class zip, written to a file that is unlinked once open (a class of
+/// Python bots is gigabytes: it is streamed, never held in memory).
+pub(super) async fn class_zip(State(s): State<Shared>, session: Session) -> Response {
+    let app = &s.0;
+    if let Err(r) = teacher(app, &session).await {
+        return r;
+    }
+    let class = match export::class(&app.queue).await {
+        Ok(c) => c,
+        Err(e) => return internal(e),
+    };
+    let course = app.queue.course.clone();
+    let dir = course.dir.join("exports");
+    let made = tokio::task::spawn_blocking(move || -> Result<std::fs::File, String> {
+        std::fs::create_dir_all(&dir).map_err(|e| format!("{}: cannot create ({e})", dir.display()))?;
+        let path = dir.join(format!("class-{}.zip", crate::queue::unique_suffix()));
+        let written = export::write_zip(&course, &class, &path);
+        let file = written.and_then(|()| std::fs::File::open(&path).map_err(|e| e.to_string()));
+        let _ = std::fs::remove_file(&path);
+        file
+    })
+    .await;
+    match made {
+        Ok(Ok(file)) => {
+            let stream = tokio_util::io::ReaderStream::new(tokio::fs::File::from_std(file));
+            download(axum::body::Body::from_stream(stream), "application/zip", "class.zip")
+        }
+        Ok(Err(e)) => internal(e),
+        Err(e) => internal(e),
+    }
+}

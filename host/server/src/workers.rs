@@ -1,0 +1,93 @@
+//! External workers: who they are (by token), what they say they run, and
+//! disabling one whose result differed when a server did the work again,
+//! which sends back everything it did, of every kind of work.
+
+use crate::course::{now, stamp};
+use crate::db::{Db, token_hash};
+use crate::lease::{JOBS, Leases, MATCHES};
+use sqlx::Row;
+use std::sync::atomic::{AtomicU64, Ordering};
+use tokio::sync::Notify;
+
+/// The course's external workers.
+#[derive(Debug)]
+pub struct Workers {
+    db: Db,
+    /// Counts the workers disabled: a result taken before one was disabled
+    /// is not counted after its work was sent back.
+    generation: AtomicU64,
+    /// Told when a worker is disabled (whatever counted its results counts again).
+    pub disabled: Notify,
+}
+
+impl Workers {
+    /// The workers of the course on `db`.
+    pub fn new(db: Db) -> Workers {
+        Workers {
+            db,
+            generation: AtomicU64::new(0),
+            disabled: Notify::new(),
+        }
+    }
+
+    /// How many workers this server has disabled so far.
+    pub fn generation(&self) -> u64 {
+        self.generation.load(Ordering::SeqCst)
+    }
+
+    /// The worker whose token this is, if it is not disabled; or why not.
+    pub async fn worker(&self, token: &str) -> Result<Option<(i64, Option<String>)>, String> {
+        let row = sqlx::query("SELECT id, reason, disabled_at FROM workers WHERE token_hash = $1")
+            .bind(token_hash(token))
+            .fetch_optional(&self.db.pool)
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok(row.map(|r| {
+            let disabled: Option<String> = r.try_get(2).ok().flatten();
+            let reason: Option<String> = r.try_get(1).ok().flatten();
+            (
+                r.try_get(0).unwrap_or_default(),
+                disabled.map(|_| reason.unwrap_or_else(|| "revoked by the teacher".into())),
+            )
+        }))
+    }
+
+    /// Record what a worker says it runs.
+    pub async fn hello(&self, worker: i64, engine: &str) -> Result<(), String> {
+        sqlx::query("UPDATE workers SET engine = $1, last_seen = $2 WHERE id = $3")
+            .bind(engine)
+            .bind(stamp(now()))
+            .bind(worker)
+            .execute(&self.db.pool)
+            .await
+            .map(|_| ())
+            .map_err(|e| e.to_string())
+    }
+
+    /// Disable `worker` and send every match it played and every job it
+    /// did back to the queue, in one transaction: each version it graded is
+    /// graded again.
+    pub async fn disable(&self, worker: i64, why: &str) -> Result<(), String> {
+        let mut tx = self.db.pool.begin().await.map_err(|e| e.to_string())?;
+        sqlx::query("UPDATE workers SET disabled_at = $1, reason = $2 WHERE id = $3")
+            .bind(stamp(now()))
+            .bind(why)
+            .bind(worker)
+            .execute(&mut *tx)
+            .await
+            .map_err(|e| e.to_string())?;
+        for work in [&MATCHES, &JOBS] {
+            Leases::new(self.db.clone(), work).send_back(&mut *tx, worker).await?;
+        }
+        sqlx::query(
+            "UPDATE submissions SET state = 'queued' WHERE id IN (SELECT submission_id FROM jobs WHERE kind = 'grade' AND state = 'queued')",
+        )
+        .execute(&mut *tx)
+        .await
+        .map_err(|e| e.to_string())?;
+        tx.commit().await.map_err(|e| e.to_string())?;
+        self.generation.fetch_add(1, Ordering::SeqCst);
+        self.disabled.notify_waiters();
+        Ok(())
+    }
+}
