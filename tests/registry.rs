@@ -46,7 +46,12 @@ fn every_registered_game_has_a_viewer_file_with_its_title_states_and_board() {
     for (name, _) in games() {
         let path = format!("host/report/src/view/games/{name}.js");
         let text = std::fs::read_to_string(root().join(&path)).unwrap_or_else(|e| panic!("{path}: {e}"));
-        for part in [format!("name: \"{name}\""), "title: ".into(), "redraw(".into(), "board(".into()] {
+        for part in [
+            format!("name: \"{name}\""),
+            "title: ".into(),
+            "redraw(".into(),
+            "board(".into(),
+        ] {
             assert!(text.contains(&part), "{path} lacks {part}");
         }
     }
