@@ -4,7 +4,3 @@
 
 pub mod ladder;
 pub mod tournament;
-
-// The runner's modules under the names the tournament code uses.
-use arena_games as games;
-use arena_runner::{runner, stats, text};

@@ -10,5 +10,8 @@ pub mod en_garde;
 pub mod president;
 pub mod sugar;
 
-/// The common vocabulary, re-exported so a game speaks it as its own.
+// The games speak the common vocabulary by its own name, `arena_core`.
+// Kept until the adapters, the SDK, `arena`, `arena-batch` and the tests
+// move to the real name (`arena_core::Seat`, not `arena_games::Seat`).
+#[doc(hidden)]
 pub use arena_core::*;

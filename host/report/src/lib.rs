@@ -4,8 +4,6 @@
 pub mod report;
 pub mod view;
 
-// The layers below under the names the report code uses.
-use arena_competition::tournament;
-use arena_games as games;
-use arena_grading::{files, grade};
-use arena_runner::{replay, runner, text};
+// `view` reaches the runner's replays as `crate::replay`: kept until view
+// moves to the real name (`arena_runner::replay`).
+use arena_runner::replay;

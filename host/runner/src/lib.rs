@@ -13,8 +13,13 @@ pub mod stats;
 pub mod text;
 pub mod verify;
 
-pub use arena_games as games;
-pub use arena_sandbox as sandbox;
+// The games and the sandbox are used by their own names (`arena_games`,
+// `arena_sandbox`); these two aliases are kept until the adapters, `arena`
+// and the server move to the real names.
+#[doc(hidden)]
+pub use arena_games as games; // kept until the adapters move to the real name
+#[doc(hidden)]
+pub use arena_sandbox as sandbox; // kept until the adapters, arena and arena-server move to the real name
 
 /// The version of this host, recorded in reports and replays.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

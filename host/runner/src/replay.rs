@@ -17,7 +17,7 @@ pub const FORMAT: u64 = 2;
 
 /// The most bytes one game of a replay may take, and so the longest line:
 /// above any real game (a bot's whole log is at most
-/// [`crate::sandbox::MAX_LOG_BYTES`], 1 MiB, per game, at most six bytes of
+/// [`arena_sandbox::MAX_LOG_BYTES`], 1 MiB, per game, at most six bytes of
 /// JSON per byte, six seats), so a reader holds at most this much of a file
 /// whatever it claims.
 pub const MAX_GAME_BYTES: usize = 64 << 20;
@@ -36,10 +36,10 @@ pub fn header(outcome: &MatchOutcome, entrants: &[Entrant]) -> Value {
 pub fn match_header(
     game: &str,
     variant: &str,
-    illegal: crate::games::IllegalMoves,
+    illegal: arena_core::IllegalMoves,
     seed: u64,
     games: usize,
-    limits: &crate::sandbox::Limits,
+    limits: &arena_sandbox::Limits,
     entrants: &[Entrant],
 ) -> Value {
     json!({
@@ -47,7 +47,7 @@ pub fn match_header(
         "format": FORMAT,
         "arena-version": crate::VERSION,
         "wasmtime-version": WASMTIME_VERSION,
-        "fuel-prices": crate::sandbox::PRICES_VERSION,
+        "fuel-prices": arena_sandbox::PRICES_VERSION,
         "game": game,
         "variant": variant, "illegal": illegal,
         "seed": seed,
@@ -343,6 +343,75 @@ pub struct ReplayReader {
     gzip: bool,
 }
 
+/// The lines of the replay at `path`, inflated as they are read if it is
+/// gzip-compressed (and whether it is); `max_bytes` refuses larger files
+/// (for a compressed one, more inflated bytes). The error says why, in words.
+fn open_lines(path: &Path, max_bytes: Option<u64>) -> Result<(Box<dyn BufRead>, bool), String> {
+    let meta = std::fs::metadata(path).map_err(|e| format!("cannot read it: {}", io_words(&e)))?;
+    if meta.is_dir() {
+        return Err("this is a folder; give the replay file (arena match --replay FILE writes one)".into());
+    }
+    if let Some(max) = max_bytes
+        && meta.len() > max
+    {
+        return Err(format!(
+            "the replay is {} MiB, over the {} MiB this command reads; record fewer games (--games) or one game of it",
+            meta.len() >> 20,
+            max >> 20
+        ));
+    }
+    let file = std::fs::File::open(path).map_err(|e| format!("cannot read it: {}", io_words(&e)))?;
+    let mut file = std::io::BufReader::with_capacity(1 << 16, file);
+    let gzip = file
+        .fill_buf()
+        .map_err(|e| format!("cannot read it: {}", io_words(&e)))?
+        .starts_with(&[0x1f, 0x8b]);
+    // A compressed replay is read as it inflates; its size on disk says
+    // little of what it holds, so the cap counts the inflated bytes.
+    let reader: Box<dyn BufRead> = if gzip {
+        let inflated = flate2::bufread::MultiGzDecoder::new(file);
+        Box::new(std::io::BufReader::with_capacity(
+            1 << 16,
+            Capped {
+                inner: inflated,
+                left: max_bytes.unwrap_or(u64::MAX),
+                max: max_bytes.unwrap_or(u64::MAX),
+            },
+        ))
+    } else {
+        Box::new(file)
+    };
+    Ok((reader, gzip))
+}
+
+/// Whether the first line is a match header this arena reads: its type,
+/// a format it knows, and the keys every replay has; if not, why.
+fn check_header(header: &Value) -> Result<(), String> {
+    if header.get("type").and_then(Value::as_str) != Some("match") {
+        return Err("the first line is not a match header; is this a replay written by arena match --replay?".into());
+    }
+    match header.get("format").and_then(Value::as_u64) {
+        Some(f) if (1..=FORMAT).contains(&f) => {}
+        Some(f) => {
+            return Err(format!(
+                "replay format {f} was written by a newer arena (this one, {}, reads formats 1 to {FORMAT}); update the arena to read it",
+                crate::VERSION
+            ));
+        }
+        None => {
+            return Err(
+                "the header has no replay format number; the first line was edited or is not from the arena".into(),
+            );
+        }
+    }
+    for key in ["game", "variant", "bots"] {
+        if header.get(key).is_none() {
+            return Err(format!("the header has no \"{key}\"; the first line was edited"));
+        }
+    }
+    Ok(())
+}
+
 /// A line's type and game number.
 #[derive(Debug, Clone)]
 struct Head {
@@ -358,46 +427,7 @@ impl ReplayReader {
             line,
             what,
         };
-        let meta = std::fs::metadata(path).map_err(|e| err(None, format!("cannot read it: {}", io_words(&e))))?;
-        if meta.is_dir() {
-            return Err(err(
-                None,
-                "this is a folder; give the replay file (arena match --replay FILE writes one)".into(),
-            ));
-        }
-        if let Some(max) = max_bytes
-            && meta.len() > max
-        {
-            return Err(err(
-                None,
-                format!(
-                    "the replay is {} MiB, over the {} MiB this command reads; record fewer games (--games) or one game of it",
-                    meta.len() >> 20,
-                    max >> 20
-                ),
-            ));
-        }
-        let file = std::fs::File::open(path).map_err(|e| err(None, format!("cannot read it: {}", io_words(&e))))?;
-        let mut file = std::io::BufReader::with_capacity(1 << 16, file);
-        let gzip = file
-            .fill_buf()
-            .map_err(|e| err(None, format!("cannot read it: {}", io_words(&e))))?
-            .starts_with(&[0x1f, 0x8b]);
-        // A compressed replay is read as it inflates; its size on disk says
-        // little of what it holds, so the cap counts the inflated bytes.
-        let reader: Box<dyn BufRead> = if gzip {
-            let inflated = flate2::bufread::MultiGzDecoder::new(file);
-            Box::new(std::io::BufReader::with_capacity(
-                1 << 16,
-                Capped {
-                    inner: inflated,
-                    left: max_bytes.unwrap_or(u64::MAX),
-                    max: max_bytes.unwrap_or(u64::MAX),
-                },
-            ))
-        } else {
-            Box::new(file)
-        };
+        let (reader, gzip) = open_lines(path, max_bytes).map_err(|what| err(None, what))?;
         let mut r = ReplayReader {
             path: path.to_owned(),
             reader,
@@ -413,38 +443,7 @@ impl ReplayReader {
                 "the file is empty; write a replay with arena match --replay FILE".into(),
             ));
         };
-        if header.get("type").and_then(Value::as_str) != Some("match") {
-            return Err(err(
-                Some(n),
-                "the first line is not a match header; is this a replay written by arena match --replay?".into(),
-            ));
-        }
-        match header.get("format").and_then(Value::as_u64) {
-            Some(f) if (1..=FORMAT).contains(&f) => {}
-            Some(f) => {
-                return Err(err(
-                    Some(n),
-                    format!(
-                        "replay format {f} was written by a newer arena (this one, {}, reads formats 1 to {FORMAT}); update the arena to read it",
-                        crate::VERSION
-                    ),
-                ));
-            }
-            None => {
-                return Err(err(
-                    Some(n),
-                    "the header has no replay format number; the first line was edited or is not from the arena".into(),
-                ));
-            }
-        }
-        for key in ["game", "variant", "bots"] {
-            if header.get(key).is_none() {
-                return Err(err(
-                    Some(n),
-                    format!("the header has no \"{key}\"; the first line was edited"),
-                ));
-            }
-        }
+        check_header(&header).map_err(|what| err(Some(n), what))?;
         r.header = header;
         Ok(r)
     }
@@ -667,13 +666,13 @@ pub struct CheckedHeader {
     /// Its variant, as recorded.
     pub variant: Option<String>,
     /// What an illegal move cost.
-    pub illegal: Option<crate::games::IllegalMoves>,
+    pub illegal: Option<arena_core::IllegalMoves>,
     /// The match seed.
     pub seed: u64,
     /// Games the match played, at most [`crate::runner::MAX_GAMES`].
     pub games: usize,
     /// The limits bots ran under: the game's defaults with the recorded values.
-    pub limits: crate::sandbox::Limits,
+    pub limits: arena_sandbox::Limits,
     /// The bots, as many as the game seats.
     pub bots: Vec<RecordedBot>,
     /// The arena that wrote the file.
@@ -703,8 +702,8 @@ impl CheckedHeader {
         })?;
         let illegal = match text("illegal")? {
             Some(s) => Some(match s.as_str() {
-                "course" => crate::games::IllegalMoves::Course,
-                "forfeit" => crate::games::IllegalMoves::Forfeit,
+                "course" => arena_core::IllegalMoves::Course,
+                "forfeit" => arena_core::IllegalMoves::Forfeit,
                 _ => {
                     return Err(format!(
                         "\"illegal\" is `{}`; it must be `course` or `forfeit`",
@@ -763,7 +762,7 @@ impl CheckedHeader {
 
     /// The game's default limits with the recorded ones, checked as the
     /// command line's flags are.
-    fn limits(game: &dyn crate::runner::GameDef, recorded: Option<&Value>) -> Result<crate::sandbox::Limits, String> {
+    fn limits(game: &dyn crate::runner::GameDef, recorded: Option<&Value>) -> Result<arena_sandbox::Limits, String> {
         let mut limits = game.default_limits();
         let Some(recorded) = recorded.filter(|v| !v.is_null()) else {
             return Ok(limits);
@@ -799,10 +798,10 @@ impl CheckedHeader {
                         short(v)
                     )
                 })?;
-                if secs > crate::sandbox::MAX_TIMEOUT.as_secs_f64() {
+                if secs > arena_sandbox::MAX_TIMEOUT.as_secs_f64() {
                     return Err(format!(
                         "\"limits.timeout\" is {secs} s; at most {} s, as `arena match --timeout` allows",
-                        crate::sandbox::MAX_TIMEOUT.as_secs()
+                        arena_sandbox::MAX_TIMEOUT.as_secs()
                     ));
                 }
                 limits.timeout = std::time::Duration::from_secs_f64(secs);

@@ -5,8 +5,8 @@
 use crate::replay::{CheckedHeader, FORMAT, GameRecord, ReplayReader, game_lines};
 use crate::runner::entrants::{entrant, setup};
 use crate::runner::{Entrant, GameDef, MatchSpec, play_unit, unit, unit_count};
-use crate::sandbox::Sandbox;
 use anyhow::bail;
+use arena_sandbox::Sandbox;
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -188,12 +188,12 @@ fn version_warnings(header: &CheckedHeader) -> Vec<String> {
             crate::replay::WASMTIME_VERSION
         ));
     }
-    if header.fuel_prices != u64::from(crate::sandbox::PRICES_VERSION) {
+    if header.fuel_prices != u64::from(arena_sandbox::PRICES_VERSION) {
         warnings.push(format!(
             "written under fuel prices {}, played again under prices {}: fuel counts differ, and a bot near \
              its budget may end differently",
             header.fuel_prices,
-            crate::sandbox::PRICES_VERSION
+            arena_sandbox::PRICES_VERSION
         ));
     }
     warnings

@@ -2,7 +2,3 @@
 //! each other, through the runner's adapters.
 
 pub mod human;
-
-// The runner's modules under the names the terminal code uses.
-use arena_games as games;
-use arena_runner::{adapters, runner, text};

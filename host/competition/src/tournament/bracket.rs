@@ -449,7 +449,7 @@ impl Bracket {
     }
 }
 
-use crate::text::points as fmt_points;
+use arena_runner::text::points as fmt_points;
 
 #[cfg(test)]
 mod tests {

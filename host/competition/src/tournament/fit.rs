@@ -131,7 +131,7 @@ pub fn fit_counted(n: usize, games: &[(&FitGame, u32)], prior_draws: f64) -> Vec
         .map(|i| (0..n).map(|j| cov[i * n + j]).sum::<f64>() / n as f64)
         .collect();
     let all_mean = row_mean.iter().sum::<f64>() / n as f64;
-    let z = crate::stats::normal_quantile(0.975);
+    let z = arena_runner::stats::normal_quantile(0.975);
     (0..n)
         .map(|i| {
             let var = (cov[i * n + i] - 2.0 * row_mean[i] + all_mean).max(0.0);

@@ -2,7 +2,7 @@
 //! stopped tournament resumes where it stopped and plays no game twice.
 
 use super::MatchTally;
-use crate::runner::GameResult;
+use arena_runner::runner::GameResult;
 use serde_json::{Value, json};
 use std::collections::HashMap;
 use std::fs::{File, OpenOptions};

@@ -19,8 +19,8 @@ pub use ratings::Rating;
 pub use standings::{Standing, measure_name, rank_beyond_noise, rank_text};
 pub use tally::{BotTally, FORFEITS_KEPT, MatchTally};
 
-use crate::games::{Kind, derive_seed};
-use crate::runner::{Entrant, GameDef, GameSetup, MatchSpec, SetupError, play_unit, unit, unit_count};
+use arena_core::{Kind, derive_seed};
+use arena_runner::runner::{Entrant, GameDef, GameSetup, MatchSpec, SetupError, play_unit, unit, unit_count};
 use indicatif::{ProgressBar, ProgressStyle};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
@@ -261,7 +261,7 @@ impl<'a> Engine<'a> {
         }
         let sizes: Vec<usize> = specs
             .iter()
-            .map(|s| crate::runner::whole_rotations(s.games, s.entrants.len().max(1)))
+            .map(|s| arena_runner::runner::whole_rotations(s.games, s.entrants.len().max(1)))
             .collect();
         self.progress.set_message(label.to_string());
         self.progress.inc_length(sizes.iter().sum::<usize>() as u64);
@@ -274,41 +274,11 @@ impl<'a> Engine<'a> {
                 std::sync::Mutex::new(earlier.unwrap_or_else(|| MatchTally::new(p.bots.len())))
             })
             .collect();
-        let lock = |m: usize| tallies[m].lock().unwrap_or_else(|e| e.into_inner());
         let stopped = AtomicBool::new(false);
         (0..starts[starts.len() - 1]).into_par_iter().for_each(|job| {
-            let m = &(starts.partition_point(|&s| s <= job) - 1);
-            let unit = &unit(&specs[*m], job - starts[*m]);
-            let id = &plans[*m].id;
-            if unit.iter().all(|&g| lock(*m).has(g)) {
-                self.progress.inc(unit.len() as u64);
-                return;
-            }
-            if self.stop.load(Ordering::Relaxed) {
-                stopped.store(true, Ordering::Relaxed);
-                return;
-            }
-            let played = match play_unit(&specs[*m], unit) {
-                Ok(p) => p,
-                Err(e) => {
-                    self.error.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(e);
-                    self.stop.store(true, Ordering::Relaxed);
-                    stopped.store(true, Ordering::Relaxed);
-                    return;
-                }
-            };
-            if let Some(j) = &self.journal {
-                for p in &played {
-                    j.record(id, p.result.index, &p.result);
-                }
-            }
-            let mut tally = lock(*m);
-            for p in &played {
-                tally.add(&p.result);
-            }
-            drop(tally);
-            self.played.fetch_add(played.len(), Ordering::Relaxed);
-            self.progress.inc(played.len() as u64);
+            let m = starts.partition_point(|&s| s <= job) - 1;
+            let unit = unit(&specs[m], job - starts[m]);
+            self.play_job(&specs[m], &unit, &plans[m].id, &tallies[m], &stopped);
         });
         if stopped.load(Ordering::Relaxed) {
             return None;
@@ -325,6 +295,49 @@ impl<'a> Engine<'a> {
                 })
                 .collect(),
         )
+    }
+
+    /// Play one job, `unit` of match `id`, unless every one of its games is
+    /// in the journal already: each game to the journal and the match's
+    /// `tally`. An error of the run stops the tournament (and sets `stopped`).
+    fn play_job(
+        &self,
+        spec: &MatchSpec<'_>,
+        unit: &[usize],
+        id: &str,
+        tally: &std::sync::Mutex<MatchTally>,
+        stopped: &AtomicBool,
+    ) {
+        let lock = || tally.lock().unwrap_or_else(|e| e.into_inner());
+        if unit.iter().all(|&g| lock().has(g)) {
+            self.progress.inc(unit.len() as u64);
+            return;
+        }
+        if self.stop.load(Ordering::Relaxed) {
+            stopped.store(true, Ordering::Relaxed);
+            return;
+        }
+        let played = match play_unit(spec, unit) {
+            Ok(p) => p,
+            Err(e) => {
+                self.error.lock().unwrap_or_else(|e| e.into_inner()).get_or_insert(e);
+                self.stop.store(true, Ordering::Relaxed);
+                stopped.store(true, Ordering::Relaxed);
+                return;
+            }
+        };
+        if let Some(j) = &self.journal {
+            for p in &played {
+                j.record(id, p.result.index, &p.result);
+            }
+        }
+        let mut tally = lock();
+        for p in &played {
+            tally.add(&p.result);
+        }
+        drop(tally);
+        self.played.fetch_add(played.len(), Ordering::Relaxed);
+        self.progress.inc(played.len() as u64);
     }
 
     /// Play some of a tournament's planned matches (a shard of it), each
@@ -393,7 +406,7 @@ fn neighbour_matches(spec: &TournamentSpec<'_>, rows: &[Standing], matches: &[Ma
         if games == 0 {
             continue;
         }
-        let los = crate::stats::los(wa, wb);
+        let los = arena_runner::stats::los(wa, wb);
         let verdict = if los >= 0.95 {
             "beyond noise"
         } else if los <= 0.05 {
@@ -446,7 +459,7 @@ pub fn run(spec: &TournamentSpec<'_>, engine: &Engine<'_>) -> Result<TournamentR
         // seat orders (24 at a table of four), the most at any table size.
         games_per_match: matches
             .iter()
-            .map(|m| crate::runner::whole_rotations(m.games, m.bots.len()))
+            .map(|m| arena_runner::runner::whole_rotations(m.games, m.bots.len()))
             .max()
             .unwrap_or(spec.games),
         complete,

@@ -3,8 +3,8 @@
 
 use super::ratings::Rating;
 use super::{Bracket, Format, MatchRecord, TournamentSpec, ratings};
-use crate::games::{ForfeitReason, Kind};
-use crate::stats::{Estimate, estimate_from_sums};
+use arena_core::{ForfeitReason, Kind};
+use arena_runner::stats::{Estimate, estimate_from_sums};
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -73,7 +73,7 @@ impl Standing {
 
     /// Its forfeits as the reports print them, `trap 2, fuel 1` or `-`.
     pub fn forfeits_text(&self) -> String {
-        crate::runner::forfeit_list(&self.forfeits)
+        arena_runner::runner::forfeit_list(&self.forfeits)
     }
 }
 
@@ -138,8 +138,8 @@ fn tally(spec: &TournamentSpec<'_>, matches: &[MatchRecord]) -> Vec<Standing> {
             tier: 0,
             name: e.name.clone(),
             sha256: match &e.bot {
-                crate::runner::BotRef::Wasm(p) => Some(p.sha256.clone()),
-                crate::runner::BotRef::House(_) => None,
+                arena_runner::runner::BotRef::Wasm(p) => Some(p.sha256.clone()),
+                arena_runner::runner::BotRef::House(_) => None,
             },
             games: 0,
             wins: 0,

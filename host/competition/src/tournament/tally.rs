@@ -4,7 +4,7 @@
 //! order the games arrive in never changes a figure, and a game that arrives
 //! twice (a unit replayed after a kill) counts once.
 
-use crate::runner::GameResult;
+use arena_runner::runner::GameResult;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -253,7 +253,7 @@ impl MatchTally {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::games::{Forfeit, ForfeitReason};
+    use arena_core::{Forfeit, ForfeitReason};
     use rand::seq::SliceRandom;
     use rand::{Rng, SeedableRng};
 

@@ -2,7 +2,7 @@
 //! them: the replay writer, verification and terminal play read this type.
 
 use super::rules::{Board, Card, Line};
-use crate::Forfeit;
+use arena_core::Forfeit;
 use serde::{Deserialize, Serialize};
 
 /// One event of a ConnectFwar game.

@@ -3,7 +3,7 @@
 //! Each has a wasm twin in `example-bots/rust/connect-fwar/`.
 
 use super::rules::{GameInfo, Player, View};
-use crate::Failure;
+use arena_core::Failure;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 

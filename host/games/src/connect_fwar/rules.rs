@@ -1,7 +1,7 @@
 //! The rules of ConnectFwar (see `docs/rules/connect-fwar.md`).
 
 use super::Event;
-use crate::{EventSink, Failure, Outcome, derive_seed, record};
+use arena_core::{EventSink, Failure, Outcome, derive_seed, record};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;

@@ -1,7 +1,7 @@
 //! One test per rule of `docs/rules/connect-fwar.md`, named after the rule.
 
 use super::*;
-use crate::{Failure, ForfeitReason, NoEvents};
+use arena_core::{Failure, ForfeitReason, NoEvents};
 
 fn c(rank: u8, suit: u8) -> Card {
     Card {

@@ -5,7 +5,7 @@
 //! nothing but safety.
 
 use super::rules::{Fencer, GameInfo, Move, RoundInfo, View};
-use crate::Failure;
+use arena_core::Failure;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 

@@ -1,7 +1,7 @@
 //! The rules of En Garde (see `docs/rules/en-garde.md`).
 
 use super::Event;
-use crate::{EventSink, Failure, ForfeitReason, Outcome, Seat, derive_seed, record};
+use arena_core::{EventSink, Failure, ForfeitReason, Outcome, Seat, derive_seed, record};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;

@@ -1,8 +1,8 @@
 //! One test per rule of `docs/rules/en-garde.md`, named after the rule.
 
 use super::*;
-use crate::{Failure, ForfeitReason, Seat};
 use Direction::{Backward, Forward};
+use arena_core::{Failure, ForfeitReason, Seat};
 
 fn mv(card: u8, direction: Direction) -> Move {
     Move { card, direction }
@@ -102,7 +102,7 @@ fn rule_2_1_and_2_2_a_round_starts_on_the_ends_with_five_sorted_cards() {
 #[test]
 fn rule_2_3_the_first_mover_alternates_by_round() {
     let (mut a, mut b) = (Scripted::default(), Scripted::default());
-    play_game(Config::default(), 11, [&mut a, &mut b], &mut crate::NoEvents);
+    play_game(Config::default(), 11, [&mut a, &mut b], &mut arena_core::NoEvents);
     assert!(a.rounds.len() >= 5);
     for info in &a.rounds {
         assert_eq!(info.first_to_move, ((info.round - 1) % 2) as Seat);
@@ -236,7 +236,7 @@ fn rule_5_1_an_illegal_move_loses_the_round_without_playing_the_card() {
         ..Scripted::default()
     };
     let mut good = Scripted::default();
-    let out = play_game(Config::default(), 5, [&mut bad, &mut good], &mut crate::NoEvents);
+    let out = play_game(Config::default(), 5, [&mut bad, &mut good], &mut arena_core::NoEvents);
     assert_eq!(out.scores, vec![0, 5]);
     assert_eq!(out.winner, Some(1));
     assert_eq!(out.forfeit, None);
@@ -250,7 +250,13 @@ fn rule_5_2_no_legal_move_loses_the_round() {
     let mut asked = Scripted::default();
     let mut other = Scripted::default();
     let mut r = r;
-    let end = play_round(&mut r, &mut [&mut asked, &mut other], [0, 0], 1, &mut crate::NoEvents);
+    let end = play_round(
+        &mut r,
+        &mut [&mut asked, &mut other],
+        [0, 0],
+        1,
+        &mut arena_core::NoEvents,
+    );
     assert_eq!(end, Ok(RoundEnd::NoLegalMove { scorer: 1 }));
     assert!(asked.views.is_empty(), "a fencer with no legal move is not asked");
 }
@@ -262,7 +268,7 @@ fn rule_5_3_a_card_value_outside_1_to_5_forfeits() {
         ..Scripted::default()
     };
     let mut good = Scripted::default();
-    let out = play_game(Config::default(), 5, [&mut bad, &mut good], &mut crate::NoEvents);
+    let out = play_game(Config::default(), 5, [&mut bad, &mut good], &mut arena_core::NoEvents);
     let forfeit = out.forfeit.expect("a forfeit");
     assert_eq!((forfeit.seat, forfeit.reason), (0, ForfeitReason::InvalidAnswer));
     assert_eq!(out.winner, Some(1));
@@ -272,7 +278,12 @@ fn rule_5_3_a_card_value_outside_1_to_5_forfeits() {
 fn rule_6_1_first_to_five_points_wins() {
     for seed in 0..20 {
         let (mut a, mut b) = (house_bot("aggressive").unwrap(), house_bot("random").unwrap());
-        let out = play_game(Config::default(), seed, [a.as_mut(), b.as_mut()], &mut crate::NoEvents);
+        let out = play_game(
+            Config::default(),
+            seed,
+            [a.as_mut(), b.as_mut()],
+            &mut arena_core::NoEvents,
+        );
         let max = *out.scores.iter().max().unwrap();
         assert_eq!(max, 5, "seed {seed}: {:?}", out.scores);
         assert!(out.scores.iter().filter(|&&s| s == 5).count() == 1);
@@ -283,7 +294,7 @@ fn rule_6_1_first_to_five_points_wins() {
 #[test]
 fn rule_6_2_scores_carry_over_between_rounds() {
     let (mut a, mut b) = (Scripted::default(), Scripted::default());
-    let out = play_game(Config::default(), 21, [&mut a, &mut b], &mut crate::NoEvents);
+    let out = play_game(Config::default(), 21, [&mut a, &mut b], &mut arena_core::NoEvents);
     let totals: Vec<u8> = a.rounds.iter().map(|r| r.scores[0] + r.scores[1]).collect();
     assert!(totals.windows(2).all(|w| w[1] >= w[0] && w[1] <= w[0] + 1));
     assert!(out.scores.iter().sum::<i64>() as u8 >= *totals.last().unwrap());
@@ -296,7 +307,7 @@ fn rule_6_3_a_game_stops_at_the_round_cap() {
         ..Config::default()
     };
     let (mut a, mut b) = (Scripted::default(), Scripted::default());
-    let out = play_game(config, 4, [&mut a, &mut b], &mut crate::NoEvents);
+    let out = play_game(config, 4, [&mut a, &mut b], &mut arena_core::NoEvents);
     assert_eq!(a.rounds.len(), 1);
     assert!(out.scores.iter().sum::<i64>() <= 1);
     let expected = match out.scores[0].cmp(&out.scores[1]) {
@@ -386,7 +397,7 @@ fn rule_8_a_failure_in_any_call_forfeits_the_game() {
             } else {
                 [&mut fine, &mut failing]
             };
-            let out = play_game(Config::default(), 8, players, &mut crate::NoEvents);
+            let out = play_game(Config::default(), 8, players, &mut arena_core::NoEvents);
             let f = out.forfeit.expect("forfeit");
             assert_eq!((f.seat, f.reason), (seat, reason), "{call}");
             assert_eq!(out.winner, Some(1 - seat));

@@ -2,7 +2,7 @@
 //! them: the replay writer, verification and terminal play read this type.
 
 use super::rules::{Card, Illegal, Meets};
-use crate::{Forfeit, Seat};
+use arena_core::{Forfeit, Seat};
 use serde::{Deserialize, Serialize};
 
 /// One event of a President game.

@@ -1,7 +1,7 @@
 //! House bots, each with a wasm twin in `example-bots/rust/president/`.
 
 use super::rules::{Card, GameInfo, PresidentPlayer, View};
-use crate::Failure;
+use arena_core::Failure;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 

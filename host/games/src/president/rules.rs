@@ -1,7 +1,7 @@
 //! The rules of President (see `docs/rules/president.md`).
 
 use super::Event;
-use crate::{EventSink, Failure, Forfeit, Outcome, Seat, derive_seed, record};
+use arena_core::{EventSink, Failure, Forfeit, Outcome, Seat, derive_seed, record};
 use rand::SeedableRng;
 use rand::seq::SliceRandom;
 use rand_chacha::ChaCha8Rng;

@@ -1,8 +1,8 @@
 //! One test per rule of `docs/rules/president.md`, named after the rule.
 
 use super::*;
-use crate::{Failure, ForfeitReason, NoEvents};
 use Suit::{Clubs, Diamonds, Hearts, Spades};
+use arena_core::{Failure, ForfeitReason, NoEvents};
 
 fn c(rank: u8, suit: Suit) -> Card {
     Card::new(rank, suit)

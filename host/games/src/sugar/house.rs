@@ -2,7 +2,7 @@
 //! `example-bots/rust/sugar/`.
 
 use super::rules::{Action, PlaceInfo, SIZE, SugarPlayer, View};
-use crate::Failure;
+use arena_core::Failure;
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 

@@ -1,7 +1,7 @@
 //! The rules of Sugargame (see `docs/rules/sugar.md`).
 
 use super::Event;
-use crate::{EventSink, Failure, Forfeit, ForfeitReason, Outcome, Seat, derive_seed, record};
+use arena_core::{EventSink, Failure, Forfeit, ForfeitReason, Outcome, Seat, derive_seed, record};
 use rand::{Rng, SeedableRng};
 use rand_chacha::ChaCha8Rng;
 use serde::{Deserialize, Serialize};

@@ -1,8 +1,8 @@
 //! One test per rule of `docs/rules/sugar.md`, named after the rule.
 
 use super::*;
-use crate::{Failure, ForfeitReason, NoEvents};
 use Direction::{Down, Left, Right, Up};
+use arena_core::{Failure, ForfeitReason, NoEvents};
 
 fn mv(agent: u8, direction: Direction) -> Action {
     Action::Move { agent, direction }

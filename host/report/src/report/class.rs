@@ -2,9 +2,9 @@
 //! rubric items with replays, rejected submissions and the class tournament.
 
 use super::{Chosen, PageJob, PageLink, Replays, anchor, esc, html_page, points, replay_link};
-use crate::grade::{GradeReport, Grader, Measure, Rubric};
-use crate::runner::{Entrant, GameDef};
-use crate::tournament::{TournamentReport, TournamentSpec};
+use arena_competition::tournament::{TournamentReport, TournamentSpec};
+use arena_grading::grade::{GradeReport, Grader, Measure, Rubric};
+use arena_runner::runner::{Entrant, GameDef};
 use std::fmt::Write;
 
 /// What a class replay page shows.
@@ -49,7 +49,7 @@ fn smoke_page<'a>(grader: &'a Grader<'_>, report: &GradeReport, me: &Entrant) ->
     let spec = grader.smoke_spec(me);
     let against: Vec<&str> = spec.entrants[1..].iter().map(|e| e.name.as_str()).collect();
     PageJob {
-        file: crate::grade::smoke_replay_file(&report.folder),
+        file: arena_grading::grade::smoke_replay_file(&report.folder),
         title: format!(
             "{student} vs {}: the smoke game, whose forfeit rejected the submission",
             against.join(", ")
@@ -172,8 +172,8 @@ pub fn class_index(c: &ClassReport<'_>) -> String {
         c.games,
         first.map_or(String::from("-"), |r| fuel(r.limits.fuel)),
         match c.rubric.illegal {
-            crate::games::IllegalMoves::Course => "the course's rule",
-            crate::games::IllegalMoves::Forfeit => "forfeit",
+            arena_core::IllegalMoves::Course => "the course's rule",
+            arena_core::IllegalMoves::Forfeit => "forfeit",
         },
         arena_runner::VERSION
     );
@@ -236,7 +236,7 @@ fn gradebook_section(c: &ClassReport<'_>) -> String {
          <th class=\"num\">worst call<br><span class=\"muted\">of the budget</span></th>\
          <th>status</th></tr></thead><tbody>"
     );
-    let same = crate::grade::same_files(c.graded.iter().map(|(r, _)| r));
+    let same = arena_grading::grade::same_files(c.graded.iter().map(|(r, _)| r));
     let same_note = |student: &str| {
         same.get(student).map_or(String::new(), |others| {
             format!(
@@ -285,7 +285,7 @@ fn item_cells(r: &GradeReport) -> String {
 
 /// How a student's bot behaved: forfeits (by reason on hover), illegal
 /// moves and its worst call's share of the budget.
-fn conduct_cells(k: &crate::grade::Conduct) -> String {
+fn conduct_cells(k: &arena_grading::grade::Conduct) -> String {
     let mut s = String::new();
     if k.games == 0 {
         let _ = write!(
@@ -369,7 +369,7 @@ fn rejected_section(c: &ClassReport<'_>) -> String {
 
 /// Each student's section: file, conduct, flags, and each item with its replays.
 fn student_sections(c: &ClassReport<'_>) -> String {
-    let same = crate::grade::same_files(c.graded.iter().map(|(r, _)| r));
+    let same = arena_grading::grade::same_files(c.graded.iter().map(|(r, _)| r));
     let mut s = String::new();
     let _ = writeln!(s, "<h2 id=\"students\">Students</h2>");
     for (n, (r, _)) in c.graded.iter().enumerate() {
@@ -430,7 +430,13 @@ fn student_header(c: &ClassReport<'_>, n: usize, r: &GradeReport, same: Option<&
 
 /// One rubric item of a student: points, measure with its interval, games,
 /// verdict and the replay to watch.
-fn item_row(c: &ClassReport<'_>, n: usize, r: &GradeReport, i: usize, item: &crate::grade::ItemResult) -> String {
+fn item_row(
+    c: &ClassReport<'_>,
+    n: usize,
+    r: &GradeReport,
+    i: usize,
+    item: &arena_grading::grade::ItemResult,
+) -> String {
     let mut s = String::new();
     let measured = match (item.value, item.ci95) {
         (Some(v), Some(ci)) => format!(

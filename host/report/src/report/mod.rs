@@ -18,22 +18,22 @@ mod tournament;
 pub use class::{ClassPage, ClassReport, class_index, class_pages};
 pub use tournament::{tournament_index, tournament_pages};
 
-use crate::games::Forfeit;
-use crate::runner::{GameResult, MatchSpec, Played, play_unit, units, whole_rotations};
-pub use crate::text::{csv_field, points};
 use anyhow::Context;
+use arena_core::Forfeit;
+use arena_runner::runner::{GameResult, MatchSpec, Played, play_unit, units, whole_rotations};
+pub use arena_runner::text::{csv_field, points};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 use std::path::Path;
 
 /// Forfeits shown per bot per match (or rubric item); the rest are counted.
-pub const FORFEITS_SHOWN: usize = crate::tournament::FORFEITS_KEPT;
+pub const FORFEITS_SHOWN: usize = arena_competition::tournament::FORFEITS_KEPT;
 /// At most this many replay pages; pages with a forfeit come first.
 pub const MAX_PAGES: usize = 300;
 /// At most this many bytes of replay pages in all.
 pub const MAX_REPLAY_BYTES: usize = 48 << 20;
-pub use crate::files::{INDEX, REPLAYS};
+pub use arena_grading::files::{INDEX, REPLAYS};
 
 /// A replay page to make: chosen games of one match.
 pub struct PageJob<'a> {
@@ -290,7 +290,7 @@ fn make_page(job: &PageJob<'_>) -> anyhow::Result<(String, bool)> {
         .variant
         .clone()
         .unwrap_or_else(|| spec.game.variants()[0].to_string());
-    let header = crate::replay::match_header(
+    let header = arena_runner::replay::match_header(
         spec.game.name(),
         &variant,
         spec.setup.illegal,
@@ -301,7 +301,7 @@ fn make_page(job: &PageJob<'_>) -> anyhow::Result<(String, bool)> {
     );
     let games: Vec<Vec<serde_json::Value>> = played
         .values()
-        .map(|p| crate::replay::game_lines(&p.result, &p.events.values(), &spec.entrants))
+        .map(|p| arena_runner::replay::game_lines(&p.result, &p.events.values(), &spec.entrants))
         .collect();
     let names: Vec<String> = spec.entrants.iter().map(|e| e.name.clone()).collect();
     let (note, same) = page_note(job, &played, &names);

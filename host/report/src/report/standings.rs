@@ -3,8 +3,8 @@
 //! class run write the same text.
 
 use super::csv_field;
-use crate::tournament::{self, Format, TournamentReport};
 use anyhow::Context;
+use arena_competition::tournament::{self, Format, TournamentReport};
 
 /// Write the standings in every format beside each other in `dir`.
 pub fn write_outputs(dir: &std::path::Path, title: &str, report: &TournamentReport) -> anyhow::Result<()> {
@@ -85,7 +85,7 @@ pub fn table(title: &str, report: &TournamentReport) -> String {
         let _ = writeln!(
             s,
             "{:>4}  {:<width$}  {:>5}  {:>20}  {:>20}  {:>18}  {}",
-            crate::tournament::rank_text(&report.standings, i),
+            arena_competition::tournament::rank_text(&report.standings, i),
             r.name,
             r.games,
             measure(r),
@@ -116,7 +116,7 @@ pub fn table(title: &str, report: &TournamentReport) -> String {
 /// Each Swiss round's pairings with their game points, and the bye.
 fn swiss_rounds(report: &TournamentReport) -> String {
     use std::fmt::Write;
-    let names = |m: &crate::tournament::MatchRecord, k: usize| {
+    let names = |m: &arena_competition::tournament::MatchRecord, k: usize| {
         m.bots
             .get(k)
             .and_then(|&b| report.entrants.get(b))
@@ -150,7 +150,7 @@ fn swiss_rounds(report: &TournamentReport) -> String {
 }
 
 /// Swiss match points or the double-elimination placement, as the text table shows them.
-fn extra_column(report: &TournamentReport, r: &crate::tournament::Standing) -> String {
+fn extra_column(report: &TournamentReport, r: &arena_competition::tournament::Standing) -> String {
     match report.format {
         Format::Swiss => r.match_points.map_or(String::new(), |p| format!("{p}")),
         Format::DoubleElimination => r.placement.clone().unwrap_or_default(),
@@ -214,7 +214,7 @@ pub fn markdown(report: &TournamentReport) -> String {
         };
         s.push_str(&format!(
             "| {} | {} | {} | {} | {} |{extra_cell} {} |\n",
-            crate::tournament::rank_text(&report.standings, i),
+            arena_competition::tournament::rank_text(&report.standings, i),
             r.name.replace('|', "\\|"),
             r.games,
             measure(r),

@@ -2,10 +2,10 @@
 //! matches, and links to the replay pages.
 
 use super::{PageJob, PageLink, Replays, anchor, esc, file_name, html_page, pick, points, replay_link};
-use crate::games::Kind;
-use crate::tournament::{
+use arena_competition::tournament::{
     Bracket, BracketMatch, FORFEITS_KEPT, Format, MatchRecord, TournamentReport, TournamentSpec, match_spec,
 };
+use arena_core::Kind;
 use std::fmt::Write;
 
 /// What a match is, from its id: `round robin`, `Swiss round 2`, `winners' round 1`...
@@ -249,7 +249,7 @@ fn standings_table(c: &Sections<'_>) -> String {
     let _ = write!(
         s,
         "<table class=\"standings\"><thead><tr><th class=\"num\">rank</th><th>bot</th><th class=\"num\">games</th><th class=\"num\">{}</th>",
-        esc(crate::tournament::measure_name(&report.standings))
+        esc(arena_competition::tournament::measure_name(&report.standings))
     );
     if kind != Kind::Solitaire {
         let _ = write!(s, "<th class=\"num\">points</th>");
@@ -263,7 +263,7 @@ fn standings_table(c: &Sections<'_>) -> String {
         let _ = write!(
             s,
             "<tr><td class=\"num\">{}</td><td><a href=\"#{}\">{}</a></td><td class=\"num\">{}</td><td class=\"num\">{}</td>",
-            crate::tournament::rank_text(&report.standings, i),
+            arena_competition::tournament::rank_text(&report.standings, i),
             anchor(&format!("{id}bot"), &r.name),
             esc(&r.name),
             r.games,
@@ -394,7 +394,7 @@ fn results_by_bot(c: &Sections<'_>) -> String {
             anchor(&format!("{id}bot"), &r.name),
             r.rank,
             esc(&r.name),
-            esc(crate::tournament::measure_name(&report.standings)),
+            esc(arena_competition::tournament::measure_name(&report.standings)),
             esc(&r.measure_text()),
             r.games,
             r.placement
@@ -570,8 +570,8 @@ pub fn meta(spec: &TournamentSpec<'_>, report: &TournamentReport) -> String {
         report.seed,
         spec.setup.variant.as_deref().unwrap_or_else(|| spec.game.variants()[0]),
         match spec.setup.illegal {
-            crate::games::IllegalMoves::Course => "the course's rule",
-            crate::games::IllegalMoves::Forfeit => "forfeit",
+            arena_core::IllegalMoves::Course => "the course's rule",
+            arena_core::IllegalMoves::Forfeit => "forfeit",
         },
         arena_runner::VERSION
     )

@@ -7,9 +7,9 @@
 //! a copy of the reference, each deal played from every seat.
 
 use super::{Entrant, GameResult, GameSetup, MatchSpec, PositionSummary, run_match};
-use crate::games::Kind;
 use crate::runner::GameDef;
 use crate::stats::{Estimate, estimate};
+use arena_core::Kind;
 use serde::Serialize;
 use std::collections::BTreeMap;
 
@@ -112,7 +112,7 @@ pub struct CompareReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub players: Option<usize>,
     /// The limits bots ran under.
-    pub limits: crate::sandbox::Limits,
+    pub limits: arena_sandbox::Limits,
     /// One row per bot, in the order given.
     pub bots: Vec<CompareRow>,
 }

@@ -4,8 +4,8 @@
 //! are known, so the forfeit a student reads is their own error, not the
 //! `unreachable` it ended in.
 
-use crate::games::{Failure, ForfeitReason};
-use crate::sandbox::{Fault, FaultKind};
+use arena_core::{Failure, ForfeitReason};
+use arena_sandbox::{Fault, FaultKind};
 
 /// What a sandbox fault means in a game: the forfeit reason a student reads.
 /// A trap is told in the bot's own words when its log has them.
@@ -38,7 +38,7 @@ fn in_own_words(fault: &Fault) -> Option<Failure> {
                 format!(
                     "out of memory: {exception}: the bot needed more than its cap of {} (use less: a list, \
                      string or table far larger than it needs to be?), or raise --memory",
-                    crate::sandbox::compile::mib(fault.memory_cap)
+                    arena_sandbox::compile::mib(fault.memory_cap)
                 ),
             ));
         }

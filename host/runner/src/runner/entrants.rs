@@ -3,10 +3,10 @@
 //! bots this way, so both get the same entrants and the same one-line errors.
 
 use crate::adapters;
-use crate::games::IllegalMoves;
 use crate::runner::{BotRef, Entrant, GameDef, GameSetup};
-use crate::sandbox::Sandbox;
 use anyhow::bail;
+use arena_core::IllegalMoves;
+use arena_sandbox::Sandbox;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -57,7 +57,7 @@ pub fn entrant(game: &dyn GameDef, sandbox: &Sandbox, spec: &str) -> anyhow::Res
     }
     let path = PathBuf::from(spec);
     let program = sandbox.load(&path, game.worlds()).map_err(|e| match e {
-        crate::sandbox::LoadError::WrongWorld { .. } => match other_game(sandbox, &path, game) {
+        arena_sandbox::LoadError::WrongWorld { .. } => match other_game(sandbox, &path, game) {
             Some(other) => anyhow::anyhow!(
                 "{e}: this bot is for {}: play it with --game {}",
                 other.title(),

@@ -4,9 +4,9 @@
 //! sequential probability ratio test that stops as soon as it can decide.
 
 use super::{CompareError, Entrant, GameSetup, MatchSpec, Played, play_unit, whole_rotations};
-use crate::games::Kind;
 use crate::runner::GameDef;
 use crate::stats::{Estimate, Sprt, SprtDecision, elo_of_score, estimate, los};
+use arena_core::Kind;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::collections::BTreeMap;
@@ -69,7 +69,7 @@ pub struct HeadReport {
     /// Forfeits by bot and reason.
     pub forfeits: [BTreeMap<String, u32>; 2],
     /// The limits bots ran under.
-    pub limits: crate::sandbox::Limits,
+    pub limits: arena_sandbox::Limits,
 }
 
 /// What a head to head has counted so far.

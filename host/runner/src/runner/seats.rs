@@ -5,9 +5,9 @@
 //! move, logs and fuel afterwards) is done here once for every game.
 
 use super::{BotRef, Deal, GameSetup, PlayedGame, SetupError, instance_seed};
-use crate::games::{EventSink, Failure, IllegalMoves, Outcome, Seat};
-use crate::sandbox::log::LogContents;
-use crate::sandbox::{BotProgram, BotState, Call, Instance, Sandbox, Usage};
+use arena_core::{EventSink, Failure, IllegalMoves, Outcome, Seat};
+use arena_sandbox::log::LogContents;
+use arena_sandbox::{BotProgram, BotState, Call, Instance, Sandbox, Usage};
 use std::sync::Arc;
 use std::sync::atomic::{AtomicU64, Ordering};
 use wasmtime::Store;
@@ -125,7 +125,7 @@ macro_rules! seating {
                 fn player(&mut self) -> &mut (dyn $player + 'static) {
                     self
                 }
-                fn report(&self) -> ($crate::sandbox::log::LogContents, $crate::sandbox::Usage) {
+                fn report(&self) -> (::arena_sandbox::log::LogContents, ::arena_sandbox::Usage) {
                     $crate::runner::WasmBot::report(self)
                 }
                 fn follow(&mut self, events: std::sync::Arc<std::sync::atomic::AtomicU64>) {
@@ -139,10 +139,10 @@ macro_rules! seating {
                 $house(name).map(|b| b as Box<dyn $player>)
             }
             fn wasm(
-                sandbox: &$crate::sandbox::Sandbox,
-                program: &$crate::sandbox::BotProgram,
+                sandbox: &::arena_sandbox::Sandbox,
+                program: &::arena_sandbox::BotProgram,
                 seed: u64,
-            ) -> Result<Box<dyn $crate::runner::WasmSeat<dyn $player>>, $crate::games::Failure> {
+            ) -> Result<Box<dyn $crate::runner::WasmSeat<dyn $player>>, ::arena_core::Failure> {
                 $(
                     if std::ptr::eq(program.world, &$version::WORLD) {
                         let bot = $crate::runner::WasmBot::new(sandbox, program, seed, |store, instance| {
@@ -151,8 +151,8 @@ macro_rules! seating {
                         return Ok(Box::new(bot));
                     }
                 )+
-                Err($crate::games::Failure::new(
-                    $crate::games::ForfeitReason::InvalidAnswer,
+                Err(::arena_core::Failure::new(
+                    ::arena_core::ForfeitReason::InvalidAnswer,
                     format!("{} is not a world of this game", program.world.name),
                 ))
             }
@@ -287,7 +287,7 @@ pub struct Strict<'a, P: ?Sized> {
 }
 
 impl<P: ?Sized> Strict<'_, P> {
-    /// Judge an answer under the run's rule (see [`crate::games::judge`]); under the
+    /// Judge an answer under the run's rule (see [`arena_core::judge`]); under the
     /// course's rule an answer the rules do not allow is counted, for the
     /// gradebook, and passed on for the game's own rule to judge.
     pub fn judge<T>(
@@ -297,7 +297,7 @@ impl<P: ?Sized> Strict<'_, P> {
         describe: impl FnOnce(&T) -> String,
     ) -> Result<T, Failure> {
         match self.rule {
-            IllegalMoves::Forfeit => crate::games::judge(self.rule, answer, is_legal, describe),
+            IllegalMoves::Forfeit => arena_core::judge(self.rule, answer, is_legal, describe),
             IllegalMoves::Course => {
                 if !is_legal(&answer) {
                     self.illegal += 1;

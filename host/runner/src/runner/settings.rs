@@ -4,8 +4,8 @@
 
 use crate::adapters;
 use crate::runner::GameDef;
-use crate::sandbox::{ChildCompiler, CompileLimits, Compiler, Limits, Sandbox};
 use anyhow::Context;
+use arena_sandbox::{ChildCompiler, CompileLimits, Compiler, Limits, Sandbox};
 use std::path::PathBuf;
 use std::time::Duration;
 
@@ -15,7 +15,7 @@ pub const COMPILE_SUBCOMMAND: &str = "__compile";
 
 /// The most threads a run may use: the sandbox's instance pool always has
 /// a slot for every seat of every game in flight.
-pub const MAX_JOBS: u64 = crate::sandbox::MAX_LIVE_INSTANCES as u64 / 6;
+pub const MAX_JOBS: u64 = arena_sandbox::MAX_LIVE_INSTANCES as u64 / 6;
 
 /// Changes to a game's default limits, and how to compile and where to keep bots.
 #[derive(Debug, Clone, Default)]

@@ -1,12 +1,12 @@
 //! A person playing ConnectFwar in the terminal.
 
-use crate::adapters::connect_fwar::ConnectFwar;
-use crate::games::Failure;
-use crate::games::connect_fwar as rules;
-use crate::games::connect_fwar::{Board, COLUMNS, GameInfo, HEIGHT, Player, View};
-use crate::games::{Outcome, Seat};
 use crate::human::{Terminal, asks_for_help, asks_to_leave};
-use crate::runner::{BotRef, GameDef, GameSetup, Seated, SetupError, Table, exactly};
+use arena_core::Failure;
+use arena_core::{Outcome, Seat};
+use arena_games::connect_fwar as rules;
+use arena_games::connect_fwar::{Board, COLUMNS, GameInfo, HEIGHT, Player, View};
+use arena_runner::adapters::connect_fwar::ConnectFwar;
+use arena_runner::runner::{BotRef, GameDef, GameSetup, Seated, SetupError, Table, exactly};
 
 /// Draw the board, top row first.
 pub fn render_board(board: &Board, unicode: bool) -> String {
@@ -122,7 +122,7 @@ pub struct Narrator {
     pub term: Terminal,
 }
 
-impl crate::games::EventSink for Narrator {
+impl arena_core::EventSink for Narrator {
     fn enabled(&self) -> bool {
         true
     }

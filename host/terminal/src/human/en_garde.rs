@@ -1,15 +1,15 @@
 //! A person fencing in the terminal, against any bot.
 
-use crate::adapters::en_garde::EnGarde;
-use crate::games::Outcome;
-use crate::games::en_garde as rules;
-use crate::games::en_garde::{
+use crate::human::{Terminal, asks_for_help, asks_to_leave};
+use arena_core::Outcome;
+use arena_core::{EventSink, Failure, Seat};
+use arena_games::en_garde as rules;
+use arena_games::en_garde::{
     Direction, Event, Fencer, GameInfo, Illegal, Move, POINTS_TO_WIN, RoundEnd, RoundInfo, STRIP_LENGTH, View,
     check_move,
 };
-use crate::games::{EventSink, Failure, Seat};
-use crate::human::{Terminal, asks_for_help, asks_to_leave};
-use crate::runner::{BotRef, GameDef, GameSetup, SetupError, exactly, person_against_one};
+use arena_runner::adapters::en_garde::EnGarde;
+use arena_runner::runner::{BotRef, GameDef, GameSetup, SetupError, exactly, person_against_one};
 use serde_json::Value;
 
 /// Draw the strip with both fencers: `Y` for you, `O` for the opponent.

@@ -11,8 +11,8 @@ pub mod en_garde;
 pub mod president;
 pub mod sugar;
 
-use crate::games::{Failure, ForfeitReason, Outcome, Seat};
-use crate::runner::{BotRef, GameDef, GameSetup, SetupError};
+use arena_core::{Failure, ForfeitReason, Outcome, Seat};
+use arena_runner::runner::{BotRef, GameDef, GameSetup, SetupError};
 use std::cell::{Cell, RefCell};
 use std::io::{BufRead, Write};
 use std::rc::Rc;
@@ -99,8 +99,6 @@ pub fn locale_is_utf8() -> bool {
         .to_ascii_lowercase();
     locale.contains("utf-8") || locale.contains("utf8")
 }
-
-pub use crate::text::ordinal;
 
 /// How a person plays one game: the game's setup, the seed, the person's
 /// terminal and seat, and the opponents (name, bot).

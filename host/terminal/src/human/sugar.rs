@@ -1,15 +1,15 @@
 //! A person playing Sugargame in the terminal, against any bot.
 
-use crate::adapters::sugar::Sugar;
-use crate::games::Outcome;
-use crate::games::sugar as rules;
-use crate::games::sugar::{
+use crate::human::{Terminal, asks_for_help, asks_to_leave};
+use arena_core::Outcome;
+use arena_core::{EventSink, Failure, Seat};
+use arena_games::sugar as rules;
+use arena_games::sugar::{
     AGENTS, Action, Agent, Direction, GROWBACK_EVERY, Grid, KILL_POINTS, PlaceInfo, SIZE, STEPS, SugarPlayer, View,
     agent_ids, check_placement, home_row, neighbour, owner_of,
 };
-use crate::games::{EventSink, Failure, Seat};
-use crate::human::{Terminal, asks_for_help, asks_to_leave};
-use crate::runner::{BotRef, GameDef, GameSetup, SetupError, exactly, person_against_one};
+use arena_runner::adapters::sugar::Sugar;
+use arena_runner::runner::{BotRef, GameDef, GameSetup, SetupError, exactly, person_against_one};
 use serde_json::Value;
 
 /// How an agent is drawn: `[3]` for the person's, `(7)` for the opponent's.
