@@ -256,7 +256,7 @@ fn worker(server: &Server, token: &str, cache: &Path) -> Worker {
     )
 }
 
-fn worker_token(on: &On, dir: &Path, name: &str) -> String {
+pub(crate) fn worker_token(on: &On, dir: &Path, name: &str) -> String {
     let mut args = vec!["course", "worker-token", dir.to_str().unwrap(), "--name", name];
     args.extend(on.database());
     let out = arena(&args);

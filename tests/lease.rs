@@ -8,7 +8,7 @@
 //! server's leases are recovered as its database allows.
 
 use crate::server::On;
-use arena_server::db::{Backend, Db};
+use arena_server::db::{Backend, Db, Secret};
 use arena_server::lease::{Finish, Holder, JOBS, Leases, MATCHES, Work, sampled};
 use arena_tests::temp;
 use sqlx::Row;
@@ -89,11 +89,14 @@ async fn queue(db: &Db, work: &Work, n: usize) -> Vec<i64> {
 
 /// A row's state, lease token and who did it.
 async fn row(db: &Db, work: &Work, id: i64) -> (String, Option<String>, Option<i64>) {
-    let r = sqlx::query(&format!("SELECT state, lease, {} FROM {} WHERE id = $1", work.by, work.table))
-        .bind(id)
-        .fetch_one(&db.pool)
-        .await
-        .unwrap();
+    let r = sqlx::query(&format!(
+        "SELECT state, lease, {} FROM {} WHERE id = $1",
+        work.by, work.table
+    ))
+    .bind(id)
+    .fetch_one(&db.pool)
+    .await
+    .unwrap();
     (r.try_get(0).unwrap(), r.try_get(1).unwrap(), r.try_get(2).unwrap())
 }
 
@@ -107,12 +110,23 @@ fn ids(claim: &arena_server::lease::Claim) -> Vec<i64> {
 async fn claims_take_each_row_once(db: &Db, work: &'static Work) {
     let rows = queue(db, work, 3).await;
     let leases = Leases::new(db.clone(), work);
-    let a = leases.claim(Holder::Worker(1), 2, 60, "id").await.unwrap().expect("two rows");
-    let b = leases.claim(Holder::Worker(2), 2, 60, "id").await.unwrap().expect("the third");
+    let a = leases
+        .claim(Holder::Worker(1), 2, 60, "id")
+        .await
+        .unwrap()
+        .expect("two rows");
+    let b = leases
+        .claim(Holder::Worker(2), 2, 60, "id")
+        .await
+        .unwrap()
+        .expect("the third");
     assert_eq!(ids(&a), rows[..2].to_vec(), "oldest first, at most `max`");
     assert_eq!(ids(&b), rows[2..].to_vec());
     assert_ne!(a.token, b.token, "each claim has its own token");
-    assert!(leases.claim(Holder::Server, 5, 60, "id").await.unwrap().is_none(), "nothing waits");
+    assert!(
+        leases.claim(Holder::Server, 5, 60, "id").await.unwrap().is_none(),
+        "nothing waits"
+    );
     assert_eq!(row(db, work, rows[0]).await.0, work.held);
 }
 
@@ -134,8 +148,14 @@ async fn only_the_holder_finishes_or_gives_back(db: &Db, work: &'static Work) {
     assert_eq!(leases.lapse().await.unwrap(), 1, "its end passed: back to the queue");
     assert_eq!(row(db, work, rows[0]).await.0, "queued");
     let holder = leases.claim(Holder::Worker(7), 1, 60, "id").await.unwrap().unwrap();
-    assert!(!finish(&leases, db, rows[0], &stalled.token, Holder::Server).await, "the stalled holder records nothing");
-    assert!(!leases.put_back(rows[0], &stalled.token).await.unwrap(), "nor gives it back");
+    assert!(
+        !finish(&leases, db, rows[0], &stalled.token, Holder::Server).await,
+        "the stalled holder records nothing"
+    );
+    assert!(
+        !leases.put_back(rows[0], &stalled.token).await.unwrap(),
+        "nor gives it back"
+    );
     assert!(
         !finish(&leases, db, rows[0], &holder.token, Holder::Worker(8)).await,
         "another worker with the token is not its holder"
@@ -143,7 +163,10 @@ async fn only_the_holder_finishes_or_gives_back(db: &Db, work: &'static Work) {
     assert_eq!(row(db, work, rows[0]).await.1, Some(holder.token.clone()));
     assert!(finish(&leases, db, rows[0], &holder.token, Holder::Worker(7)).await);
     assert_eq!(row(db, work, rows[0]).await, ("done".into(), None, Some(7)));
-    assert!(!finish(&leases, db, rows[0], &holder.token, Holder::Worker(7)).await, "a row is finished once");
+    assert!(
+        !finish(&leases, db, rows[0], &holder.token, Holder::Worker(7)).await,
+        "a row is finished once"
+    );
 }
 
 /// A renewed lease does not lapse; a lease given back waits again.
@@ -151,7 +174,11 @@ async fn renewals_keep_a_lease_and_give_back_returns_it(db: &Db, work: &'static 
     let rows = queue(db, work, 2).await;
     let leases = Leases::new(db.clone(), work);
     let claim = leases.claim(Holder::Worker(3), 2, -1, "id").await.unwrap().unwrap();
-    assert_eq!(leases.renew(Holder::Worker(4), &claim.token, 60).await.unwrap(), 0, "not worker 4's");
+    assert_eq!(
+        leases.renew(Holder::Worker(4), &claim.token, 60).await.unwrap(),
+        0,
+        "not worker 4's"
+    );
     assert_eq!(leases.renew(Holder::Worker(3), &claim.token, 60).await.unwrap(), 2);
     assert_eq!(leases.lapse().await.unwrap(), 0, "renewed: nothing lapses");
     assert!(leases.put_back(rows[1], &claim.token).await.unwrap());
@@ -169,17 +196,35 @@ async fn checked_results_confirm_once_and_a_disabled_workers_work_goes_back(db: 
     let claim = leases.claim(Holder::Worker(5), 3, 60, "id").await.unwrap().unwrap();
     let mut tx = db.pool.begin().await.unwrap();
     for (id, to) in [(rows[0], Finish::Checking), (rows[1], Finish::Done)] {
-        assert!(leases.finish(&mut tx, id, Holder::Worker(5), &claim.token, to, Some("r")).await.unwrap());
+        assert!(
+            leases
+                .finish(&mut tx, id, Holder::Worker(5), &claim.token, to, Some("r"))
+                .await
+                .unwrap()
+        );
     }
     tx.commit().await.unwrap();
     assert_eq!(row(db, work, rows[0]).await.0, "checking");
-    let (check, found) = leases.claim_check(60, "id").await.unwrap().expect("the result to check");
+    let (check, found) = leases
+        .claim_check(60, "id")
+        .await
+        .unwrap()
+        .expect("the result to check");
     assert_eq!(found.try_get::<i64, _>(0).unwrap(), rows[0]);
-    assert!(leases.claim_check(60, "id").await.unwrap().is_none(), "one check at a time");
+    assert!(
+        leases.claim_check(60, "id").await.unwrap().is_none(),
+        "one check at a time"
+    );
     let mut conn = db.pool.acquire().await.unwrap();
-    assert!(!leases.confirm(&mut conn, rows[0], &claim.token).await.unwrap(), "the check's token, not the worker's");
+    assert!(
+        !leases.confirm(&mut conn, rows[0], &claim.token).await.unwrap(),
+        "the check's token, not the worker's"
+    );
     assert!(leases.confirm(&mut conn, rows[0], &check).await.unwrap());
-    assert!(!leases.confirm(&mut conn, rows[0], &check).await.unwrap(), "confirmed once");
+    assert!(
+        !leases.confirm(&mut conn, rows[0], &check).await.unwrap(),
+        "confirmed once"
+    );
     assert_eq!(row(db, work, rows[0]).await, ("done".into(), None, Some(5)));
     // Worker 5 is caught: its done, confirmed and still held rows all wait again.
     assert_eq!(leases.send_back(&mut conn, 5).await.unwrap(), 3);
@@ -245,21 +290,38 @@ fn the_lease_life_cycle(on: &On) {
 async fn wipe(db: &Db) {
     assert_eq!(db.backend, Backend::Postgres);
     for t in ["jobs", "ladder_matches", "submissions", "people"] {
-        sqlx::query(&format!("DELETE FROM {t}")).execute(&db.pool).await.unwrap();
+        sqlx::query(&format!("DELETE FROM {t}"))
+            .execute(&db.pool)
+            .await
+            .unwrap();
     }
 }
 
 crate::server::on_both!(the_lease_life_cycle);
 
 /// A worker's first results are all checked; after them the share checked
-/// is the configured percentage: 2% of 20,000 ids is 400 expected, with a
-/// binomial standard deviation of 19.8, so [300, 500] is five deviations
-/// either side (a false failure about once in three million runs).
+/// is the configured percentage, chosen under the course's secret: 2% of
+/// 20,000 ids is 400 expected, with a binomial standard deviation of 19.8,
+/// so [300, 500] is five deviations either side (a false failure about
+/// once in three million runs). Without the secret a worker cannot tell
+/// which: two courses' secrets choose sets that share about 2% of their
+/// members (about 8 of 400 by chance; at most 40 allowed), not the same set.
 #[test]
-fn the_sample_checks_every_first_result_then_the_set_share() {
-    assert!((0..3).all(|earlier| sampled(0x6a6f_6273, 9, earlier, 3, 0)));
-    assert!(!sampled(0x6a6f_6273, 9, 3, 3, 0), "past the first, 0% checks none");
-    assert!((0..1000).all(|id| sampled(1, id, 50, 3, 100)), "100% checks all");
-    let checked = (0..20_000).filter(|&id| sampled(0x7665_7269_6679, id, 10, 3, 2)).count();
-    assert!((300..=500).contains(&checked), "{checked} of 20,000 checked at 2%");
+fn the_sample_checks_every_first_result_then_the_set_share_chosen_by_the_secret() {
+    let (one, two) = (Secret::from_bytes([1; 32]), Secret::from_bytes([2; 32]));
+    assert!((0..3).all(|earlier| sampled(&one, &JOBS, 9, earlier, 3, 0)));
+    assert!(!sampled(&one, &JOBS, 9, 3, 3, 0), "past the first, 0% checks none");
+    assert!(
+        (0..1000).all(|id| sampled(&one, &MATCHES, id, 50, 3, 100)),
+        "100% checks all"
+    );
+    let chosen = |secret: &Secret| -> Vec<i64> {
+        (0..20_000)
+            .filter(|&id| sampled(secret, &MATCHES, id, 10, 3, 2))
+            .collect()
+    };
+    let (a, b) = (chosen(&one), chosen(&two));
+    assert!((300..=500).contains(&a.len()), "{} of 20,000 checked at 2%", a.len());
+    let both = a.iter().filter(|id| b.binary_search(id).is_ok()).count();
+    assert!(both <= 40, "{both} of {} chosen under both secrets", a.len());
 }

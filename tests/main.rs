@@ -3,6 +3,7 @@
 //! ripgrep's `tests/tests.rs` does). Run one area with
 //! `cargo test -p arena-tests --test main <area>::`.
 
+mod attacks;
 mod browser;
 mod budget;
 mod cache;

@@ -9,7 +9,6 @@ use crate::work::{Verdict, Versus};
 use arena_core::IllegalMoves;
 use serde::{Deserialize, Serialize};
 
-
 /// A lease on some matches.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Lease {
@@ -133,7 +132,6 @@ pub struct Taken {
     /// Matches whose results were not (the lease ran out or they came twice).
     pub untaken: Vec<i64>,
 }
-
 
 /// What a student's client checks before it uploads (`GET /api/course`):
 /// the course, its game and its limits. Fields in alphabetical order, the

@@ -164,6 +164,28 @@ impl Course {
         })
     }
 
+    /// Make what the server keeps private to the user it runs as: the
+    /// course folder and its bot files' folder 0700, the SQLite database
+    /// and its journal files 0600 (they hold live sessions). A course made
+    /// by an older arena is tightened when it is served.
+    pub fn keep_private(&self) -> Result<(), String> {
+        use std::os::unix::fs::PermissionsExt;
+        let set = |path: &Path, mode: u32| -> Result<(), String> {
+            match std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                    Err(format!("{}: cannot make it private to this user ({e})", path.display()))
+                }
+                _ => Ok(()),
+            }
+        };
+        set(&self.dir, 0o700)?;
+        set(&self.dir.join(FILES_DIR), 0o700)?;
+        for db in ["course.db", "course.db-wal", "course.db-shm"] {
+            set(&self.dir.join(db), 0o600)?;
+        }
+        Ok(())
+    }
+
     /// The rubric's path.
     pub fn rubric_path(&self) -> PathBuf {
         self.dir.join(&self.config.rubric)

@@ -67,7 +67,71 @@ pub fn new_token() -> Result<String, String> {
     Ok(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes))
 }
 
+/// A course's secret: 32 random bytes made at the course's first start and
+/// kept in its database, never sent to anyone. What must be unpredictable
+/// from outside is derived from it ([`Secret::derive`]): which of a
+/// worker's results are done again, and the pseudonyms of hidden names.
+#[derive(Clone)]
+pub struct Secret([u8; 32]);
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Secret(..)")
+    }
+}
+
+impl Secret {
+    /// A secret of the given bytes (tests).
+    pub fn from_bytes(bytes: [u8; 32]) -> Secret {
+        Secret(bytes)
+    }
+
+    /// A number no one without the secret can tell from `label` and `n`:
+    /// HMAC-SHA-256 of both under the secret, its first 8 bytes.
+    pub fn derive(&self, label: &str, n: i64) -> u64 {
+        use hmac::Mac;
+        let Ok(mut mac) = hmac::Hmac::<Sha256>::new_from_slice(&self.0) else {
+            return 0;
+        };
+        mac.update(label.as_bytes());
+        mac.update(&n.to_le_bytes());
+        let out = mac.finalize().into_bytes();
+        let mut first = [0u8; 8];
+        first.copy_from_slice(&out[..8]);
+        u64::from_le_bytes(first)
+    }
+}
+
 impl Db {
+    /// The course's secret, made (from the operating system's randomness)
+    /// and kept at the first call; every server sharing the database reads the same.
+    pub async fn secret(&self) -> Result<Secret, String> {
+        use base64::Engine;
+        let engine = base64::engine::general_purpose::STANDARD;
+        let mut bytes = [0u8; 32];
+        getrandom::fill(&mut bytes)
+            .map_err(|e| format!("the operating system gave no randomness for the course's secret ({e})"))?;
+        // Two servers starting at once: the first one's stays, both read it back.
+        sqlx::query("INSERT INTO settings (name, value) VALUES ('secret', $1) ON CONFLICT (name) DO NOTHING")
+            .bind(engine.encode(bytes))
+            .execute(&self.pool)
+            .await
+            .map_err(|e| e.to_string())?;
+        let kept: String = sqlx::query("SELECT value FROM settings WHERE name = 'secret'")
+            .fetch_one(&self.pool)
+            .await
+            .and_then(|r| r.try_get(0))
+            .map_err(|e| e.to_string())?;
+        let kept = engine
+            .decode(kept.trim())
+            .ok()
+            .and_then(|b| <[u8; 32]>::try_from(b).ok())
+            .ok_or(
+                "the course's secret in its database is damaged: delete the `secret` row of `settings` and start again",
+            )?;
+        Ok(Secret(kept))
+    }
+
     /// Open the database at `url` (`sqlite://...` or `postgres://...`) and
     /// bring its tables up to date.
     pub async fn open(url: &str) -> Result<Db, String> {

@@ -77,7 +77,15 @@ pub async fn init(spec: &InitSpec<'_>) -> Result<Made, String> {
         ladder: crate::course::LadderConfig::default(),
     };
     config.deadline()?;
-    std::fs::create_dir_all(dir.join(FILES_DIR)).map_err(|e| format!("{}: cannot create it ({e})", dir.display()))?;
+    {
+        use std::os::unix::fs::DirBuilderExt;
+        // Private from the start: the course holds sessions, tokens and every student's bots.
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir.join(FILES_DIR))
+            .map_err(|e| format!("{}: cannot create it ({e})", dir.display()))?;
+    }
     let toml = toml::to_string(&config).map_err(|e| e.to_string())?;
     write(
         &dir.join(COURSE_FILE),
@@ -90,7 +98,9 @@ pub async fn init(spec: &InitSpec<'_>) -> Result<Made, String> {
     )?;
     write(&dir.join(RUBRIC_FILE), &rubric_text, false)?;
     let course = Course::open(dir)?;
+    course.keep_private()?;
     let db = Db::open(&spec.database.clone().unwrap_or_else(|| course.sqlite_url())).await?;
+    course.keep_private()?;
     let teacher = new_token()?;
     db.add_person("teacher", "Teacher", "", true, &teacher, None).await?;
     let teacher_link = format!("{}/login/{teacher}", config.url);

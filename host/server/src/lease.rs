@@ -12,7 +12,7 @@
 //! names the columns in which they differ.
 
 use crate::course::{now, stamp};
-use crate::db::{Backend, Db, new_token};
+use crate::db::{Backend, Db, Secret, new_token};
 use sqlx::AnyConnection;
 use sqlx::any::AnyRow;
 
@@ -169,7 +169,11 @@ impl Leases {
             Backend::Sqlite => "",
             Backend::Postgres => " FOR UPDATE SKIP LOCKED",
         };
-        let start = if self.work.stamps_start { ", started_at = $5" } else { "" };
+        let start = if self.work.stamps_start {
+            ", started_at = $5"
+        } else {
+            ""
+        };
         let sql = format!(
             "UPDATE {table} SET state = '{held}', attempts = attempts + 1, worker_id = $1, lease = $2, \
              lease_until = $3{start} WHERE id IN \
@@ -197,8 +201,7 @@ impl Leases {
             Holder::Server => "",
             Holder::Worker(_) => " AND worker_id = $3",
         };
-        let sql =
-            format!("UPDATE {table} SET lease_until = $1 WHERE state = '{held}' AND lease = $2{whose}");
+        let sql = format!("UPDATE {table} SET lease_until = $1 WHERE state = '{held}' AND lease = $2{whose}");
         let mut query = sqlx::query(&sql)
             .bind(stamp(now() + time::Duration::seconds(seconds)))
             .bind(token);
@@ -253,7 +256,13 @@ impl Leases {
         to: Finish,
         result: Option<&str>,
     ) -> Result<bool, String> {
-        let Work { table, held, by, result: kept, .. } = self.work;
+        let Work {
+            table,
+            held,
+            by,
+            result: kept,
+            ..
+        } = self.work;
         let state = match to {
             Finish::Checking => "checking",
             Finish::Done | Finish::Nothing => "done",
@@ -266,7 +275,11 @@ impl Leases {
             "UPDATE {table} SET state = '{state}', finished_at = $1, {by} = $2, {kept} = $3, lease = NULL, \
              lease_until = NULL WHERE id = $4 AND state = '{held}' AND lease = $5{whose}"
         );
-        let done_by = if to == Finish::Nothing { None } else { self.holder_id(holder) };
+        let done_by = if to == Finish::Nothing {
+            None
+        } else {
+            self.holder_id(holder)
+        };
         let mut query = sqlx::query(&sql)
             .bind(stamp(now()))
             .bind(done_by)
@@ -308,8 +321,18 @@ impl Leases {
     /// under `token`) is done and verified, by the worker that did it;
     /// whether it was still waiting.
     pub async fn confirm(&self, conn: &mut AnyConnection, id: i64, token: &str) -> Result<bool, String> {
-        let Work { table, by, result, keeps_result, .. } = self.work;
-        let clear = if *keeps_result { String::new() } else { format!(", {result} = NULL") };
+        let Work {
+            table,
+            by,
+            result,
+            keeps_result,
+            ..
+        } = self.work;
+        let clear = if *keeps_result {
+            String::new()
+        } else {
+            format!(", {result} = NULL")
+        };
         let done = sqlx::query(&format!(
             "UPDATE {table} SET state = 'done', verified = 1, {by} = worker_id, lease = NULL, lease_until = NULL{clear} \
              WHERE id = $1 AND state = 'checking' AND lease = $2"
@@ -325,7 +348,13 @@ impl Leases {
     /// Send everything `worker` did or holds back to the queue (a result of
     /// its differed when done again: none of its results is trusted).
     pub async fn send_back(&self, conn: &mut AnyConnection, worker: i64) -> Result<u64, String> {
-        let Work { table, held, by, result, .. } = self.work;
+        let Work {
+            table,
+            held,
+            by,
+            result,
+            ..
+        } = self.work;
         let done = sqlx::query(&format!(
             "UPDATE {table} SET state = 'queued', {result} = NULL, finished_at = NULL, {by} = NULL, verified = 0, \
              lease = NULL, lease_until = NULL, worker_id = NULL \
@@ -349,9 +378,11 @@ impl Drop for Kept {
     }
 }
 
-/// Whether a worker's result of row `id` is done again by a server: all of
-/// a worker's first `first` results (it has had `earlier` taken), then
-/// `percent` in a hundred, chosen by `id` under `salt`.
-pub fn sampled(salt: u64, id: i64, earlier: i64, first: u32, percent: u32) -> bool {
-    earlier < i64::from(first) || arena_core::derive_seed(salt, id as u64) % 100 < u64::from(percent)
+/// Whether a worker's result of row `id` of `work` is done again by a
+/// server: all of a worker's first `first` results (it has had `earlier`
+/// taken), then `percent` in a hundred, chosen under the course's secret
+/// once the result is in, so a worker cannot tell which of its results
+/// will be checked (ids and seeds it is handed decide nothing).
+pub fn sampled(secret: &Secret, work: &Work, id: i64, earlier: i64, first: u32, percent: u32) -> bool {
+    earlier < i64::from(first) || secret.derive(work.table, id) % 100 < u64::from(percent)
 }

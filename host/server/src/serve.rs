@@ -4,12 +4,12 @@
 use crate::course::Course;
 use crate::db::{Backend, Db};
 use crate::ladder::Ladder;
-use crate::queue::Queue;
 use crate::pool;
+use crate::queue::Queue;
 use crate::web::routes::router;
 use crate::web::{App, Shared};
-use crate::workers::Workers;
 use crate::work::Grading;
+use crate::workers::Workers;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -36,12 +36,16 @@ pub struct ServeSpec<'a> {
 /// Serve the course until Ctrl-C or SIGTERM.
 pub async fn serve(spec: ServeSpec<'_>) -> Result<(), String> {
     let course = Arc::new(Course::open(spec.dir)?);
+    course.keep_private()?;
     let grading = Arc::new(Grading::new(&course, spec.compiler.clone())?);
     let url = spec.database.clone().unwrap_or_else(|| course.sqlite_url());
     let db = Db::open(&url).await?;
-    let workers = Arc::new(Workers::new(db.clone()));
+    // SQLite gives its journal files the database's mode: set it once they exist.
+    course.keep_private()?;
+    let secret = db.secret().await?;
+    let workers = Arc::new(Workers::new(db.clone(), secret.clone()));
     let queue = Queue::new(db.clone(), course.clone(), workers.clone()).await?;
-    let ladder = Arc::new(Ladder::new(db.clone(), course.clone(), &grading, workers.clone()).await?);
+    let ladder = Arc::new(Ladder::new(db.clone(), course.clone(), &grading, workers.clone(), secret).await?);
     ladder.start(spec.workers);
     if spec.workers == 0 {
         pool::start_checker(queue.clone(), ladder.clone(), grading.clone());

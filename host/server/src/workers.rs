@@ -3,8 +3,8 @@
 //! which sends back everything it did, of every kind of work.
 
 use crate::course::{now, stamp};
-use crate::db::{Db, token_hash};
-use crate::lease::{JOBS, Leases, MATCHES};
+use crate::db::{Db, Secret, token_hash};
+use crate::lease::{JOBS, Leases, MATCHES, Work, sampled};
 use sqlx::Row;
 use std::sync::atomic::{AtomicU64, Ordering};
 use tokio::sync::Notify;
@@ -13,6 +13,8 @@ use tokio::sync::Notify;
 #[derive(Debug)]
 pub struct Workers {
     db: Db,
+    /// The course's secret: which results are checked is derived from it.
+    secret: Secret,
     /// Counts the workers disabled: a result taken before one was disabled
     /// is not counted after its work was sent back.
     generation: AtomicU64,
@@ -21,13 +23,20 @@ pub struct Workers {
 }
 
 impl Workers {
-    /// The workers of the course on `db`.
-    pub fn new(db: Db) -> Workers {
+    /// The workers of the course on `db`, checked under the course's `secret`.
+    pub fn new(db: Db, secret: Secret) -> Workers {
         Workers {
             db,
+            secret,
             generation: AtomicU64::new(0),
             disabled: Notify::new(),
         }
+    }
+
+    /// Whether a worker's result of row `id` of `work` is done again here
+    /// (see [`sampled`]): all of its first `first`, then `percent` in a hundred.
+    pub fn checks(&self, work: &Work, id: i64, earlier: i64, first: u32, percent: u32) -> bool {
+        sampled(&self.secret, work, id, earlier, first, percent)
     }
 
     /// How many workers this server has disabled so far.
@@ -50,6 +59,23 @@ impl Workers {
                 disabled.map(|_| reason.unwrap_or_else(|| "revoked by the teacher".into())),
             )
         }))
+    }
+
+    /// Whether `worker` may fetch the bot file `sha256`: a version that was
+    /// accepted (the ladder's entrants), or one whose grading job it holds
+    /// now. A rejected file (a compile bomb, a file that is no bot) is never
+    /// handed out.
+    pub async fn may_fetch(&self, worker: i64, sha256: &str) -> Result<bool, String> {
+        let row = sqlx::query(
+            "SELECT 1 FROM submissions s WHERE s.sha256 = $1 AND (s.state = 'accepted' OR EXISTS \
+             (SELECT 1 FROM jobs j WHERE j.submission_id = s.id AND j.state = 'running' AND j.worker_id = $2)) LIMIT 1",
+        )
+        .bind(sha256)
+        .bind(worker)
+        .fetch_optional(&self.db.pool)
+        .await
+        .map_err(|e| e.to_string())?;
+        Ok(row.is_some())
     }
 
     /// Record what a worker says it runs.

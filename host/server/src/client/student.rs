@@ -19,7 +19,8 @@ impl Client {
             let why = reason(&v, "the server refused the token");
             return Err(Failure::Refused { status, why });
         }
-        typed(v).ok_or_else(|| Failure::Unreachable(format!("{server}: the server answered something else than a course")))
+        typed(v)
+            .ok_or_else(|| Failure::Unreachable(format!("{server}: the server answered something else than a course")))
     }
 
     /// Upload `bytes` as a new version named `name`; the version as received.
@@ -32,15 +33,14 @@ impl Client {
             .header("X-File-Name", name)
             .header("Content-Type", "application/wasm")
             .send(bytes)
-            .map_err(|e| {
-                Failure::Unreachable(format!("{server}: the upload did not get through ({e}); try again"))
-            })?;
+            .map_err(|e| Failure::Unreachable(format!("{server}: the upload did not get through ({e}); try again")))?;
         let (status, v) = Client::body(r, 64 << 20);
         if status != 202 {
             let why = reason(&v, "the server refused the upload");
             return Err(Failure::Refused { status, why });
         }
-        typed(v).ok_or_else(|| Failure::Unreachable(format!("{server}: the server answered something else than a version")))
+        typed(v)
+            .ok_or_else(|| Failure::Unreachable(format!("{server}: the server answered something else than a version")))
     }
 
     /// Version `n` of the token's student, as it stands.
@@ -49,9 +49,8 @@ impl Client {
         let (_, v) = self
             .get(&format!("/api/submissions/{n}"))
             .map_err(|e| Failure::Unreachable(format!("{server}: lost the course server ({e})")))?;
-        typed(v).ok_or_else(|| {
-            Failure::Unreachable(format!("{server}: the server answered something else than a verdict"))
-        })
+        typed(v)
+            .ok_or_else(|| Failure::Unreachable(format!("{server}: the server answered something else than a verdict")))
     }
 
     /// Version `n` once it has its verdict, asking every half second for at

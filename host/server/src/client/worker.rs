@@ -6,8 +6,8 @@
 //! kept in its cache folder), and returns every result with its fuel.
 
 use super::{Answer, Client};
-use crate::play::{Job, Player};
 use crate::api::{Beat, Claim, Hello, Lease, RemoteJob, RemoteResult, Result1, Results, Taken, Welcome};
+use crate::play::{Job, Player};
 use crate::work::Grading;
 use arena_runner::runner::settings::RunSettings;
 use rayon::prelude::*;
@@ -162,8 +162,7 @@ impl<'a> Shift<'a> {
     /// Set up to play and grade as the server's `welcome` says.
     fn new(client: Client, welcome: Welcome, spec: &'a WorkerSpec<'a>) -> Result<Shift<'a>, Stop> {
         let server = client.server().to_string();
-        let game =
-            arena_runner::runner::entrants::find_game(&welcome.game).map_err(|e| Stop::Failed(e.to_string()))?;
+        let game = arena_runner::runner::entrants::find_game(&welcome.game).map_err(|e| Stop::Failed(e.to_string()))?;
         let settings = RunSettings {
             fuel: welcome.limits.fuel,
             bank: welcome.limits.bank,
@@ -443,12 +442,7 @@ fn send_job_result(
 
 /// Send a batch's results, asking again while the server cannot be
 /// reached, for as long as the lease lasts (after that they would not be taken).
-fn send_results(
-    client: &Client,
-    sent: &Results,
-    lease_seconds: i64,
-    say: &(dyn Fn(&str) + Sync),
-) -> Option<Answer> {
+fn send_results(client: &Client, sent: &Results, lease_seconds: i64, say: &(dyn Fn(&str) + Sync)) -> Option<Answer> {
     let until = std::time::Instant::now() + Duration::from_secs(lease_seconds.max(1) as u64);
     loop {
         match client.post("/api/worker/results", sent) {

@@ -13,7 +13,7 @@
 //! final tournament); the types they share in [`types`].
 
 use crate::course::Course;
-use crate::db::Db;
+use crate::db::{Db, Secret};
 use crate::lease::{Leases, MATCHES};
 use crate::play::Player;
 use crate::work::Grading;
@@ -79,6 +79,8 @@ pub struct Ladder {
     kept: Mutex<Option<std::time::Instant>>,
     /// When lapsed leases were last given back.
     expired: Mutex<Option<std::time::Instant>>,
+    /// The course's secret (pseudonyms are drawn from it).
+    secret: Secret,
     /// The external workers (a disabled one's results are sent back).
     workers: Arc<Workers>,
     /// The life cycle of the matches' leases.
@@ -109,6 +111,18 @@ pub struct Ladder {
     counted: Mutex<Counted>,
 }
 
+/// A course-wide switch, as the database has it (off unless set on).
+async fn setting(db: &Db, name: &str) -> bool {
+    sqlx::query("SELECT value FROM settings WHERE name = $1")
+        .bind(name)
+        .fetch_optional(&db.pool)
+        .await
+        .ok()
+        .flatten()
+        .and_then(|r| r.try_get::<String, _>(0).ok())
+        .is_some_and(|v| v == "on")
+}
+
 /// Whether `at` was never marked or was marked more than `every` ago.
 fn elapsed(at: &Mutex<Option<Instant>>, every: Duration) -> bool {
     at.lock().map_or(true, |t| t.is_none_or(|t| t.elapsed() > every))
@@ -133,7 +147,13 @@ fn turn(at: &Mutex<Option<Instant>>, every: Duration) -> bool {
 
 impl Ladder {
     /// The ladder of `course`, graded with `grading`, on `db`, whose external workers are `workers`.
-    pub async fn new(db: Db, course: Arc<Course>, grading: &Grading, workers: Arc<Workers>) -> Result<Ladder, String> {
+    pub async fn new(
+        db: Db,
+        course: Arc<Course>,
+        grading: &Grading,
+        workers: Arc<Workers>,
+        secret: Secret,
+    ) -> Result<Ladder, String> {
         let game = grading.game;
         let player = Player::new(game, &grading.settings, grading.rubric.illegal)?;
         let table = match game.kind() {
@@ -159,7 +179,14 @@ impl Ladder {
         let leases = Leases::new(db.clone(), &MATCHES);
         leases.recover().await?;
         let (changed, _) = broadcast::channel(16);
+        // The switches hold from the first page, before the first fit.
+        let board = Board {
+            pseudonyms: setting(&db, PSEUDONYMS).await,
+            frozen: setting(&db, FROZEN).await,
+            ..Board::default()
+        };
         Ok(Ladder {
+            secret,
             db,
             seed: derive_seed(grading.rubric.seed, 0x6c61_6464_6572),
             course,
@@ -167,7 +194,7 @@ impl Ladder {
             table,
             anchors,
             games,
-            board: RwLock::new(Arc::new(Board::default())),
+            board: RwLock::new(Arc::new(board)),
             done: Mutex::new(BTreeMap::new()),
             reread: Mutex::new(None),
             kept: Mutex::new(None),
@@ -210,14 +237,12 @@ impl Ladder {
 
     /// A course-wide switch.
     pub async fn setting(&self, name: &str) -> bool {
-        sqlx::query("SELECT value FROM settings WHERE name = $1")
-            .bind(name)
-            .fetch_optional(&self.db.pool)
-            .await
-            .ok()
-            .flatten()
-            .and_then(|r| r.try_get::<String, _>(0).ok())
-            .is_some_and(|v| v == "on")
+        setting(&self.db, name).await
+    }
+
+    /// The name student `person` goes by on the ladder when names are hidden.
+    pub fn pseudonym(&self, person: i64) -> String {
+        standings::pseudonym(&self.secret, person)
     }
 
     /// Set a course-wide switch, then fit again (names or the freeze show on the board).
@@ -356,4 +381,3 @@ impl Ladder {
         });
     }
 }
-

@@ -3,10 +3,10 @@
 //! every worker's played again here ([`Ladder::check_one`]).
 
 use super::types::Untaken;
-use crate::api::Lease;
 use super::{FROZEN, Ladder, OWN_BATCH, OWN_LEASE_SECONDS, turn};
+use crate::api::Lease;
 use crate::course::{now, stamp};
-use crate::lease::{Finish, Holder, sampled};
+use crate::lease::{Finish, Holder, MATCHES};
 use crate::play::{Bot, Job, Outcome};
 use arena_core::derive_seed;
 use sqlx::Row as _;
@@ -134,8 +134,8 @@ impl Ladder {
     /// transaction (one commit, not one per match): what became of each, in
     /// order. A result that comes twice, late, or from someone else is not
     /// taken; a worker's waits in `checking` when a server plays it again
-    /// (all of a new worker's first ones, then a share chosen by the match's
-    /// id, [`sampled`]), and counts once it matched.
+    /// (all of a new worker's first ones, then a share chosen under the
+    /// course's secret, [`crate::lease::sampled`]), and counts once it matched.
     pub async fn finish_many(
         &self,
         holder: Holder,
@@ -165,7 +165,11 @@ impl Ladder {
             let checked = holder != Holder::Server && self.sampled(job.id, before + taken);
             let text = serde_json::to_string(outcome).map_err(|e| e.to_string())?;
             let to = if checked { Finish::Checking } else { Finish::Done };
-            if self.leases.finish(&mut *tx, job.id, holder, lease, to, Some(&text)).await? {
+            if self
+                .leases
+                .finish(&mut *tx, job.id, holder, lease, to, Some(&text))
+                .await?
+            {
                 taken += 1;
                 checking |= checked;
                 if !checked {
@@ -203,13 +207,8 @@ impl Ladder {
     /// it has had `earlier` results taken.
     fn sampled(&self, id: i64, earlier: i64) -> bool {
         let config = &self.course.config.ladder;
-        sampled(
-            self.seed ^ 0x7665_7269_6679,
-            id,
-            earlier,
-            config.verify_first,
-            config.verify_percent,
-        )
+        self.workers
+            .checks(&MATCHES, id, earlier, config.verify_first, config.verify_percent)
     }
 
     /// Play one batch of matches with the server's own pool; whether there was one.
@@ -328,7 +327,6 @@ impl Ladder {
         true
     }
 }
-
 
 /// Whether `outcome` can be the result of `job`: its games and entrants.
 fn check_shape(job: &Job, outcome: &Outcome) -> Result<(), String> {

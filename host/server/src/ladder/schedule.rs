@@ -188,4 +188,3 @@ impl Ladder {
         Ok(c.counts.clone())
     }
 }
-

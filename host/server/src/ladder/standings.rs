@@ -6,8 +6,8 @@
 use super::types::{Board, Current, Done, Row};
 use super::{FROZEN, KEEP_EVERY, Ladder, PSEUDONYMS, RECOUNT, elapsed, mark, turn};
 use crate::course::{now, stamp};
+use crate::db::Secret;
 use arena_competition::tournament::fit::{FitGame, Fitted, PRIOR_DRAWS, fit_counted};
-use arena_core::derive_seed;
 use sqlx::Row as _;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -34,9 +34,11 @@ impl Ladder {
             .lock()
             .map(|d| d.values().cloned().collect())
             .unwrap_or_default();
-        let mut board = tokio::task::spawn_blocking(move || standings(&current, &done, table_game, pseudonyms, frozen))
-            .await
-            .map_err(|e| e.to_string())?;
+        let secret = pseudonyms.then(|| self.secret.clone());
+        let mut board =
+            tokio::task::spawn_blocking(move || standings(&current, &done, table_game, secret.as_ref(), frozen))
+                .await
+                .map_err(|e| e.to_string())?;
         board.serial = self.board().serial + 1;
         self.keep_standings(&board).await?;
         if let Ok(mut b) = self.board.write() {
@@ -120,7 +122,6 @@ impl Ladder {
             .collect())
     }
 }
-
 
 /// What the finished matches among the current entrants add up to.
 struct Tally {
@@ -210,7 +211,13 @@ fn tally(current: &[Current], done: &[Arc<Done>], table_game: bool) -> Tally {
 }
 
 /// The leaderboard of `current` from the finished matches `done`.
-fn standings(current: &[Current], done: &[Arc<Done>], table_game: bool, pseudonyms: bool, frozen: bool) -> Board {
+fn standings(
+    current: &[Current],
+    done: &[Arc<Done>],
+    table_game: bool,
+    pseudonyms: Option<&Secret>,
+    frozen: bool,
+) -> Board {
     let t = tally(current, done, table_game);
     let counted: Vec<(&FitGame, u32)> = t.games.iter().map(|(g, n)| (g, *n)).collect();
     let fitted: Vec<Fitted> = fit_counted(current.len(), &counted, PRIOR_DRAWS);
@@ -236,8 +243,8 @@ fn standings(current: &[Current], done: &[Arc<Done>], table_game: bool, pseudony
                 ranks: [above + 1, current.len() - below],
                 key: c.key.clone(),
                 person: c.person,
-                name: match c.person {
-                    Some(p) if pseudonyms => pseudonym(p),
+                name: match (c.person, pseudonyms) {
+                    (Some(p), Some(secret)) => pseudonym(secret, p),
                     _ => c.name.clone(),
                 },
                 real_name: c.name.clone(),
@@ -258,14 +265,18 @@ fn standings(current: &[Current], done: &[Arc<Done>], table_game: bool, pseudony
         matches: t.matches,
         games: t.total,
         fitted_at: stamp(now()),
-        pseudonyms,
+        pseudonyms: pseudonyms.is_some(),
         frozen,
         serial: 0,
     }
 }
 
-/// A stable, friendly name for a student whose name is hidden.
-pub fn pseudonym(person: i64) -> String {
+/// A stable, friendly name for a student whose name is hidden: an
+/// adjective, an animal and a number, all drawn from the course's secret,
+/// so nothing in it (not the number either) tells who it is. With 230,400
+/// names a class of 200 has two students of one name about once in twelve
+/// courses; the leaderboard then tells them apart by their rows.
+pub fn pseudonym(secret: &Secret, person: i64) -> String {
     const ADJECTIVES: [&str; 16] = [
         "Amber", "Brisk", "Calm", "Daring", "Eager", "Fleet", "Gentle", "Hardy", "Keen", "Lucky", "Merry", "Nimble",
         "Quiet", "Rapid", "Steady", "Witty",
@@ -274,11 +285,11 @@ pub fn pseudonym(person: i64) -> String {
         "Badger", "Crane", "Dolphin", "Falcon", "Gecko", "Heron", "Ibex", "Jackal", "Koala", "Lynx", "Marten", "Newt",
         "Otter", "Puffin", "Raven", "Stoat",
     ];
-    let h = derive_seed(0x7073_6575_646f, person as u64);
+    let h = secret.derive("pseudonym", person);
     format!(
         "{} {} {}",
         ADJECTIVES[(h % 16) as usize],
         ANIMALS[((h >> 8) % 16) as usize],
-        person
+        100 + (h >> 16) % 900
     )
 }

@@ -1,8 +1,8 @@
 //! The final tournament of the students' current versions, run in the
 //! background when the teacher starts it; its report replaces the last one.
 
-use super::types::Current;
 use super::standings::pseudonym;
+use super::types::Current;
 use super::{Ladder, PSEUDONYMS};
 use crate::work::Grading;
 use arena_core::derive_seed;
@@ -48,7 +48,7 @@ impl Ladder {
             };
             let Some(sha) = self.sha_of(id).await? else { continue };
             let name = match c.person {
-                Some(p) if pseudonyms => pseudonym(p),
+                Some(p) if pseudonyms => pseudonym(&self.secret, p),
                 _ => c.name.clone(),
             };
             contestants.push(arena_batch::contest::Contestant {
@@ -81,7 +81,6 @@ impl Ladder {
         Ok(())
     }
 }
-
 
 /// Play the final tournament into `out` (a fresh folder); what to tell the teacher.
 fn run_tournament(

@@ -18,7 +18,6 @@ mod own;
 mod record;
 mod remote;
 
-
 /// Tries of a job the arena itself failed (not the bot) before its submission is marked failed.
 pub const MAX_ATTEMPTS: i64 = 3;
 
@@ -368,7 +367,15 @@ async fn store_file(path: &Path, bytes: &[u8]) -> Result<(), String> {
         std::fs::create_dir_all(&dir)?;
         // Unique per upload: another upload of the same file may be writing too.
         let tmp = dir.join(format!(".upload-{}", unique_suffix()));
-        let mut f = std::fs::File::create(&tmp)?;
+        // Readable by this user only, as the course folder is.
+        let mut f = {
+            use std::os::unix::fs::OpenOptionsExt;
+            std::fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .mode(0o600)
+                .open(&tmp)?
+        };
         f.write_all(&bytes)?;
         f.sync_all()?;
         std::fs::rename(&tmp, &path)?;
@@ -386,4 +393,3 @@ pub fn unique_suffix() -> String {
     let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     format!("{}-{n}", std::process::id())
 }
-

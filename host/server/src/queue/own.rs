@@ -122,7 +122,11 @@ impl Queue {
             let _ = self.versus_done(job, id, None, by).await;
             return;
         };
-        let VersusPair { person, new: (_, version), .. } = pair;
+        let VersusPair {
+            person,
+            new: (_, version),
+            ..
+        } = pair;
         let json = match self.run_versus(&pair, grading).await {
             Ok(v) => serde_json::to_string(&v).ok(),
             Err(e) if attempts < MAX_ATTEMPTS => {

@@ -3,16 +3,13 @@
 //! first results and a sample after them wait in `checking` until a
 //! server has done the job again ([`Queue::check_one`]).
 
-use super::record::By;
 use super::Queue;
+use super::record::By;
 use crate::api::{RemoteJob, RemoteResult};
-use crate::lease::{Finish, Holder, sampled};
+use crate::lease::{Finish, Holder, JOBS};
 use crate::work::{Grading, Verdict, Versus};
 use sqlx::Row;
 use std::sync::Arc;
-
-/// Which jobs' results a server does again: salted apart from the ladder's sample.
-const SAMPLE_SALT: u64 = 0x6a6f_6273;
 
 impl Queue {
     /// Hand the next waiting job to worker `worker` under a lease of
@@ -111,11 +108,21 @@ impl Queue {
                 .await
                 .and_then(|r| r.try_get(0))
                 .map_err(|e| e.to_string())?;
-        if sampled(SAMPLE_SALT, r.job, before, config.verify_first, config.verify_percent) {
+        if self
+            .workers
+            .checks(&JOBS, r.job, before, config.verify_first, config.verify_percent)
+        {
             let mut conn = self.db.pool.acquire().await.map_err(|e| e.to_string())?;
             let held = self
                 .leases
-                .finish(&mut *conn, r.job, Holder::Worker(worker), &r.lease, Finish::Checking, Some(&json))
+                .finish(
+                    &mut *conn,
+                    r.job,
+                    Holder::Worker(worker),
+                    &r.lease,
+                    Finish::Checking,
+                    Some(&json),
+                )
                 .await?;
             self.wake.notify_waiters();
             return Ok(held);
@@ -247,7 +254,9 @@ impl Queue {
         grading: &Arc<Grading>,
     ) -> Result<bool, String> {
         if kind == "versus" {
-            return self.record_remote(job, id, kind, mine, By::Checked(token), grading).await;
+            return self
+                .record_remote(job, id, kind, mine, By::Checked(token), grading)
+                .await;
         }
         let verdict: Verdict = serde_json::from_str(mine).map_err(|e| e.to_string())?;
         let versus = grading.has_versus(&self.course);

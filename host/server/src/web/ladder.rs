@@ -3,9 +3,9 @@
 //! recent matches whose games replay on request, and the teacher's switches
 //! (pseudonyms, freeze).
 
+use super::{App, Shared, error, internal, me, page, set_note, shown_time};
 use crate::db::Person;
 use crate::ladder::{Board, FROZEN, Ladder, PSEUDONYMS};
-use super::{App, Shared, error, internal, me, page, set_note, shown_time};
 use askama::Template;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode, header};
@@ -323,7 +323,7 @@ pub async fn ladder_person(State(s): State<Shared>, session: Session, Path(pid):
             .unwrap_or_else(|| "an earlier version".into())
     };
     let name = if board.pseudonyms && !who.is_teacher && who.id != pid {
-        crate::ladder::standings::pseudonym(pid)
+        app.ladder.pseudonym(pid)
     } else {
         person.name.clone()
     };

@@ -6,15 +6,17 @@
 //! call, and one whose results do not replay is disabled.
 
 use super::Shared;
-use crate::api::{Beat, Claim, Hello, RemoteResult, Results, Taken, Welcome};
 use crate::api::Lease;
+use crate::api::{Beat, Claim, Hello, RemoteResult, Results, Taken, Welcome};
 use crate::ladder::Untaken;
 use crate::lease::Holder;
-use axum::Json;
 use axum::body::Body;
+use axum::extract::Request;
 use axum::extract::{Path, State};
 use axum::http::{HeaderMap, StatusCode, header};
+use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use axum::{Extension, Json};
 
 fn refuse(status: StatusCode, why: impl Into<String>) -> Response {
     (status, Json(serde_json::json!({ "error": why.into() }))).into_response()
@@ -41,12 +43,28 @@ async fn worker(s: &Shared, headers: &HeaderMap) -> Result<i64, Response> {
     }
 }
 
+/// The worker a request of the workers' API comes from, known before its body is read.
+#[derive(Debug, Clone, Copy)]
+pub struct WorkerId(pub i64);
+
+/// The workers' API's gate (a route layer): the token is checked before
+/// any body is read, so an unknown caller costs the server no memory.
+pub async fn authenticate(State(s): State<Shared>, mut request: Request, next: Next) -> Response {
+    match worker(&s, request.headers()).await {
+        Ok(id) => {
+            request.extensions_mut().insert(WorkerId(id));
+            next.run(request).await
+        }
+        Err(refused) => refused,
+    }
+}
+
 /// `POST /api/worker/hello`.
-pub async fn hello(State(s): State<Shared>, headers: HeaderMap, Json(hello): Json<Hello>) -> Response {
-    let id = match worker(&s, &headers).await {
-        Ok(id) => id,
-        Err(r) => return r,
-    };
+pub async fn hello(
+    State(s): State<Shared>,
+    Extension(WorkerId(id)): Extension<WorkerId>,
+    Json(hello): Json<Hello>,
+) -> Response {
     let (arena, wasmtime) = (arena_runner::VERSION, arena_runner::replay::WASMTIME_VERSION);
     if hello.arena != arena || hello.wasmtime != wasmtime {
         return refuse(
@@ -92,17 +110,20 @@ pub async fn hello(State(s): State<Shared>, headers: HeaderMap, Json(hello): Jso
 }
 
 /// `POST /api/worker/claim`: 200 with a lease, or 204 when nothing waits.
-pub async fn claim(State(s): State<Shared>, headers: HeaderMap, Json(c): Json<Claim>) -> Response {
-    let id = match worker(&s, &headers).await {
-        Ok(id) => id,
-        Err(r) => return r,
-    };
+pub async fn claim(
+    State(s): State<Shared>,
+    Extension(WorkerId(id)): Extension<WorkerId>,
+    Json(c): Json<Claim>,
+) -> Response {
     if let Some(r) = engine_refusal(&s, &c.engine) {
         return r;
     }
     let ladder = &s.0.ladder;
     ladder.heard_from(id, c.max.div_ceil(2).max(1));
-    match ladder.claim(Holder::Worker(id), c.max.clamp(1, 64), ladder.lease_seconds()).await {
+    match ladder
+        .claim(Holder::Worker(id), c.max.clamp(1, 64), ladder.lease_seconds())
+        .await
+    {
         Ok(Lease { matches, .. }) if matches.is_empty() => StatusCode::NO_CONTENT.into_response(),
         Ok(lease) => Json(lease).into_response(),
         Err(e) => refuse(StatusCode::INTERNAL_SERVER_ERROR, format!("the server failed: {e}")),
@@ -126,11 +147,11 @@ fn engine_refusal(s: &Shared, engine: &str) -> Option<Response> {
 }
 
 /// `POST /api/worker/jobs/claim`: 200 with a grading job or version test under a lease, or 204.
-pub async fn claim_job(State(s): State<Shared>, headers: HeaderMap, Json(c): Json<Claim>) -> Response {
-    let id = match worker(&s, &headers).await {
-        Ok(id) => id,
-        Err(r) => return r,
-    };
+pub async fn claim_job(
+    State(s): State<Shared>,
+    Extension(WorkerId(id)): Extension<WorkerId>,
+    Json(c): Json<Claim>,
+) -> Response {
     if let Some(r) = engine_refusal(&s, &c.engine) {
         return r;
     }
@@ -144,13 +165,9 @@ pub async fn claim_job(State(s): State<Shared>, headers: HeaderMap, Json(c): Jso
 /// `POST /api/worker/jobs/result`: whether the result was taken.
 pub async fn job_result(
     State(s): State<Shared>,
-    headers: HeaderMap,
+    Extension(WorkerId(id)): Extension<WorkerId>,
     Json(r): Json<RemoteResult>,
 ) -> Response {
-    let id = match worker(&s, &headers).await {
-        Ok(id) => id,
-        Err(r) => return r,
-    };
     match s.0.queue.finish_remote(id, &r, &s.0.grading).await {
         Ok(taken) => Json(serde_json::json!({ "taken": taken })).into_response(),
         Err(e) => refuse(StatusCode::UNPROCESSABLE_ENTITY, e),
@@ -162,11 +179,11 @@ fn short(hash: &str) -> &str {
 }
 
 /// `POST /api/worker/heartbeat`.
-pub async fn heartbeat(State(s): State<Shared>, headers: HeaderMap, Json(b): Json<Beat>) -> Response {
-    let id = match worker(&s, &headers).await {
-        Ok(id) => id,
-        Err(r) => return r,
-    };
+pub async fn heartbeat(
+    State(s): State<Shared>,
+    Extension(WorkerId(id)): Extension<WorkerId>,
+    Json(b): Json<Beat>,
+) -> Response {
     let (ladder, queue) = (&s.0.ladder, &s.0.queue);
     let beat = match ladder.heartbeat(id, &b.lease).await {
         Ok(n) => queue
@@ -182,11 +199,11 @@ pub async fn heartbeat(State(s): State<Shared>, headers: HeaderMap, Json(b): Jso
 }
 
 /// `POST /api/worker/results`.
-pub async fn results(State(s): State<Shared>, headers: HeaderMap, Json(r): Json<Results>) -> Response {
-    let id = match worker(&s, &headers).await {
-        Ok(id) => id,
-        Err(r) => return r,
-    };
+pub async fn results(
+    State(s): State<Shared>,
+    Extension(WorkerId(id)): Extension<WorkerId>,
+    Json(r): Json<Results>,
+) -> Response {
     let ladder = &s.0.ladder;
     let mut leased = match ladder.jobs_of_lease(id, &r.lease).await {
         Ok(j) => j,
@@ -224,13 +241,20 @@ pub async fn results(State(s): State<Shared>, headers: HeaderMap, Json(r): Json<
 }
 
 /// `GET /api/worker/bots/{sha256}`: a version's file.
-pub async fn bot(State(s): State<Shared>, headers: HeaderMap, Path(sha): Path<String>) -> Response {
-    if let Err(r) = worker(&s, &headers).await {
-        return r;
-    }
+pub async fn bot(
+    State(s): State<Shared>,
+    Extension(WorkerId(id)): Extension<WorkerId>,
+    Path(sha): Path<String>,
+) -> Response {
+    // Only what the worker's work needs: accepted versions, or the one it grades now.
     let Some(path) = s.0.ladder.file(&sha) else {
         return refuse(StatusCode::NOT_FOUND, "no bot file with that SHA-256");
     };
+    match s.0.workers.may_fetch(id, &sha).await {
+        Ok(true) => {}
+        Ok(false) => return refuse(StatusCode::NOT_FOUND, "no bot file with that SHA-256"),
+        Err(e) => return refuse(StatusCode::INTERNAL_SERVER_ERROR, format!("the server failed: {e}")),
+    }
     match tokio::fs::File::open(&path).await {
         Ok(f) => (
             [(header::CONTENT_TYPE, "application/wasm")],

@@ -4,6 +4,7 @@ use super::{Shared, ladder, remote, student, student_api, teacher, version};
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::http::header;
+use axum::middleware::from_fn_with_state;
 use axum::routing::{get, post};
 
 /// The page style and the one script, served by the server itself.
@@ -11,16 +12,24 @@ const STYLE: &str = include_str!("../../assets/style.css");
 
 const SCRIPT: &str = include_str!("../../assets/app.js");
 
-/// The routes of a course server.
+/// The most a form of the pages may send (a login-free page's forms are a few fields).
+const FORM_BODY: usize = 64 << 10;
+
+/// The most a worker's call may send: a batch's results (at most 256
+/// matches, each its games and fuel) or a grading verdict.
+const WORKER_BODY: usize = 8 << 20;
+
+/// The routes of a course server. Each kind of route has its own body
+/// limit, and the two APIs check their token in a route layer, before any
+/// handler reads a body.
 pub fn router(shared: Shared) -> Router {
-    let max_body = usize::try_from(shared.0.grading.max_file_bytes())
+    let upload_body = usize::try_from(shared.0.grading.max_file_bytes())
         .unwrap_or(usize::MAX)
         .saturating_add(64 << 10);
-    Router::new()
+    let pages = Router::new()
         .route("/", get(student::home))
         .route("/login/{token}", get(student::login))
         .route("/logout", post(student::logout))
-        .route("/upload", post(student::upload))
         .route("/count", post(student::count))
         .route("/fragment/versions", get(student::my_versions_fragment))
         .route("/fragment/class", get(teacher::class_fragment))
@@ -44,16 +53,6 @@ pub fn router(shared: Shared) -> Router {
         .route("/teacher/tournament", post(ladder::teacher_tournament))
         .route("/tournament/{*file}", get(ladder::tournament_file))
         .route("/api/leaderboard", get(ladder::api_leaderboard))
-        .route("/api/worker/hello", post(remote::hello))
-        .route("/api/worker/claim", post(remote::claim))
-        .route("/api/worker/heartbeat", post(remote::heartbeat))
-        .route("/api/worker/results", post(remote::results))
-        .route("/api/worker/jobs/claim", post(remote::claim_job))
-        .route("/api/worker/jobs/result", post(remote::job_result))
-        .route("/api/worker/bots/{sha}", get(remote::bot))
-        .route("/api/course", get(student_api::api_course))
-        .route("/api/submissions", post(student_api::api_submit))
-        .route("/api/submissions/{n}", get(student_api::api_version))
         .route(
             "/assets/style.css",
             get(|| async { ([(header::CONTENT_TYPE, "text/css")], STYLE) }),
@@ -62,6 +61,25 @@ pub fn router(shared: Shared) -> Router {
             "/assets/app.js",
             get(|| async { ([(header::CONTENT_TYPE, "text/javascript")], SCRIPT) }),
         )
-        .layer(DefaultBodyLimit::max(max_body))
-        .with_state(shared)
+        .layer(DefaultBodyLimit::max(FORM_BODY));
+    let upload = Router::new()
+        .route("/upload", post(student::upload))
+        .layer(DefaultBodyLimit::max(upload_body));
+    let students = Router::new()
+        .route("/api/course", get(student_api::api_course))
+        .route("/api/submissions", post(student_api::api_submit))
+        .route("/api/submissions/{n}", get(student_api::api_version))
+        .route_layer(from_fn_with_state(shared.clone(), student_api::authenticate))
+        .layer(DefaultBodyLimit::max(upload_body));
+    let workers = Router::new()
+        .route("/api/worker/hello", post(remote::hello))
+        .route("/api/worker/claim", post(remote::claim))
+        .route("/api/worker/heartbeat", post(remote::heartbeat))
+        .route("/api/worker/results", post(remote::results))
+        .route("/api/worker/jobs/claim", post(remote::claim_job))
+        .route("/api/worker/jobs/result", post(remote::job_result))
+        .route("/api/worker/bots/{sha}", get(remote::bot))
+        .route_layer(from_fn_with_state(shared.clone(), remote::authenticate))
+        .layer(DefaultBodyLimit::max(WORKER_BODY));
+    pages.merge(upload).merge(students).merge(workers).with_state(shared)
 }

@@ -3,16 +3,19 @@
 //! view of one student's history.
 
 use super::teacher::teacher_page;
-use super::{App, CsrfForm, PERSON, Shared, allowed, deadline_text, error, internal, me, page, points_text, set_note, shown_time, take_note};
+use super::{
+    App, CsrfForm, PERSON, Shared, allowed, deadline_text, error, internal, me, page, points_text, set_note,
+    shown_time, take_note,
+};
 use crate::db::Person;
 use crate::export::counted;
 use crate::queue::{Finished, Submission};
 use askama::Template;
+use axum::Form;
 use axum::extract::{Multipart, Path, State};
 use axum::http::StatusCode;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Redirect, Response};
-use axum::Form;
 use axum_csrf::CsrfToken;
 use serde::Deserialize;
 use tower_sessions::Session;
@@ -84,7 +87,12 @@ pub(super) async fn logout(session: Session, csrf: CsrfToken, Form(form): Form<C
     Redirect::to("/").into_response()
 }
 
-pub(super) async fn upload(State(s): State<Shared>, session: Session, csrf: CsrfToken, mut form: Multipart) -> Response {
+pub(super) async fn upload(
+    State(s): State<Shared>,
+    session: Session,
+    csrf: CsrfToken,
+    mut form: Multipart,
+) -> Response {
     let app = &s.0;
     let Some(person) = me(app, &session).await.filter(|p| !p.is_teacher) else {
         return error(StatusCode::UNAUTHORIZED, "log in with your link to submit");
@@ -149,7 +157,12 @@ pub(super) struct CountForm {
     version: i64,
 }
 
-pub(super) async fn count(State(s): State<Shared>, session: Session, csrf: CsrfToken, Form(form): Form<CountForm>) -> Response {
+pub(super) async fn count(
+    State(s): State<Shared>,
+    session: Session,
+    csrf: CsrfToken,
+    Form(form): Form<CountForm>,
+) -> Response {
     let app = &s.0;
     if csrf.verify(&form.authenticity_token).is_err() {
         return error(
@@ -202,7 +215,12 @@ pub(super) struct Versions<'a> {
     csrf: &'a str,
 }
 
-pub(super) fn versions_html(person: &Person, versions: &[Submission], csrf: &str, can_count: bool) -> Result<String, String> {
+pub(super) fn versions_html(
+    person: &Person,
+    versions: &[Submission],
+    csrf: &str,
+    can_count: bool,
+) -> Result<String, String> {
     let counts = counted(person, versions);
     let rows = versions
         .iter()
@@ -248,7 +266,12 @@ pub(super) struct StudentPage<'a> {
     me: i64,
 }
 
-pub(super) async fn student_page(app: &App, person: &Person, csrf: &str, note: Option<(String, bool)>) -> Result<String, String> {
+pub(super) async fn student_page(
+    app: &App,
+    person: &Person,
+    csrf: &str,
+    note: Option<(String, bool)>,
+) -> Result<String, String> {
     let versions = app.queue.versions(person.id).await?;
     let course = &app.queue.course;
     let (note, bad) = note.map_or((None, false), |(n, b)| (Some(n), b));

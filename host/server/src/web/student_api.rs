@@ -4,10 +4,27 @@ use super::{App, Shared, api_error};
 use crate::api::{CourseInfo, VersionView};
 use crate::db::Person;
 use crate::queue::{Refused, Submission};
-use axum::extract::{Path, State};
+use axum::extract::{Path, Request, State};
 use axum::http::{HeaderMap, StatusCode, header};
+use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
-use axum::Json;
+use axum::{Extension, Json};
+
+/// The student a request of the students' API comes from, known before its body is read.
+#[derive(Debug, Clone)]
+pub struct Student(pub Person);
+
+/// The students' API's gate (a route layer): the token is checked before
+/// any body is read, so an upload with a bad token costs the server nothing.
+pub async fn authenticate(State(s): State<Shared>, mut request: Request, next: Next) -> Response {
+    match bearer(&s.0, request.headers()).await {
+        Ok(person) => {
+            request.extensions_mut().insert(Student(person));
+            next.run(request).await
+        }
+        Err(refused) => refused,
+    }
+}
 
 /// The person a bearer token names, or the API's one-line refusal.
 pub(super) async fn bearer(app: &App, headers: &HeaderMap) -> Result<Person, Response> {
@@ -67,11 +84,8 @@ pub(super) fn version_view(app: &App, v: &Submission) -> VersionView {
 }
 
 /// What a client checks before it uploads: the course, its game and its limits.
-pub(super) async fn api_course(State(s): State<Shared>, headers: HeaderMap) -> Response {
+pub(super) async fn api_course(State(s): State<Shared>) -> Response {
     let app = &s.0;
-    if let Err(r) = bearer(app, &headers).await {
-        return r;
-    }
     let c = &app.queue.course.config;
     Json(CourseInfo {
         course: c.name.clone(),
@@ -85,12 +99,13 @@ pub(super) async fn api_course(State(s): State<Shared>, headers: HeaderMap) -> R
     .into_response()
 }
 
-pub(super) async fn api_submit(State(s): State<Shared>, headers: HeaderMap, body: axum::body::Bytes) -> Response {
+pub(super) async fn api_submit(
+    State(s): State<Shared>,
+    Extension(Student(person)): Extension<Student>,
+    headers: HeaderMap,
+    body: axum::body::Bytes,
+) -> Response {
     let app = &s.0;
-    let person = match bearer(app, &headers).await {
-        Ok(p) => p,
-        Err(r) => return r,
-    };
     let name = headers
         .get("x-file-name")
         .and_then(|v| v.to_str().ok())
@@ -114,12 +129,12 @@ pub(super) async fn api_submit(State(s): State<Shared>, headers: HeaderMap, body
     }
 }
 
-pub(super) async fn api_version(State(s): State<Shared>, headers: HeaderMap, Path(n): Path<i64>) -> Response {
+pub(super) async fn api_version(
+    State(s): State<Shared>,
+    Extension(Student(person)): Extension<Student>,
+    Path(n): Path<i64>,
+) -> Response {
     let app = &s.0;
-    let person = match bearer(app, &headers).await {
-        Ok(p) => p,
-        Err(r) => return r,
-    };
     match app.queue.version(person.id, n).await {
         Ok(Some(v)) => Json(version_view(app, &v)).into_response(),
         Ok(None) => api_error(StatusCode::NOT_FOUND, &format!("no version {n}")),

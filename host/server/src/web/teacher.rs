@@ -1,13 +1,15 @@
 //! The teacher's pages: the class table, re-grading, and the exports
 //! (gradebook, Canvas's file, the class zip).
 
-use super::{App, CSV, CsrfForm, Shared, deadline_text, download, error, internal, page, points_text, set_note, teacher};
+use super::{
+    App, CSV, CsrfForm, Shared, deadline_text, download, error, internal, page, points_text, set_note, teacher,
+};
 use crate::export::{self, Entry};
 use askama::Template;
+use axum::Form;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
-use axum::Form;
 use axum_csrf::CsrfToken;
 use tower_sessions::Session;
 
@@ -135,7 +137,12 @@ pub(super) async fn class_part(app: &App) -> Result<(String, usize, usize), Stri
     Ok((html, students, submitted))
 }
 
-pub(super) async fn regrade(State(s): State<Shared>, session: Session, csrf: CsrfToken, Form(form): Form<CsrfForm>) -> Response {
+pub(super) async fn regrade(
+    State(s): State<Shared>,
+    session: Session,
+    csrf: CsrfToken,
+    Form(form): Form<CsrfForm>,
+) -> Response {
     let app = &s.0;
     if let Err(r) = teacher(app, &session).await {
         return r;

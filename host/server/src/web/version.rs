@@ -179,7 +179,11 @@ pub(super) fn versus_sentence(json: &str) -> Option<(String, String)> {
     Some((v["sentence"].as_str()?.to_string(), class.into()))
 }
 
-pub(super) async fn version_page(State(s): State<Shared>, session: Session, Path((pid, n)): Path<(i64, i64)>) -> Response {
+pub(super) async fn version_page(
+    State(s): State<Shared>,
+    session: Session,
+    Path((pid, n)): Path<(i64, i64)>,
+) -> Response {
     let app = &s.0;
     let (person, v) = match version_of(app, &session, pid, n).await {
         Ok(x) => x,
@@ -210,7 +214,11 @@ pub(super) async fn version_page(State(s): State<Shared>, session: Session, Path
     }
 }
 
-pub(super) async fn verdict_fragment(State(s): State<Shared>, session: Session, Path((pid, n)): Path<(i64, i64)>) -> Response {
+pub(super) async fn verdict_fragment(
+    State(s): State<Shared>,
+    session: Session,
+    Path((pid, n)): Path<(i64, i64)>,
+) -> Response {
     let app = &s.0;
     match version_of(app, &session, pid, n).await {
         Ok((_, v)) => match (VerdictPart {
@@ -229,7 +237,11 @@ pub(super) async fn back_to_version(Path((pid, n)): Path<(i64, i64)>) -> Redirec
     Redirect::to(&format!("/people/{pid}/versions/{n}"))
 }
 
-pub(super) async fn replay(State(s): State<Shared>, session: Session, Path((pid, n, file)): Path<(i64, i64, String)>) -> Response {
+pub(super) async fn replay(
+    State(s): State<Shared>,
+    session: Session,
+    Path((pid, n, file)): Path<(i64, i64, String)>,
+) -> Response {
     let app = &s.0;
     // A page name is letters, digits, `-`, `_` and `.`: never a path.
     if file.is_empty()
@@ -293,7 +305,11 @@ pub(super) async fn replay_game(
     }
 }
 
-pub(super) async fn results_json(State(s): State<Shared>, session: Session, Path((pid, n)): Path<(i64, i64)>) -> Response {
+pub(super) async fn results_json(
+    State(s): State<Shared>,
+    session: Session,
+    Path((pid, n)): Path<(i64, i64)>,
+) -> Response {
     let app = &s.0;
     let v = match version_of(app, &session, pid, n).await {
         Ok((_, v)) => v,
