@@ -5,11 +5,13 @@
 //! pages of its graded games written for the viewer.
 
 use crate::course::Course;
-use arena_grading::check::{CheckError, CheckSpec, check};
+use arena_grading::check::{CheckError, CheckSpec, check_loaded};
 use arena_grading::grade::rubric::Rubric;
 use arena_grading::grade::{GradeReport, Grader};
-use arena_runner::runner::GameDef;
+use arena_grading::loaded::LoadedBot;
 use arena_runner::runner::settings::RunSettings;
+use arena_runner::runner::{BotRef, Entrant, GameDef};
+use arena_sandbox::Sandbox;
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
@@ -140,10 +142,18 @@ impl Grading {
         };
         // The student reads their file's name, never where the server keeps it.
         let in_words = |text: String| text.replace(&file.display().to_string(), shown);
-        let mut report = match check(&spec) {
+        let verdict_of = |e: CheckError| match e {
+            CheckError::Rejected(why) => Verdict::rejected(in_words(why)),
+            CheckError::Failed(e) => Verdict::failed(format!("{e:#}")),
+        };
+        // Loaded once: the check, the grading and the replay pages play this program.
+        let (sandbox, bot) = match arena_grading::check::load(&spec) {
+            Ok(loaded) => loaded,
+            Err(e) => return verdict_of(e),
+        };
+        let mut report = match check_loaded(&spec, &sandbox, &bot) {
             Ok(r) => r,
-            Err(CheckError::Rejected(why)) => return Verdict::rejected(in_words(why)),
-            Err(CheckError::Failed(e)) => return Verdict::failed(format!("{e:#}")),
+            Err(e) => return verdict_of(e),
         };
         if !self.worlds.is_empty() && !self.worlds.iter().any(|w| report.world.ends_with(&format!("@{w}"))) {
             return Verdict::rejected(format!(
@@ -168,7 +178,7 @@ impl Grading {
             worst: Vec::new(),
             results: None,
         };
-        match self.grade(file, shown, student, pages) {
+        match self.grade(&sandbox, &bot, shown, student, pages) {
             Ok((mut grade, results)) => {
                 grade.file = shown.to_string();
                 verdict.worst = grade
@@ -178,6 +188,13 @@ impl Grading {
                     .filter_map(|(i, item)| item.sample_game.map(|g| (i, g)))
                     .collect();
                 verdict.results = Some(results);
+                // One verdict: a bot the rubric rejects (its smoke game
+                // forfeited) is rejected here too, never "accepted" with
+                // no points, and never the version that counts.
+                if grade.status == "rejected" {
+                    verdict.accepted = false;
+                    verdict.reason = grade.reason.clone();
+                }
                 verdict.score = Some(grade.total);
                 verdict.max_score = Some(grade.max_total);
                 verdict.grade = serde_json::to_value(&grade).ok();
@@ -191,24 +208,26 @@ impl Grading {
         verdict
     }
 
+    /// Grade the bot loaded in `sandbox` and write its replay pages and
+    /// Gradescope's file into `pages`.
     fn grade(
         &self,
-        file: &Path,
+        sandbox: &Sandbox,
+        bot: &LoadedBot,
         shown: &str,
         student: &str,
         pages: &Path,
     ) -> Result<(GradeReport, serde_json::Value), String> {
-        let sandbox = self.settings.sandbox(self.game).map_err(|e| format!("{e:#}"))?;
         let grader = Grader {
             game: self.game,
-            sandbox: &sandbox,
+            sandbox,
             rubric: &self.rubric,
             games: self.rubric.games,
         };
-        let (mut report, me) = grader.grade(student, file).map_err(|e| e.to_string())?;
+        let (mut report, me) = grader.grade_loaded(student, &bot.program).map_err(|e| e.to_string())?;
         // Replay pages are named after the folder: one safe name per version's folder.
         report.folder = "bot".into();
-        let graded = vec![(report, me)];
+        let graded = vec![(report, Some(me))];
         let jobs: Vec<_> = arena_report::report::class_pages(&grader, &graded)
             .into_iter()
             .map(|(_, job)| job)
@@ -245,12 +264,19 @@ impl Grading {
         }
         // One page per rubric item at most, whatever a worker sent.
         let mut seen = vec![false; self.rubric.items.len()];
+        // The bot is loaded once, for the first page, and plays every page.
+        let mut loaded: Option<Loaded> = None;
         for &(item, game) in &verdict.worst {
             if seen.get(item).is_none_or(|s| *s) {
                 continue;
             }
             seen[item] = true;
-            let html = self.replay_page(file, student, item, game, back)?;
+            self.replay_item(item, game)?;
+            let bot = match loaded {
+                Some(ref bot) => bot,
+                None => loaded.insert(self.load(file, student)?),
+            };
+            let html = self.replay_page_of(bot, item, game, back)?;
             let path = folder.join(format!("bot-item{}.html", item + 1));
             std::fs::write(&path, html).map_err(|e| format!("{}: cannot write ({e})", path.display()))?;
         }
@@ -313,7 +339,26 @@ impl Verdict {
     }
 }
 
+/// A version's bot loaded once in the course's sandbox, for its replay
+/// pages: every page it plays runs this program.
+pub struct Loaded {
+    sandbox: Sandbox,
+    me: Entrant,
+}
+
 impl Grading {
+    /// Load the bot at `file` of `student` once for its replay pages
+    /// ([`Grading::replay_page_of`]).
+    pub fn load(&self, file: &Path, student: &str) -> Result<Loaded, String> {
+        let sandbox = self.settings.sandbox(self.game).map_err(|e| format!("{e:#}"))?;
+        let program = sandbox.load(file, self.game.worlds()).map_err(|e| e.to_string())?;
+        let me = Entrant {
+            name: student.to_string(),
+            bot: BotRef::Wasm(std::sync::Arc::new(program)),
+        };
+        Ok(Loaded { sandbox, me })
+    }
+
     /// The viewer page of game `game` (from 0) of rubric item `item` of the
     /// bot at `file`, played again: a game is a pure function of the bots,
     /// the seed and the limits, so every graded game can be watched without
@@ -326,8 +371,36 @@ impl Grading {
         game: usize,
         back: &str,
     ) -> Result<String, String> {
+        self.replay_item(item, game)?;
+        let bot = self.load(file, student)?;
+        self.replay_page_of(&bot, item, game, back)
+    }
+
+    /// [`Grading::replay_page`] of a bot loaded once by [`Grading::load`].
+    pub fn replay_page_of(&self, bot: &Loaded, item: usize, game: usize, back: &str) -> Result<String, String> {
+        let rubric_item = self.replay_item(item, game)?;
+        let grader = Grader {
+            game: self.game,
+            sandbox: &bot.sandbox,
+            rubric: &self.rubric,
+            games: self.rubric.games,
+        };
+        let bytes = grader.replay(item, game, &bot.me).map_err(|e| e.to_string())?;
+        let note = format!(
+            "{} vs {}: rubric item {} \"{}\", game {} of {}, played again on request (the same deal, seed and limits as when it was graded).",
+            bot.me.name,
+            rubric_item.against.join(", "),
+            item + 1,
+            rubric_item.name,
+            game + 1,
+            self.rubric.games
+        );
+        viewer_page(&bytes, &note, back)
+    }
+
+    /// Rubric item `item`, if game `game` of it can be played again.
+    fn replay_item(&self, item: usize, game: usize) -> Result<&arena_grading::grade::Item, String> {
         use arena_grading::grade::rubric::Measure;
-        use arena_runner::runner::{BotRef, Entrant};
         let Some(rubric_item) = self.rubric.items.get(item) else {
             return Err(format!("the rubric has no item {}", item + 1));
         };
@@ -340,28 +413,7 @@ impl Grading {
                 self.rubric.games, self.rubric.games
             ));
         }
-        let sandbox = self.settings.sandbox(self.game).map_err(|e| format!("{e:#}"))?;
-        let program = sandbox.load(file, self.game.worlds()).map_err(|e| e.to_string())?;
-        let me = Entrant {
-            name: student.to_string(),
-            bot: BotRef::Wasm(std::sync::Arc::new(program)),
-        };
-        let grader = Grader {
-            game: self.game,
-            sandbox: &sandbox,
-            rubric: &self.rubric,
-            games: self.rubric.games,
-        };
-        let bytes = grader.replay(item, game, &me).map_err(|e| e.to_string())?;
-        let note = format!(
-            "{student} vs {}: rubric item {} \"{}\", game {} of {}, played again on request (the same deal, seed and limits as when it was graded).",
-            rubric_item.against.join(", "),
-            item + 1,
-            rubric_item.name,
-            game + 1,
-            self.rubric.games
-        );
-        viewer_page(&bytes, &note, back)
+        Ok(rubric_item)
     }
 }
 
@@ -451,7 +503,7 @@ impl Grading {
         margin: f64,
         max_games: usize,
     ) -> Result<Versus, String> {
-        use arena_runner::runner::{BotRef, Entrant, GameSetup, HeadSpec, run_head_to_head};
+        use arena_runner::runner::{GameSetup, HeadSpec, run_head_to_head};
         use arena_runner::stats::{Sprt, SprtDecision};
         let sandbox = self.settings.sandbox(self.game).map_err(|e| format!("{e:#}"))?;
         let load = |path: &Path, name: String| -> Result<Entrant, String> {
