@@ -552,7 +552,43 @@ on_both!(
     the_ladder_plays_by_itself_rates_and_tests_new_versions,
     external_workers_play_and_a_tampering_one_is_disabled,
     the_teacher_hides_names_freezes_and_publishes_the_final_tournament,
+    a_student_watches_only_matches_of_their_own_versions,
 );
+
+/// A ladder game replays both bots' logs and hidden cards: a student may
+/// watch only matches one of their own versions played (issue 47), and
+/// another student's ladder page links none of that student's games.
+fn a_student_watches_only_matches_of_their_own_versions(on: &On) {
+    let (dir, students) = ladder_course(on, "ladder-private");
+    let server = on.serve(&dir);
+    let token = |i: usize| students[i]["token"].clone();
+    accepted(&server, &token(0), &bot("en-garde/aggressive"));
+    accepted(&server, &token(1), &bot("en-garde/random"));
+    let b = wait_board(&server, &token(0), 300, "10 games each", |b| students_with(b, 10) == 2);
+    let bo = row(&b, |r| r["name"] == "Bo Wu").unwrap()["person"].as_i64().unwrap();
+    let link = std::fs::read_to_string(dir.join("teacher-link.txt")).unwrap();
+    let mut teacher = logged_in(&server, link.trim());
+    let (_, page, _) = teacher.get(&format!("/ladder/people/{bo}"));
+    // One of Bo's matches against a house bot: not Ann's to watch.
+    let theirs = page
+        .split("<tr>")
+        .find(|row| row.contains("/ladder/matches/") && !row.contains("Ann Lee"))
+        .and_then(|row| row.split("href=\"/ladder/matches/").nth(1))
+        .and_then(|r| r.split('"').next())
+        .expect("a match of Bo's without Ann")
+        .replace("&amp;", "&");
+    let (status, _, _) = teacher.get(&format!("/ladder/matches/{theirs}"));
+    assert_eq!(status, 200, "the teacher watches any match");
+    let mut bo_browser = logged_in(&server, &students[1]["link"]);
+    let (status, _, _) = bo_browser.get(&format!("/ladder/matches/{theirs}"));
+    assert_eq!(status, 200, "Bo watches his own");
+    let mut ann = logged_in(&server, &students[0]["link"]);
+    let (status, page, _) = ann.get(&format!("/ladder/matches/{theirs}"));
+    assert_eq!(status, 403, "Ann may not watch Bo's match: {page}");
+    let (status, page, _) = ann.get(&format!("/ladder/people/{bo}"));
+    assert_eq!(status, 200);
+    assert!(!page.contains("/ladder/matches/"), "no links to Bo's games on his page for Ann: {page}");
+}
 
 /// A student's ladder page (ratings over versions, head to head, recent
 /// games that replay), then the teacher's switches: pseudonyms hide names

@@ -256,8 +256,8 @@ const LOOPS_TO_REMOVE: &[(&str, &[&str])] = &[
     // host/server: none. Its loop (`web.rs` <-> `ladder_web.rs`,
     // `remote.rs`: the router and shared state in one file, the pages that
     // took them back in the others) went with the split into `web/`.
-    // host/grading: `check` and its smoke games; the report, its rubric
-    // and Gradescope's file.
+    // host/grading: `check` and its smoke games (they share the check's
+    // types); the report, its rubric and Gradescope's file.
     ("grading", &["src/check/mod.rs", "src/check/smoke.rs"]),
     (
         "grading",

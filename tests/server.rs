@@ -923,6 +923,87 @@ fn the_class_zip_grades_offline_as_the_server_graded(on: &On) {
     assert_eq!(results, 3, "a results.json per graded student");
 }
 
+/// One verdict (issue 47): a bot that forfeits its smoke game is rejected
+/// everywhere (the API, `arena submit`'s exit status, the version's state)
+/// and never becomes the version that counts: the gradebook keeps the
+/// accepted version before it.
+fn a_bot_that_forfeits_its_smoke_game_is_rejected_and_never_counts(on: &On) {
+    let (dir, students) = on.course("srv-forfeit", &[]);
+    let server = on.serve(&dir);
+    let (code, good, err) = submit(&server, &students[0]["token"], &bot("en-garde/aggressive"));
+    assert_eq!(code, 0, "{err}");
+    let panics = arena_tests::root().join("tests/fixtures/v0.1.0/hostile-panic.wasm");
+    let (code, v, err) = submit(&server, &students[0]["token"], &panics);
+    assert_eq!(code, 1, "rejected, exit 1: {err} {v:#}");
+    assert_eq!(
+        (v["state"].as_str(), v["accepted"].as_bool()),
+        (Some("rejected"), Some(false)),
+        "{v:#}"
+    );
+    assert!(v["reason"].as_str().is_some_and(|r| r.contains("smoke game")), "{v:#}");
+    let link = std::fs::read_to_string(dir.join("teacher-link.txt")).unwrap();
+    let mut teacher = logged_in(&server, link.trim());
+    let (_, gradebook, _) = teacher.get("/teacher/gradebook.csv");
+    let mut r = csv::Reader::from_reader(gradebook.as_bytes());
+    let h = r.headers().unwrap().clone();
+    let (id, points) = (
+        h.iter().position(|c| c == "id").unwrap(),
+        h.iter().position(|c| c == "points").unwrap(),
+    );
+    let row = r
+        .records()
+        .map(Result::unwrap)
+        .find(|row| &row[id] == "s1")
+        .expect("s1's row");
+    assert_eq!(
+        row[points].parse::<f64>().unwrap(),
+        good["score"].as_f64().unwrap(),
+        "the accepted v1 counts, not the rejected v2: {gradebook}"
+    );
+}
+
+/// After the deadline and its late days the student's page says uploads
+/// are closed and shows no upload box; before, it shows the command to
+/// submit from a terminal, and the login link works as the token.
+fn a_closed_course_says_so_and_the_login_link_works_as_a_token(on: &On) {
+    let (dir, students) = on.course("srv-closed", &[]);
+    let server = on.serve(&dir);
+    let mut ann = logged_in(&server, &students[0]["link"]);
+    let (_, open, _) = ann.get("/");
+    assert!(open.contains("action=\"/upload\""), "the upload box while open");
+    assert!(open.contains("arena submit --server"), "the terminal's command: {open}");
+    // The whole login link pasted as the token.
+    let (code, v, err) = submit(&server, &students[0]["link"], &bot("en-garde/random"));
+    assert_eq!(code, 0, "{err} {v:#}");
+    drop(server);
+    let toml = dir.join("course.toml");
+    let text = std::fs::read_to_string(&toml).unwrap();
+    let text: String = text
+        .lines()
+        .filter(|l| !l.starts_with("deadline") && !l.starts_with("late_days"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    let at = text.find("\n[").unwrap_or(text.len());
+    let text = format!(
+        "{}\ndeadline = \"2020-01-01T00:00:00Z\"\nlate_days = 2\n{}",
+        &text[..at],
+        &text[at..]
+    );
+    std::fs::write(&toml, text).unwrap();
+    let server = on.serve(&dir);
+    let mut ann = logged_in(&server, &students[0]["link"]);
+    let (_, closed, _) = ann.get("/");
+    assert!(
+        !closed.contains("action=\"/upload\""),
+        "no upload box once closed: {closed}"
+    );
+    assert!(closed.contains("Uploads are closed"), "{closed}");
+    assert!(
+        !closed.contains("late are taken"),
+        "no promise of late uploads: {closed}"
+    );
+}
+
 /// Where a test's course keeps its data: SQLite in the course folder, or
 /// a throwaway Postgres cluster. Every server test runs on both.
 pub(crate) enum On {
@@ -1024,4 +1105,6 @@ on_both!(
     the_roster_changes_while_the_course_runs,
     the_class_zip_grades_offline_as_the_server_graded,
     hostile_files_are_refused_or_shown_as_text,
+    a_bot_that_forfeits_its_smoke_game_is_rejected_and_never_counts,
+    a_closed_course_says_so_and_the_login_link_works_as_a_token,
 );

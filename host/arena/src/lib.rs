@@ -19,8 +19,8 @@
 
 pub mod cli;
 
-pub use arena_competition::tournament;
 pub use arena_batch::{self as batch, class};
+pub use arena_competition::tournament;
 pub use arena_games as games;
 pub use arena_grading::{check, files, grade};
 pub use arena_report::{report, view};

@@ -3,7 +3,7 @@
 //! the grading (`grade::Grader::grade_loaded`) and the replay pages, so a
 //! run reads and compiles the file once.
 
-use crate::check::{Scan, scan};
+use crate::check::inspect::{Scan, scan};
 use arena_runner::runner::GameDef;
 use arena_sandbox::{BotProgram, LoadError, Sandbox};
 use std::path::Path;

@@ -103,7 +103,7 @@ impl Workers {
             .await
             .map_err(|e| e.to_string())?;
         for work in [&MATCHES, &JOBS] {
-            Leases::new(self.db.clone(), work).send_back(&mut *tx, worker).await?;
+            Leases::new(self.db.clone(), work).send_back(&mut tx, worker).await?;
         }
         sqlx::query(
             "UPDATE submissions SET state = 'queued' WHERE id IN (SELECT submission_id FROM jobs WHERE kind = 'grade' AND state = 'queued')",

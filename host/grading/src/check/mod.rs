@@ -10,7 +10,7 @@
 //! writes the report for people, `inspect.rs` reads what a file says
 //! about itself (its producers, names and initial memory).
 
-mod inspect;
+pub mod inspect;
 mod smoke;
 mod text;
 

@@ -48,8 +48,15 @@ pub type Answer = (u16, serde_json::Value);
 
 impl Client {
     /// A client of the server at `server` (its address, as `arena serve`
-    /// printed it) that calls with `token`. Calls give up after 120 s.
+    /// printed it) that calls with `token`: the token itself, or the whole
+    /// login link a student was mailed (its last part is the token). Calls
+    /// give up after 120 s.
     pub fn new(server: &str, token: &str) -> Client {
+        let token = token.trim();
+        let token = token
+            .rsplit_once("/login/")
+            .map_or(token, |(_, t)| t)
+            .trim_end_matches('/');
         Client {
             agent: ureq::Agent::config_builder()
                 .http_status_as_error(false)
@@ -57,7 +64,7 @@ impl Client {
                 .build()
                 .into(),
             server: server.trim_end_matches('/').to_string(),
-            auth: format!("Bearer {}", token.trim()),
+            auth: format!("Bearer {token}"),
         }
     }
 

@@ -242,7 +242,7 @@ impl Ladder {
 
     /// The name student `person` goes by on the ladder when names are hidden.
     pub fn pseudonym(&self, person: i64) -> String {
-        standings::pseudonym(&self.secret, person)
+        types::pseudonym(&self.secret, person)
     }
 
     /// Set a course-wide switch, then fit again (names or the freeze show on the board).

@@ -167,7 +167,7 @@ impl Ladder {
             let to = if checked { Finish::Checking } else { Finish::Done };
             if self
                 .leases
-                .finish(&mut *tx, job.id, holder, lease, to, Some(&text))
+                .finish(&mut tx, job.id, holder, lease, to, Some(&text))
                 .await?
             {
                 taken += 1;
@@ -310,7 +310,7 @@ impl Ladder {
         };
         if claimed.as_ref() == Some(&mine) {
             let confirmed = match self.db.pool.acquire().await {
-                Ok(mut conn) => self.leases.confirm(&mut *conn, id, &token).await,
+                Ok(mut conn) => self.leases.confirm(&mut conn, id, &token).await,
                 Err(e) => Err(e.to_string()),
             };
             if confirmed == Ok(true) {

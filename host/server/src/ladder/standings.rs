@@ -3,7 +3,7 @@
 //! Plackett-Luce at a table); the leaderboard it gives, and each student
 //! version's last standing kept for their history.
 
-use super::types::{Board, Current, Done, Row};
+use super::types::{Board, Current, Done, Row, pseudonym};
 use super::{FROZEN, KEEP_EVERY, Ladder, PSEUDONYMS, RECOUNT, elapsed, mark, turn};
 use crate::course::{now, stamp};
 use crate::db::Secret;
@@ -269,27 +269,4 @@ fn standings(
         frozen,
         serial: 0,
     }
-}
-
-/// A stable, friendly name for a student whose name is hidden: an
-/// adjective, an animal and a number, all drawn from the course's secret,
-/// so nothing in it (not the number either) tells who it is. With 230,400
-/// names a class of 200 has two students of one name about once in twelve
-/// courses; the leaderboard then tells them apart by their rows.
-pub fn pseudonym(secret: &Secret, person: i64) -> String {
-    const ADJECTIVES: [&str; 16] = [
-        "Amber", "Brisk", "Calm", "Daring", "Eager", "Fleet", "Gentle", "Hardy", "Keen", "Lucky", "Merry", "Nimble",
-        "Quiet", "Rapid", "Steady", "Witty",
-    ];
-    const ANIMALS: [&str; 16] = [
-        "Badger", "Crane", "Dolphin", "Falcon", "Gecko", "Heron", "Ibex", "Jackal", "Koala", "Lynx", "Marten", "Newt",
-        "Otter", "Puffin", "Raven", "Stoat",
-    ];
-    let h = secret.derive("pseudonym", person);
-    format!(
-        "{} {} {}",
-        ADJECTIVES[(h % 16) as usize],
-        ANIMALS[((h >> 8) % 16) as usize],
-        100 + (h >> 16) % 900
-    )
 }

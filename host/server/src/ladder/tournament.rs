@@ -1,8 +1,7 @@
 //! The final tournament of the students' current versions, run in the
 //! background when the teacher starts it; its report replaces the last one.
 
-use super::standings::pseudonym;
-use super::types::Current;
+use super::types::{Current, pseudonym};
 use super::{Ladder, PSEUDONYMS};
 use crate::work::Grading;
 use arena_core::derive_seed;

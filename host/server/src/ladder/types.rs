@@ -1,6 +1,7 @@
 //! What the ladder's parts share: the leaderboard, the entrants now on the
 //! ladder, a finished match, a lease on matches and why a result was not taken.
 
+use crate::db::Secret;
 use crate::play::Outcome;
 use serde::Serialize;
 use std::collections::HashMap;
@@ -107,4 +108,27 @@ pub enum Untaken {
     NotLeased,
     /// It does not fit the match.
     Malformed(String),
+}
+
+/// A stable, friendly name for a student whose name is hidden: an
+/// adjective, an animal and a number, all drawn from the course's secret,
+/// so nothing in it (not the number either) tells who it is. With 230,400
+/// names a class of 200 has two students of one name about once in twelve
+/// courses; the leaderboard then tells them apart by their rows.
+pub fn pseudonym(secret: &Secret, person: i64) -> String {
+    const ADJECTIVES: [&str; 16] = [
+        "Amber", "Brisk", "Calm", "Daring", "Eager", "Fleet", "Gentle", "Hardy", "Keen", "Lucky", "Merry", "Nimble",
+        "Quiet", "Rapid", "Steady", "Witty",
+    ];
+    const ANIMALS: [&str; 16] = [
+        "Badger", "Crane", "Dolphin", "Falcon", "Gecko", "Heron", "Ibex", "Jackal", "Koala", "Lynx", "Marten", "Newt",
+        "Otter", "Puffin", "Raven", "Stoat",
+    ];
+    let h = secret.derive("pseudonym", person);
+    format!(
+        "{} {} {}",
+        ADJECTIVES[(h % 16) as usize],
+        ANIMALS[((h >> 8) % 16) as usize],
+        100 + (h >> 16) % 900
+    )
 }

@@ -40,8 +40,8 @@ impl Queue {
         to: Finish,
     ) -> Result<bool, String> {
         match by {
-            By::Lease(holder, token) => self.leases.finish(&mut **tx, job, holder, token, to, None).await,
-            By::Checked(token) => self.leases.confirm(&mut **tx, job, token).await,
+            By::Lease(holder, token) => self.leases.finish(tx, job, holder, token, to, None).await,
+            By::Checked(token) => self.leases.confirm(tx, job, token).await,
         }
     }
 

@@ -116,7 +116,7 @@ impl Queue {
             let held = self
                 .leases
                 .finish(
-                    &mut *conn,
+                    &mut conn,
                     r.job,
                     Holder::Worker(worker),
                     &r.lease,
@@ -150,7 +150,8 @@ impl Queue {
             self.versus_done(job, id, Some(json.to_string()), by).await?
         } else {
             let verdict: Verdict = serde_json::from_str(json).map_err(|e| e.to_string())?;
-            if verdict.accepted && !verdict.failed {
+            // A rejected version's forfeited smoke game has its page too.
+            if verdict.grade.is_some() && !verdict.failed {
                 let (file, pages) = (self.course.file_path(&sub.sha256), self.pages_dir(id));
                 let back = format!("/people/{}/versions/{}", sub.person, sub.version);
                 let (grading, made) = (grading.clone(), verdict.clone());

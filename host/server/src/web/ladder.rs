@@ -344,10 +344,16 @@ pub async fn ladder_person(State(s): State<Shared>, session: Session, Path(pid):
         Ok(h) => h,
         Err(e) => return internal(e),
     };
-    let (heads, recent) = match row {
+    let (heads, mut recent) = match row {
         Some(r) => head_to_head(&app.ladder, &r.key, &shown),
         None => (Vec::new(), Vec::new()),
     };
+    // Another student's games are theirs to watch, not this one's.
+    if !who.is_teacher && who.id != pid {
+        for m in &mut recent {
+            m.games.clear();
+        }
+    }
     let html = PersonPage {
         course: &app.queue.course.config.name,
         who: if who.is_teacher {
@@ -514,6 +520,12 @@ pub async fn ladder_game(
         Ok(None) => return error(StatusCode::NOT_FOUND, "no such ladder match"),
         Err(e) => return internal(e),
     };
+    // A student watches only matches one of their own versions played.
+    match plays_in(app, &who, &job.bots.iter().map(|b| b.key.as_str()).collect::<Vec<_>>()).await {
+        Ok(true) => {}
+        Ok(false) => return error(StatusCode::FORBIDDEN, "that match is not yours to watch: open one of your own"),
+        Err(e) => return internal(e),
+    }
     let board = app.ladder.board();
     let names: Vec<String> = job
         .bots
@@ -557,6 +569,16 @@ pub async fn ladder_game(
         Ok(Err(why)) => error(StatusCode::NOT_FOUND, why),
         Err(e) => internal(e),
     }
+}
+
+/// Whether `who` may watch a match of the entrants `keys`: the teacher
+/// any, a student only one that a version of theirs played.
+async fn plays_in(app: &App, who: &Person, keys: &[&str]) -> Result<bool, String> {
+    if who.is_teacher {
+        return Ok(true);
+    }
+    let mine = app.queue.versions(who.id).await?;
+    Ok(keys.iter().any(|k| mine.iter().any(|v| *k == format!("s{}", v.id))))
 }
 
 #[derive(Deserialize)]

@@ -140,6 +140,10 @@ fn points_text(v: &Submission) -> String {
 }
 
 fn deadline_text(course: &Course) -> String {
+    if course.config.frozen_at(crate::course::now()) {
+        let d = course.config.deadline.as_deref().map(shown_time).unwrap_or_default();
+        return format!("The deadline ({d}) and its late days are over: no more uploads are taken.");
+    }
     match (&course.config.deadline, course.config.late_days) {
         (None, _) => "No deadline.".into(),
         (Some(d), 0) => format!("Deadline {}.", shown_time(d)),

@@ -264,6 +264,12 @@ pub(super) struct StudentPage<'a> {
     max_size: String,
     versions: String,
     me: i64,
+    /// Uploads are taken now (before the deadline and its late days).
+    open: bool,
+    /// The course gives late days.
+    late: bool,
+    /// The server's address, for the terminal's command.
+    server: &'a str,
 }
 
 pub(super) async fn student_page(
@@ -286,6 +292,9 @@ pub(super) async fn student_page(
         max_size: arena_sandbox::compile::mib(app.grading.max_file_bytes()),
         versions: versions_html(person, &versions, csrf, true)?,
         me: person.id,
+        open: !course.config.frozen_at(crate::course::now()),
+        late: course.config.late_days > 0,
+        server: course.config.url.trim_end_matches('/'),
     }
     .render()
     .map_err(|e| e.to_string())
