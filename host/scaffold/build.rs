@@ -12,8 +12,17 @@ fn main() {
     let root = crate_dir.join("../..");
     let out = PathBuf::from(std::env::var("OUT_DIR").expect("cargo sets OUT_DIR"));
     let mut code = String::new();
+    example_bots(&root, &mut code);
+    c_bindings(&root, &mut code);
+    wit_files(&root, &mut code);
+    rust_sdk(&root, &mut code);
+    flat_sdks(&root, &mut code);
+    std::fs::write(out.join("embedded.rs"), code).expect("OUT_DIR is writable");
+    watch(&root);
+}
 
-    // Example bots, by language: (game, bot, text).
+/// Writes the example bots' lists, one per language: (game, bot, text).
+fn example_bots(root: &Path, code: &mut String) {
     let examples = |lang: &str, file: &dyn Fn(&Path) -> Option<(String, PathBuf)>| {
         let mut rows = Vec::new();
         for game in sorted_entries(&root.join("example-bots").join(lang)) {
@@ -56,8 +65,10 @@ fn main() {
         }
         code.push_str("];\n\n");
     }
+}
 
-    // The C bindings of each game (wit-bindgen's C generator): game, source, header, component type.
+/// Writes the C bindings of each game (wit-bindgen's C generator): game, source, header, component type.
+fn c_bindings(root: &Path, code: &mut String) {
     code.push_str(
         "/// Each game's C bindings: game, source, header, component type.\nconst C_BINDINGS: &[(&str, &str, &str, &[u8])] = &[\n",
     );
@@ -81,8 +92,10 @@ fn main() {
         );
     }
     code.push_str("];\n\n");
+}
 
-    // The newest WIT package, `host.wit` first.
+/// Writes the newest WIT package, `host.wit` first.
+fn wit_files(root: &Path, code: &mut String) {
     let mut wit: Vec<PathBuf> = sorted_entries(&root.join("wit/0.2.0"))
         .into_iter()
         .filter(|p| p.extension().is_some_and(|e| e == "wit"))
@@ -95,8 +108,10 @@ fn main() {
         let _ = writeln!(code, "    ({:?}, include_str!({:?})),", file_name(&path), abs(&path));
     }
     code.push_str("];\n\n");
+}
 
-    // The Rust SDK and the crates it builds on, by their path in the repository.
+/// Writes the Rust SDK and the crates it builds on, by their path in the repository.
+fn rust_sdk(root: &Path, code: &mut String) {
     let mut rust_sdk = Vec::new();
     for dir in ["bot-sdk/src", "host/core/src", "host/games/src"] {
         walk(&root.join(dir), &mut rust_sdk);
@@ -104,7 +119,7 @@ fn main() {
     for manifest in ["bot-sdk/Cargo.toml", "host/core/Cargo.toml", "host/games/Cargo.toml"] {
         rust_sdk.push(root.join(manifest));
     }
-    let mut rust_sdk: Vec<(String, PathBuf)> = rust_sdk.into_iter().map(|p| (relative(&root, &p), p)).collect();
+    let mut rust_sdk: Vec<(String, PathBuf)> = rust_sdk.into_iter().map(|p| (relative(root, &p), p)).collect();
     rust_sdk.sort();
     code.push_str(
         "/// The Rust SDK and the crates it builds on, every file, by its path in the repository.\nconst RUST_SDK: &[(&str, &str)] = &[\n",
@@ -113,7 +128,10 @@ fn main() {
         let _ = writeln!(code, "    ({path:?}, include_str!({:?})),", abs(&file));
     }
     code.push_str("];\n\n");
+}
 
+/// Writes the Python and JavaScript SDKs, each one folder of files: name, text.
+fn flat_sdks(root: &Path, code: &mut String) {
     for (constant, dir, ext) in [
         ("PYTHON_SDK", "bot-sdk/python/arena_bot", "py"),
         ("JS_SDK", "bot-sdk/js/src", "js"),
@@ -129,8 +147,10 @@ fn main() {
         }
         code.push_str("];\n\n");
     }
+}
 
-    std::fs::write(out.join("embedded.rs"), code).expect("OUT_DIR is writable");
+/// Tells cargo to run this again when any folder or file it reads changes.
+fn watch(root: &Path) {
     for watched in [
         "example-bots/rust",
         "example-bots/python",

@@ -231,13 +231,25 @@ fn memory() {
     drop(held);
 }
 
+/// Prints the summary: the twins' games per second and where a wasm game's
+/// time goes, one call timed three ways, and memory per instance.
 fn summary() {
     let sandbox = arena::adapters::sandbox(Limits::default()).expect("sandbox");
     let program = load(&sandbox);
+    let same = same_outcomes(&sandbox, &program);
+    let calls_per_game = calls_per_game();
+    let (tw, tn, ti) = game_times(&sandbox, &program);
+    print_twins(tw, tn, ti, same, calls_per_game);
+    print_per_call(per_call(&sandbox, &program));
+    memory();
+    println!();
+}
 
-    // The twins must play the same games: same outcome on every seed.
+/// On how many of the seeds the twins have the same outcome (they must
+/// play the same games); the wasm bot must never forfeit.
+fn same_outcomes(sandbox: &Sandbox, program: &BotProgram) -> usize {
     let mut wasm_outcomes = Vec::new();
-    wasm_games(&sandbox, &program, GAMES, |o| wasm_outcomes.push(o));
+    wasm_games(sandbox, program, GAMES, |o| wasm_outcomes.push(o));
     let mut native_outcomes = Vec::new();
     native_games(GAMES, |o| native_outcomes.push(o));
     let same = wasm_outcomes
@@ -246,8 +258,11 @@ fn summary() {
         .filter(|(a, b)| a == b)
         .count();
     assert!(wasm_outcomes.iter().all(|o| o.forfeit.is_none()), "no forfeits");
+    same
+}
 
-    // Calls into the bot per game.
+/// Calls into the bot per game.
+fn calls_per_game() -> f64 {
     let mut calls = 0;
     for i in 0..GAMES {
         let mut me = house_bot("aggressive").expect("house:aggressive");
@@ -258,12 +273,15 @@ fn summary() {
         play_one(i, &mut counting);
         calls += counting.calls;
     }
-    let calls_per_game = calls as f64 / GAMES as f64;
+    calls as f64 / GAMES as f64
+}
 
+/// Seconds for the wasm games, for the native games, and for one instantiation.
+fn game_times(sandbox: &Sandbox, program: &BotProgram) -> (f64, f64, f64) {
     // Games per second: seven timings of each, interleaved, after a warm-up.
     let (mut tw, mut tn) = (Vec::new(), Vec::new());
     for _ in 0..7 {
-        tw.push(time(|| wasm_games(&sandbox, &program, GAMES, no_forfeit)));
+        tw.push(time(|| wasm_games(sandbox, program, GAMES, no_forfeit)));
         tn.push(time(|| native_games(GAMES, no_forfeit)));
     }
     let (tw, tn) = (median(tw), median(tn));
@@ -272,10 +290,14 @@ fn summary() {
     let n = 2000;
     let ti = median(
         (0..5)
-            .map(|_| time(|| (0..n).for_each(|s| drop(black_box(fencer(&sandbox, &program, s).expect("instance"))))))
+            .map(|_| time(|| (0..n).for_each(|s| drop(black_box(fencer(sandbox, program, s).expect("instance"))))))
             .collect(),
     ) / n as f64;
+    (tw, tn, ti)
+}
 
+/// Prints the twins' games per second and how a wasm game's time splits.
+fn print_twins(tw: f64, tn: f64, ti: f64, same: usize, calls_per_game: f64) {
     let g = GAMES as f64;
     let (us_w, us_n, us_i) = (tw / g * 1e6, tn / g * 1e6, ti * 1e6);
     let boundary = us_w - us_n - us_i;
@@ -307,19 +329,21 @@ fn summary() {
          over {calls_per_game:.1} calls into the bot = {:.2} us extra per call",
         boundary / calls_per_game
     );
+}
+
+/// Prints one choose-move call timed three ways.
+fn print_per_call(per: PerCall) {
     let PerCall {
         us: [arena_us, plain_us, hooked_us],
         ratio: [plain_ratio, hooked_ratio],
         spread,
-    } = per_call(&sandbox, &program);
+    } = per;
     println!(
         "one choose-move call: arena {arena_us:.3} us, wasmtime alone {plain_us:.3} us: ratio {plain_ratio:.2} \
          (middle half of the rounds {:.2}-{:.2}; aim: at most 1.10); \
          wasmtime with a call hook that does nothing {hooked_us:.3} us: ratio {hooked_ratio:.2}",
         spread[0], spread[1]
     );
-    memory();
-    println!();
 }
 
 /// Records the first view, round and game a player is shown.
@@ -354,21 +378,6 @@ impl Fencer for FirstView {
 /// charges host calls: having one at all costs each crossing). [`ROUNDS`]
 /// rounds of 20,000 calls each way, interleaved.
 fn per_call(sandbox: &Sandbox, program: &BotProgram) -> PerCall {
-    use arena::adapters::en_garde::since_v0_2::{Bindings, wit_game_info, wit_round_info, wit_view};
-    use wasmtime::component::{Linker, ResourceTable};
-    use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
-    struct Plain {
-        wasi: WasiCtx,
-        table: ResourceTable,
-    }
-    impl WasiView for Plain {
-        fn ctx(&mut self) -> WasiCtxView<'_> {
-            WasiCtxView {
-                ctx: &mut self.wasi,
-                table: &mut self.table,
-            }
-        }
-    }
     assert_eq!(
         program.world.version, "0.2.0",
         "the example bot targets the newest world"
@@ -376,73 +385,10 @@ fn per_call(sandbox: &Sandbox, program: &BotProgram) -> PerCall {
     let mut first = FirstView::default();
     play_one(0, &mut first);
     let (game, round, view) = (first.game.unwrap(), first.round.unwrap(), first.view.unwrap());
-
-    let component = program.component();
-    let engine = component.engine();
-    let mut linker = Linker::<Plain>::new(engine);
-    wasmtime_wasi::p2::add_to_linker_sync(&mut linker).expect("WASI");
-    // The arena's host interface: a call into it would trap (the bot makes none).
-    linker
-        .define_unknown_imports_as_traps(component)
-        .expect("the other imports");
-    let plain_store = |hooked: bool| {
-        let state = Plain {
-            wasi: WasiCtx::builder().build(),
-            table: ResourceTable::new(),
-        };
-        let mut store = wasmtime::Store::new(engine, state);
-        if hooked {
-            store.call_hook(|_, _| Ok(()));
-        }
-        store.set_fuel(u64::MAX / 4).expect("fuel");
-        store.set_epoch_deadline(u64::MAX / 4);
-        let plain = Bindings::instantiate(&mut store, component, &linker).expect("instantiate with wasmtime alone");
-        plain
-            .call_start_game(&mut store, wit_game_info(&game))
-            .expect("start-game");
-        plain
-            .call_start_round(&mut store, &wit_round_info(&round))
-            .expect("start-round");
-        (store, plain)
-    };
-    // A game makes a few dozen calls, and the arena records each one (the
-    // meter's usage). A single seat called 100,000 times would time that
-    // record growing to megabytes, which no game has: every SEAT_CALLS
-    // calls the arena's seat, and wasmtime's instance alike, is a fresh
-    // one, made and started outside the timing.
-    const CALLS: usize = 20_000;
-    const SEAT_CALLS: usize = 100;
+    let linker = plain_linker(program);
     let (mut ta, mut tp, mut th) = (Vec::new(), Vec::new(), Vec::new());
-    let calls = |hooked: bool| {
-        (0..CALLS / SEAT_CALLS)
-            .map(|_| {
-                let (mut store, bindings) = plain_store(hooked);
-                time(|| {
-                    for _ in 0..SEAT_CALLS {
-                        black_box(
-                            bindings
-                                .call_choose_move(&mut store, &wit_view(&view, true))
-                                .expect("a move"),
-                        );
-                    }
-                })
-            })
-            .sum::<f64>()
-    };
-    let arena_calls = || {
-        (0..CALLS / SEAT_CALLS)
-            .map(|_| {
-                let mut seated = fencer(sandbox, program, 1).expect("instantiate");
-                seated.player().start_game(&game).expect("start-game");
-                seated.player().start_round(&round).expect("start-round");
-                time(|| {
-                    for _ in 0..SEAT_CALLS {
-                        black_box(seated.player().choose_move(&view).expect("a move"));
-                    }
-                })
-            })
-            .sum::<f64>()
-    };
+    let calls = |hooked: bool| plain_calls(program, &linker, (&game, &round, &view), hooked);
+    let arena = || arena_calls(sandbox, program, (&game, &round, &view));
     // The machine's speed drifts by more than the difference measured:
     // each round times the three back to back, and its own ratios count.
     // Which goes first turns with the rounds, so no way always follows another.
@@ -451,7 +397,7 @@ fn per_call(sandbox: &Sandbox, program: &BotProgram) -> PerCall {
             match (round + way) % 3 {
                 0 => tp.push(calls(false)),
                 1 => th.push(calls(true)),
-                _ => ta.push(arena_calls()),
+                _ => ta.push(arena()),
             }
         }
     }
@@ -464,6 +410,111 @@ fn per_call(sandbox: &Sandbox, program: &BotProgram) -> PerCall {
         ratio: [median(ratios.clone()), median(hooked)],
         spread: [ratios[ROUNDS / 4], ratios[ROUNDS - 1 - ROUNDS / 4]],
     }
+}
+
+/// The state of a store of wasmtime alone: WASI and nothing of the arena's.
+struct Plain {
+    wasi: wasmtime_wasi::WasiCtx,
+    table: wasmtime::component::ResourceTable,
+}
+
+impl wasmtime_wasi::WasiView for Plain {
+    fn ctx(&mut self) -> wasmtime_wasi::WasiCtxView<'_> {
+        wasmtime_wasi::WasiCtxView {
+            ctx: &mut self.wasi,
+            table: &mut self.table,
+        }
+    }
+}
+
+/// The game, round and view every timed call is made with.
+type Scene<'a> = (&'a GameInfo, &'a RoundInfo, &'a View);
+
+/// A linker of wasmtime alone for the bot: WASI, and the arena's host
+/// interface as traps (a call into it would trap; the bot makes none).
+fn plain_linker(program: &BotProgram) -> wasmtime::component::Linker<Plain> {
+    let component = program.component();
+    let mut linker = wasmtime::component::Linker::<Plain>::new(component.engine());
+    wasmtime_wasi::p2::add_to_linker_sync(&mut linker).expect("WASI");
+    linker
+        .define_unknown_imports_as_traps(component)
+        .expect("the other imports");
+    linker
+}
+
+/// A fresh instance of the bot with wasmtime alone (with a call hook that
+/// does nothing if `hooked`), its game and round started.
+fn plain_seat(
+    program: &BotProgram,
+    linker: &wasmtime::component::Linker<Plain>,
+    (game, round, _): Scene,
+    hooked: bool,
+) -> (wasmtime::Store<Plain>, arena::adapters::en_garde::since_v0_2::Bindings) {
+    use arena::adapters::en_garde::since_v0_2::{Bindings, wit_game_info, wit_round_info};
+    let component = program.component();
+    let state = Plain {
+        wasi: wasmtime_wasi::WasiCtx::builder().build(),
+        table: wasmtime::component::ResourceTable::new(),
+    };
+    let mut store = wasmtime::Store::new(component.engine(), state);
+    if hooked {
+        store.call_hook(|_, _| Ok(()));
+    }
+    store.set_fuel(u64::MAX / 4).expect("fuel");
+    store.set_epoch_deadline(u64::MAX / 4);
+    let plain = Bindings::instantiate(&mut store, component, linker).expect("instantiate with wasmtime alone");
+    plain
+        .call_start_game(&mut store, wit_game_info(game))
+        .expect("start-game");
+    plain
+        .call_start_round(&mut store, &wit_round_info(round))
+        .expect("start-round");
+    (store, plain)
+}
+
+/// Calls timed in each round, each way.
+const CALLS: usize = 20_000;
+/// Calls made on one seat before a fresh one is made. A game makes a few
+/// dozen calls, and the arena records each one (the meter's usage). A
+/// single seat called 100,000 times would time that record growing to
+/// megabytes, which no game has: every SEAT_CALLS calls the arena's seat,
+/// and wasmtime's instance alike, is a fresh one, made and started outside
+/// the timing.
+const SEAT_CALLS: usize = 100;
+
+/// Seconds for [`CALLS`] choose-move calls with wasmtime alone.
+fn plain_calls(program: &BotProgram, linker: &wasmtime::component::Linker<Plain>, scene: Scene, hooked: bool) -> f64 {
+    use arena::adapters::en_garde::since_v0_2::wit_view;
+    (0..CALLS / SEAT_CALLS)
+        .map(|_| {
+            let (mut store, bindings) = plain_seat(program, linker, scene, hooked);
+            time(|| {
+                for _ in 0..SEAT_CALLS {
+                    black_box(
+                        bindings
+                            .call_choose_move(&mut store, &wit_view(scene.2, true))
+                            .expect("a move"),
+                    );
+                }
+            })
+        })
+        .sum::<f64>()
+}
+
+/// Seconds for [`CALLS`] choose-move calls through the arena's seat.
+fn arena_calls(sandbox: &Sandbox, program: &BotProgram, (game, round, view): Scene) -> f64 {
+    (0..CALLS / SEAT_CALLS)
+        .map(|_| {
+            let mut seated = fencer(sandbox, program, 1).expect("instantiate");
+            seated.player().start_game(game).expect("start-game");
+            seated.player().start_round(round).expect("start-round");
+            time(|| {
+                for _ in 0..SEAT_CALLS {
+                    black_box(seated.player().choose_move(view).expect("a move"));
+                }
+            })
+        })
+        .sum::<f64>()
 }
 
 /// Rounds of the per-call timing.

@@ -73,83 +73,101 @@ struct Row {
     games: usize,
 }
 
+/// The summary's rows, in the order printed.
+const ROWS: &[Row] = &[
+    Row {
+        game: "en-garde",
+        label: "aggressive vs house:random",
+        bot: "en-garde/aggressive",
+        others: &["house:random"],
+        games: 1000,
+    },
+    Row {
+        game: "connect-fwar",
+        label: "random (10,000 games)",
+        bot: "connect-fwar/random",
+        others: &[],
+        games: 10_000,
+    },
+    Row {
+        game: "connect-fwar",
+        label: "basic (10,000 games)",
+        bot: "connect-fwar/basic",
+        others: &[],
+        games: 10_000,
+    },
+    Row {
+        game: "connect-fwar",
+        label: "suits (10,000 games)",
+        bot: "connect-fwar/suits",
+        others: &[],
+        games: 10_000,
+    },
+    Row {
+        game: "connect-fwar",
+        label: "ranks (10,000 games)",
+        bot: "connect-fwar/ranks",
+        others: &[],
+        games: 10_000,
+    },
+    Row {
+        game: "sugar",
+        label: "greedy vs house:random",
+        bot: "sugar/greedy",
+        others: &["house:random"],
+        games: 200,
+    },
+    Row {
+        game: "sugar",
+        label: "hunter vs house:random",
+        bot: "sugar/hunter",
+        others: &["house:random"],
+        games: 200,
+    },
+];
+
+/// Prints the summary: each wasm bot against its house twin, the world
+/// versions, the fuel rate, and the cost of an instance in time and memory.
 fn summary() {
     let sandbox = arena::adapters::sandbox(Limits::default()).expect("sandbox");
     println!("\n== wasm bots against their native twins (one thread, median of 3) ==");
     println!("{:<46} {:>10} {:>10} {:>8}", "match", "wasm g/s", "native g/s", "ratio");
-    let rows = [
-        Row {
-            game: "en-garde",
-            label: "aggressive vs house:random",
-            bot: "en-garde/aggressive",
-            others: &["house:random"],
-            games: 1000,
-        },
-        Row {
-            game: "connect-fwar",
-            label: "random (10,000 games)",
-            bot: "connect-fwar/random",
-            others: &[],
-            games: 10_000,
-        },
-        Row {
-            game: "connect-fwar",
-            label: "basic (10,000 games)",
-            bot: "connect-fwar/basic",
-            others: &[],
-            games: 10_000,
-        },
-        Row {
-            game: "connect-fwar",
-            label: "suits (10,000 games)",
-            bot: "connect-fwar/suits",
-            others: &[],
-            games: 10_000,
-        },
-        Row {
-            game: "connect-fwar",
-            label: "ranks (10,000 games)",
-            bot: "connect-fwar/ranks",
-            others: &[],
-            games: 10_000,
-        },
-        Row {
-            game: "sugar",
-            label: "greedy vs house:random",
-            bot: "sugar/greedy",
-            others: &["house:random"],
-            games: 200,
-        },
-        Row {
-            game: "sugar",
-            label: "hunter vs house:random",
-            bot: "sugar/hunter",
-            others: &["house:random"],
-            games: 200,
-        },
-    ];
-    for row in &rows {
-        let house = format!("house:{}", row.bot.rsplit('/').next().unwrap_or(row.bot));
-        let lineup = |me: &str| -> Vec<String> {
-            std::iter::once(me.to_string())
-                .chain(row.others.iter().map(|s| s.to_string()))
-                .collect()
-        };
-        let (w, h) = (lineup(row.bot), lineup(&house));
-        let wv: Vec<&str> = w.iter().map(String::as_str).collect();
-        let hv: Vec<&str> = h.iter().map(String::as_str).collect();
-        let tw = median3(|| time_match(&sandbox, row.game, &wv, row.games));
-        let th = median3(|| time_match(&sandbox, row.game, &hv, row.games));
-        let games = row.games as f64;
-        println!(
-            "{:<46} {:>10.0} {:>10.0} {:>7.2}x",
-            format!("{}: {}", row.game, row.label),
-            games / tw,
-            games / th,
-            tw / th
-        );
+    for row in ROWS {
+        twin_row(&sandbox, row);
     }
-    // A four-player President table of wasm bots against the same table of house twins.
+    president_tables(&sandbox);
+
+    world_versions(&sandbox);
+    fuel_per_second();
+    instances(&sandbox);
+    println!();
+}
+
+/// Prints one row of the summary: the wasm bot and its house twin, each against the row's opponents.
+fn twin_row(sandbox: &Sandbox, row: &Row) {
+    let house = format!("house:{}", row.bot.rsplit('/').next().unwrap_or(row.bot));
+    let lineup = |me: &str| -> Vec<String> {
+        std::iter::once(me.to_string())
+            .chain(row.others.iter().map(|s| s.to_string()))
+            .collect()
+    };
+    let (w, h) = (lineup(row.bot), lineup(&house));
+    let wv: Vec<&str> = w.iter().map(String::as_str).collect();
+    let hv: Vec<&str> = h.iter().map(String::as_str).collect();
+    let tw = median3(|| time_match(sandbox, row.game, &wv, row.games));
+    let th = median3(|| time_match(sandbox, row.game, &hv, row.games));
+    let games = row.games as f64;
+    println!(
+        "{:<46} {:>10.0} {:>10.0} {:>7.2}x",
+        format!("{}: {}", row.game, row.label),
+        games / tw,
+        games / th,
+        tw / th
+    );
+}
+
+/// Prints the summary's President row: a table of wasm bots against the same table of house twins.
+fn president_tables(sandbox: &Sandbox) {
     let wasm_table = [
         "president/lowest",
         "president/random",
@@ -157,8 +175,8 @@ fn summary() {
         "president/random",
     ];
     let house_table = ["house:lowest", "house:random", "house:lowest", "house:random"];
-    let tw = median3(|| time_match(&sandbox, "president", &wasm_table, 400));
-    let th = median3(|| time_match(&sandbox, "president", &house_table, 400));
+    let tw = median3(|| time_match(sandbox, "president", &wasm_table, 400));
+    let th = median3(|| time_match(sandbox, "president", &house_table, 400));
     println!(
         "{:<46} {:>10.0} {:>10.0} {:>7.2}x",
         "president: 4 wasm bots vs 4 house twins",
@@ -166,16 +184,16 @@ fn summary() {
         400.0 / th,
         tw / th
     );
+}
 
-    world_versions(&sandbox);
-    fuel_per_second();
-
+/// Prints the time to make a fresh instance (one per game) and the memory a live one holds.
+fn instances(sandbox: &Sandbox) {
     // Instantiation: a fresh instance per game.
-    let program = load(&sandbox, "en-garde/aggressive");
+    let program = load(sandbox, "en-garde/aggressive");
     let n = 2000;
     let started = Instant::now();
     for i in 0..n {
-        drop(fencer(&sandbox, &program, i).expect("instance"));
+        drop(fencer(sandbox, &program, i).expect("instance"));
     }
     let per = started.elapsed() / n as u32;
     println!(
@@ -186,7 +204,7 @@ fn summary() {
     // Memory: resident memory added by holding many live instances at once.
     let before = rss_kib();
     let held: Vec<WasmFencer> = (0..500)
-        .map(|i| fencer(&sandbox, &program, i).expect("instance"))
+        .map(|i| fencer(sandbox, &program, i).expect("instance"))
         .collect();
     let after = rss_kib();
     println!(
@@ -195,7 +213,6 @@ fn summary() {
         Limits::default().memory_bytes >> 20
     );
     drop(held);
-    println!();
 }
 
 /// The same bots built for world 0.1 (their SDK computes legal moves in

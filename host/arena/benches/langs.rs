@@ -148,7 +148,16 @@ fn main() {
     }
     // `cargo bench --bench langs -- en-garde` plays only the games named.
     let only: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
+    compile_and_load(&cache, &only);
+    games_per_second(&cache, &only);
+    if kept.is_none() {
+        let _ = std::fs::remove_dir_all(&cache);
+    }
+}
 
+/// Prints the cold compile and the cached load of one bot of each language
+/// (none when games are named on the command line).
+fn compile_and_load(cache: &std::path::Path, only: &[String]) {
     println!("\nCompile and load (one file each; the cache is new, then warm)");
     println!(
         "{:<26} {:>12} {:>14} {:>12}",
@@ -168,13 +177,11 @@ fn main() {
         let def = adapters::game("en-garde").expect("game");
         let size = std::fs::metadata(wasm(bot)).map(|m| m.len()).unwrap_or(0);
         let started = Instant::now();
-        sandbox("en-garde", &cache)
-            .load(&wasm(bot), def.worlds())
-            .expect("load");
+        sandbox("en-garde", cache).load(&wasm(bot), def.worlds()).expect("load");
         let cold = started.elapsed();
         let mut cached = Vec::new();
         for _ in 0..5 {
-            let fresh = sandbox("en-garde", &cache);
+            let fresh = sandbox("en-garde", cache);
             let started = Instant::now();
             fresh.load(&wasm(bot), def.worlds()).expect("load");
             cached.push(started.elapsed());
@@ -187,7 +194,13 @@ fn main() {
             cached[2].as_secs_f64() * 1e3
         );
     }
+}
 
+/// A game's row of twins: game, house bot, its opponents, games to play.
+type Case<'a> = (&'a str, &'a str, &'a [&'a str], usize);
+
+/// Prints the games per second and fuel per game of every game's twins.
+fn games_per_second(cache: &std::path::Path, only: &[String]) {
     let rate = fuel_per_second();
     println!("\nGames per second (one thread) and fuel per game, same opponents, same run");
     println!(
@@ -202,8 +215,7 @@ fn main() {
     // `cargo bench --bench langs -- en-garde python` plays only the games
     // and the twins named (with the native and Rust twins the ratios need).
     const GAMES: &[&str] = &["en-garde", "connect-fwar", "sugar", "president"];
-    const TWINS: &[&str] = &["Python", "JS"];
-    let cases: &[(&str, &str, &[&str], usize)] = &[
+    let cases: &[Case] = &[
         ("en-garde", "aggressive", &["house:random"], 200),
         ("connect-fwar", "basic", &[], 400),
         ("sugar", "greedy", &["house:hunter"], 20),
@@ -214,59 +226,62 @@ fn main() {
             24,
         ),
     ];
-    for &(game, bot, opponents, games) in cases {
-        let named = |names: &[&str]| only.iter().any(|o| names.iter().any(|n| n.eq_ignore_ascii_case(o)));
-        if named(GAMES) && !named(&[game]) {
+    let named = |names: &[&str]| only.iter().any(|o| names.iter().any(|n| n.eq_ignore_ascii_case(o)));
+    for &case in cases {
+        if named(GAMES) && !named(&[case.0]) {
             continue;
         }
-        let sandbox = sandbox(game, &cache);
-        let run = |first: &str, n: usize| {
-            let mut bots = vec![first];
-            bots.extend_from_slice(opponents);
-            measure(&sandbox, game, &bots, n)
+        twin_rows(&sandbox(case.0, cache), case, rate, &named);
+    }
+}
+
+/// Prints one game's rows: each twin of its house bot against the same
+/// opponents, skipping the twins not `named` (native and Rust always play).
+fn twin_rows(sandbox: &Sandbox, (game, bot, opponents, games): Case, rate: f64, named: &dyn Fn(&[&str]) -> bool) {
+    const TWINS: &[&str] = &["Python", "JS"];
+    let run = |first: &str, n: usize| {
+        let mut bots = vec![first];
+        bots.extend_from_slice(opponents);
+        measure(sandbox, game, &bots, n)
+    };
+    let (native, _) = run(&format!("house:{bot}"), games * 4);
+    let (_, rust_fuel) = run(&format!("{game}/{bot}"), games);
+    for (label, spec, n) in [
+        ("native", format!("house:{bot}"), games * 4),
+        ("Rust", format!("{game}/{bot}"), games * 4),
+        ("Python", format!("{game}/{bot}-py"), games),
+        ("JS (SpiderMonkey)", format!("{game}/{bot}-js"), games),
+        ("JS (QuickJS)", format!("{game}/{bot}-qjs"), games),
+    ] {
+        let first_word = label.split(' ').next().unwrap_or(label);
+        if label != "native" && label != "Rust" && named(TWINS) && !named(&[first_word]) {
+            continue;
+        }
+        let (per_second, fuel) = if label == "native" {
+            (native, 0.0)
+        } else {
+            run(&spec, n)
         };
-        let (native, _) = run(&format!("house:{bot}"), games * 4);
-        let (_, rust_fuel) = run(&format!("{game}/{bot}"), games);
-        for (label, spec, n) in [
-            ("native", format!("house:{bot}"), games * 4),
-            ("Rust", format!("{game}/{bot}"), games * 4),
-            ("Python", format!("{game}/{bot}-py"), games),
-            ("JS (SpiderMonkey)", format!("{game}/{bot}-js"), games),
-            ("JS (QuickJS)", format!("{game}/{bot}-qjs"), games),
-        ] {
-            let first_word = label.split(' ').next().unwrap_or(label);
-            if label != "native" && label != "Rust" && named(TWINS) && !named(&[first_word]) {
-                continue;
-            }
-            let (per_second, fuel) = if label == "native" {
-                (native, 0.0)
-            } else {
-                run(&spec, n)
-            };
-            // Time per game beyond what its fuel takes at the loop's rate:
-            // instantiation, resetting memory, the calls and the game.
-            let overhead = if label == "native" {
+        // Time per game beyond what its fuel takes at the loop's rate:
+        // instantiation, resetting memory, the calls and the game.
+        let overhead = if label == "native" {
+            0.0
+        } else {
+            (1.0 / per_second - fuel / rate) * 1e6
+        };
+        println!(
+            "{:<34} {:>8.0} {:>8.1}x {:>12.0} {:>7.0}x {:>10.0} {:>9.0}",
+            format!("{game}: {bot} {label}"),
+            per_second,
+            native / per_second,
+            fuel,
+            if rust_fuel > 0.0 { fuel / rust_fuel } else { 0.0 },
+            overhead,
+            if label == "native" {
                 0.0
             } else {
-                (1.0 / per_second - fuel / rate) * 1e6
-            };
-            println!(
-                "{:<34} {:>8.0} {:>8.1}x {:>12.0} {:>7.0}x {:>10.0} {:>9.0}",
-                format!("{game}: {bot} {label}"),
-                per_second,
-                native / per_second,
-                fuel,
-                if rust_fuel > 0.0 { fuel / rust_fuel } else { 0.0 },
-                overhead,
-                if label == "native" {
-                    0.0
-                } else {
-                    instance_us(&sandbox, game, &spec)
-                }
-            );
-        }
-    }
-    if kept.is_none() {
-        let _ = std::fs::remove_dir_all(&cache);
+                instance_us(sandbox, game, &spec)
+            }
+        );
     }
 }

@@ -24,7 +24,7 @@ use common::{root, rss_kib};
 
 use arena::adapters;
 use arena::runner::{BotRef, Entrant, GameSetup, MatchSpec, run_match};
-use arena::sandbox::Limits;
+use arena::sandbox::{Limits, Sandbox};
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -78,6 +78,24 @@ fn main() {
         ..Limits::default()
     };
     let sandbox = adapters::sandbox(limits).expect("sandbox");
+    let batch = load_batch(&sandbox);
+    let per_batch: usize = MIX.iter().map(|m| m.2).sum();
+    let batches = total.div_ceil(per_batch);
+    println!(
+        "soak: {batches} batches of {per_batch} games ({} games), {} threads",
+        batches * per_batch,
+        rayon::current_num_threads()
+    );
+    let start = Instant::now();
+    let (samples, forfeits) = play_batches(&sandbox, &batch, batches, per_batch, start);
+    judge(&samples, forfeits, per_batch, start);
+}
+
+/// One batch's matches: game, entrants, games per match.
+type Batch = Vec<(&'static str, Vec<Entrant>, usize)>;
+
+/// The entrants of every match of [`MIX`], each wasm bot loaded once.
+fn load_batch(sandbox: &Sandbox) -> Batch {
     let mut programs = std::collections::HashMap::new();
     let mut entrants = |game: &str, spec: &str| -> Entrant {
         let bot = match spec.strip_prefix("house:") {
@@ -100,25 +118,27 @@ fn main() {
             bot,
         }
     };
-    let batch: Vec<_> = MIX
-        .iter()
+    MIX.iter()
         .map(|&(game, bots, games)| (game, bots.iter().map(|b| entrants(game, b)).collect::<Vec<_>>(), games))
-        .collect();
-    let per_batch: usize = MIX.iter().map(|m| m.2).sum();
-    let batches = total.div_ceil(per_batch);
-    println!(
-        "soak: {batches} batches of {per_batch} games ({} games), {} threads",
-        batches * per_batch,
-        rayon::current_num_threads()
-    );
-    let start = Instant::now();
+        .collect()
+}
+
+/// Plays `batches` batches, printing the resident memory now and then:
+/// the sample after each batch, and the forfeits of all the games.
+fn play_batches(
+    sandbox: &Sandbox,
+    batch: &Batch,
+    batches: usize,
+    per_batch: usize,
+    start: Instant,
+) -> (Vec<u64>, usize) {
     let mut samples = Vec::with_capacity(batches);
     let mut forfeits = 0usize;
     for b in 0..batches {
         for (i, (game, entrants, games)) in batch.iter().enumerate() {
             let spec = MatchSpec {
                 game: adapters::game(game).expect("game"),
-                setup: GameSetup::new(&sandbox),
+                setup: GameSetup::new(sandbox),
                 entrants: entrants.clone(),
                 games: *games,
                 seed: (b * MIX.len() + i) as u64,
@@ -137,6 +157,12 @@ fn main() {
             );
         }
     }
+    (samples, forfeits)
+}
+
+/// Prints whether the resident memory stayed flat after the warm-up.
+fn judge(samples: &[u64], forfeits: usize, per_batch: usize, start: Instant) {
+    let batches = samples.len();
     // The instance pool warms up first: each slot a bot lands in keeps its
     // first pages resident, and slots are taken as games need them. Judge
     // flatness after the first fifth of the run.

@@ -2,12 +2,13 @@
 
 use super::common::RunArgs;
 use crate::games::Kind;
+use crate::replay::ReplayFile;
 use crate::runner::entrants::{entrants, find_game, setup};
 use crate::runner::{GameDef, MatchReport, MatchSpec, ReportWriter, play_match};
 use anyhow::Context;
 use clap::Args;
 use std::ops::ControlFlow;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 /// Options of `arena match`.
 #[derive(Debug, Args)]
@@ -57,13 +58,7 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
     // (President's chained games are held until the match is played).
     let pool = args.run.pool()?;
     let mut replay = match &args.replay {
-        Some(path) => {
-            let mut out = crate::replay::ReplayFile::create(path)
-                .with_context(|| format!("{}: cannot create the replay file", path.display()))?;
-            crate::replay::write_header(&mut out, &spec)
-                .with_context(|| format!("{}: cannot write the replay file", path.display()))?;
-            Some((path, out))
-        }
+        Some(path) => Some((path.as_path(), open_replay(path, &spec)?)),
         None => None,
     };
     let mut json = if args.json {
@@ -74,9 +69,40 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
     } else {
         None
     };
+    let report = play_writing(&spec, &pool, &mut replay, &mut json)?;
+    if let Some((path, out)) = replay {
+        out.finish()
+            .with_context(|| format!("{}: cannot write the replay file", path.display()))?;
+    }
+    match json {
+        Some(j) => {
+            j.finish(&report).context("cannot write the results")?;
+        }
+        None => print!("{}", table(game, &report, args.replay.as_deref())),
+    }
+    Ok(())
+}
+
+/// The replay file of `arena match --replay`, created with its header written.
+fn open_replay(path: &Path, spec: &MatchSpec<'_>) -> anyhow::Result<ReplayFile> {
+    let mut out =
+        ReplayFile::create(path).with_context(|| format!("{}: cannot create the replay file", path.display()))?;
+    crate::replay::write_header(&mut out, spec)
+        .with_context(|| format!("{}: cannot write the replay file", path.display()))?;
+    Ok(out)
+}
+
+/// Play the match on `pool`, each game written to the replay file and the
+/// JSON as it is played; a match that stopped half-way leaves no half replay.
+fn play_writing(
+    spec: &MatchSpec<'_>,
+    pool: &rayon::ThreadPool,
+    replay: &mut Option<(&Path, ReplayFile)>,
+    json: &mut Option<ReportWriter<std::io::BufWriter<std::io::Stdout>>>,
+) -> anyhow::Result<MatchReport> {
     let mut failed: Option<anyhow::Error> = None;
     let played = pool.install(|| {
-        play_match(&spec, |played| {
+        play_match(spec, |played| {
             let written = replay
                 .as_mut()
                 .map_or(Ok(()), |(path, out)| {
@@ -96,30 +122,18 @@ pub fn run(args: MatchArgs) -> anyhow::Result<()> {
             }
         })
     });
-    // A match that stopped half-way leaves no half replay.
-    let report = match (played, failed) {
-        (Ok(report), None) => report,
+    match (played, failed) {
+        (Ok(report), None) => Ok(report),
         (played, failed) => {
-            if let Some((_, out)) = replay {
+            if let Some((_, out)) = replay.take() {
                 out.abandon();
             }
-            return Err(failed.unwrap_or_else(|| match played {
+            Err(failed.unwrap_or_else(|| match played {
                 Err(e) => e.into(),
                 Ok(_) => anyhow::anyhow!("the match stopped"),
-            }));
+            }))
         }
-    };
-    if let Some((path, out)) = replay {
-        out.finish()
-            .with_context(|| format!("{}: cannot write the replay file", path.display()))?;
     }
-    match json {
-        Some(j) => {
-            j.finish(&report).context("cannot write the results")?;
-        }
-        None => print!("{}", table(game, &report, args.replay.as_deref())),
-    }
-    Ok(())
 }
 
 /// The human-readable results of a match, then how close to their fuel
