@@ -587,7 +587,10 @@ fn a_student_watches_only_matches_of_their_own_versions(on: &On) {
     assert_eq!(status, 403, "Ann may not watch Bo's match: {page}");
     let (status, page, _) = ann.get(&format!("/ladder/people/{bo}"));
     assert_eq!(status, 200);
-    assert!(!page.contains("/ladder/matches/"), "no links to Bo's games on his page for Ann: {page}");
+    assert!(
+        !page.contains("/ladder/matches/"),
+        "no links to Bo's games on his page for Ann: {page}"
+    );
 }
 
 /// A student's ladder page (ratings over versions, head to head, recent

@@ -523,7 +523,12 @@ pub async fn ladder_game(
     // A student watches only matches one of their own versions played.
     match plays_in(app, &who, &job.bots.iter().map(|b| b.key.as_str()).collect::<Vec<_>>()).await {
         Ok(true) => {}
-        Ok(false) => return error(StatusCode::FORBIDDEN, "that match is not yours to watch: open one of your own"),
+        Ok(false) => {
+            return error(
+                StatusCode::FORBIDDEN,
+                "that match is not yours to watch: open one of your own",
+            );
+        }
         Err(e) => return internal(e),
     }
     let board = app.ladder.board();
