@@ -531,25 +531,7 @@ pub async fn ladder_game(
         }
         Err(e) => return internal(e),
     }
-    let board = app.ladder.board();
-    let names: Vec<String> = job
-        .bots
-        .iter()
-        .map(|b| {
-            board
-                .rows
-                .iter()
-                .find(|r| r.key == b.key)
-                .map(|r| {
-                    if who.is_teacher {
-                        r.real_name.clone()
-                    } else {
-                        r.name.clone()
-                    }
-                })
-                .unwrap_or_else(|| b.key.clone())
-        })
-        .collect();
+    let names = entrant_names(app, &who, &job);
     let Ok(_permit) = app.replaying.clone().acquire_owned().await else {
         return internal("the server is stopping");
     };
@@ -574,6 +556,29 @@ pub async fn ladder_game(
         Ok(Err(why)) => error(StatusCode::NOT_FOUND, why),
         Err(e) => internal(e),
     }
+}
+
+/// The names `who` sees for the entrants of `job`: the teacher the real
+/// ones, a student those of the board (pseudonyms when names are hidden).
+fn entrant_names(app: &App, who: &Person, job: &crate::play::Job) -> Vec<String> {
+    let board = app.ladder.board();
+    job.bots
+        .iter()
+        .map(|b| {
+            board
+                .rows
+                .iter()
+                .find(|r| r.key == b.key)
+                .map(|r| {
+                    if who.is_teacher {
+                        r.real_name.clone()
+                    } else {
+                        r.name.clone()
+                    }
+                })
+                .unwrap_or_else(|| b.key.clone())
+        })
+        .collect()
 }
 
 /// Whether `who` may watch a match of the entrants `keys`: the teacher
