@@ -194,10 +194,3 @@ pub struct VersionView {
     /// Its test against the version before it (JSON), once tested.
     pub versus: serde_json::Value,
 }
-
-/// The API's refusal: one line saying why.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Refusal {
-    /// Why.
-    pub error: String,
-}

@@ -103,11 +103,6 @@ impl Leases {
         Leases { db, work }
     }
 
-    /// The kind of work.
-    pub fn work(&self) -> &'static Work {
-        self.work
-    }
-
     fn holder_id(&self, holder: Holder) -> Option<i64> {
         match holder {
             Holder::Server => self.work.server,

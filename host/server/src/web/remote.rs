@@ -18,6 +18,11 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 
+/// The refusal of a call the server could not do: 500 and the cause.
+fn failed(e: impl std::fmt::Display) -> Response {
+    refuse(StatusCode::INTERNAL_SERVER_ERROR, format!("the server failed: {e}"))
+}
+
 fn refuse(status: StatusCode, why: impl Into<String>) -> Response {
     (status, Json(serde_json::json!({ "error": why.into() }))).into_response()
 }
@@ -36,10 +41,7 @@ async fn worker(s: &Shared, headers: &HeaderMap) -> Result<i64, Response> {
             StatusCode::UNAUTHORIZED,
             "this is not a worker token of the course: ask the teacher for one (`arena course worker-token`)",
         )),
-        Err(e) => Err(refuse(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            format!("the server failed: {e}"),
-        )),
+        Err(e) => Err(failed(e)),
     }
 }
 
@@ -126,7 +128,7 @@ pub async fn claim(
     {
         Ok(Lease { matches, .. }) if matches.is_empty() => StatusCode::NO_CONTENT.into_response(),
         Ok(lease) => Json(lease).into_response(),
-        Err(e) => refuse(StatusCode::INTERNAL_SERVER_ERROR, format!("the server failed: {e}")),
+        Err(e) => failed(e),
     }
 }
 
@@ -158,7 +160,7 @@ pub async fn claim_job(
     match s.0.queue.claim_remote(id, s.0.ladder.lease_seconds()).await {
         Ok(Some(job)) => Json(job).into_response(),
         Ok(None) => StatusCode::NO_CONTENT.into_response(),
-        Err(e) => refuse(StatusCode::INTERNAL_SERVER_ERROR, format!("the server failed: {e}")),
+        Err(e) => failed(e),
     }
 }
 
@@ -194,7 +196,7 @@ pub async fn heartbeat(
     };
     match beat {
         Ok(n) => Json(serde_json::json!({ "leased": n })).into_response(),
-        Err(e) => refuse(StatusCode::INTERNAL_SERVER_ERROR, format!("the server failed: {e}")),
+        Err(e) => failed(e),
     }
 }
 
@@ -207,7 +209,7 @@ pub async fn results(
     let ladder = &s.0.ladder;
     let mut leased = match ladder.jobs_of_lease(id, &r.lease).await {
         Ok(j) => j,
-        Err(e) => return refuse(StatusCode::INTERNAL_SERVER_ERROR, format!("the server failed: {e}")),
+        Err(e) => return failed(e),
     };
     let mut jobs = Vec::new();
     let mut out = Taken::default();
@@ -221,7 +223,7 @@ pub async fn results(
     let batch: Vec<_> = jobs.iter().map(|(j, o)| (j, *o)).collect();
     let results = match ladder.finish_many(Holder::Worker(id), &r.lease, &batch).await {
         Ok(r) => r,
-        Err(e) => return refuse(StatusCode::INTERNAL_SERVER_ERROR, format!("the server failed: {e}")),
+        Err(e) => return failed(e),
     };
     let mut malformed = None;
     for ((job, _), result) in batch.iter().zip(results) {
@@ -253,7 +255,7 @@ pub async fn bot(
     match s.0.workers.may_fetch(id, &sha).await {
         Ok(true) => {}
         Ok(false) => return refuse(StatusCode::NOT_FOUND, "no bot file with that SHA-256"),
-        Err(e) => return refuse(StatusCode::INTERNAL_SERVER_ERROR, format!("the server failed: {e}")),
+        Err(e) => return failed(e),
     }
     match tokio::fs::File::open(&path).await {
         Ok(f) => (
