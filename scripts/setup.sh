@@ -44,6 +44,9 @@ declare -A need=(
   [postgresql]="/usr/lib/postgresql/15/bin/initdb|the course server's tests against Postgres (tests/server.rs)"
   [slurm-wlm]="/usr/sbin/slurmctld|the sharded tournaments' tests on a single-node Slurm (tests/cluster.rs, scripts/slurm.sh)"
   [munge]="/usr/sbin/munged|Slurm's authentication (scripts/slurm.sh)"
+  [openssl]="/usr/bin/openssl|the test certificates of the server's TLS test (tests/attacks.rs)"
+  [curl]="/usr/bin/curl|an https client that trusts only the test's certificate (tests/attacks.rs)"
+  [util-linux]="/usr/bin/prlimit|a server limited to 1,024 files in the flood test (tests/attacks.rs)"
 )
 want=()
 for pkg in "${!need[@]}"; do

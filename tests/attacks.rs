@@ -46,6 +46,50 @@ fn the_apis_refuse_a_caller_before_reading_its_body(on: &On) {
     }
 }
 
+/// Hostile bodies cost the server nothing: eight callers at once each
+/// send 60 MB to every API route (a result batch, a grading verdict, an
+/// upload) with a wrong token, and the server's peak memory grows by less
+/// than 64 MiB (a server that read them first took 8 x 60 MB = 480 MB,
+/// 770 MB in the run of issue 48).
+fn hostile_bodies_leave_the_servers_memory_as_it_was(on: &On) {
+    let (dir, _) = on.course("attack-bodies", &[]);
+    let server = on.serve(&dir);
+    let before = server.peak_mib();
+    assert!(before > 0, "the server's memory is read from /proc");
+    let addr = server.url.trim_start_matches("http://").to_string();
+    let chunk = vec![b'['; 1 << 20];
+    for path in ["/api/worker/results", "/api/worker/jobs/result", "/api/submissions"] {
+        let senders: Vec<_> = (0..8)
+            .map(|_| {
+                let (addr, chunk) = (addr.clone(), chunk.clone());
+                std::thread::spawn(move || {
+                    let Ok(mut s) = TcpStream::connect(&addr) else { return };
+                    let _ = s.set_write_timeout(Some(Duration::from_secs(20)));
+                    let _ = write!(
+                        s,
+                        "POST {path} HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer forged\r\n\
+                         Content-Type: application/json\r\nContent-Length: 60000000\r\n\r\n"
+                    );
+                    // The server answers and closes: the writes then fail.
+                    for _ in 0..60 {
+                        if s.write_all(&chunk).is_err() {
+                            break;
+                        }
+                    }
+                })
+            })
+            .collect();
+        for t in senders {
+            let _ = t.join();
+        }
+    }
+    let grew = server.peak_mib().saturating_sub(before);
+    assert!(
+        grew < 64,
+        "the server's peak memory grew by {grew} MiB under 24 hostile bodies of 60 MB"
+    );
+}
+
 /// A worker may fetch an accepted version (the ladder plays it) but not a
 /// rejected file: a file that is no bot is never handed out.
 fn a_worker_fetches_accepted_files_only(on: &On) {
@@ -163,7 +207,296 @@ fn hidden_names_stay_hidden_from_the_first_page_after_a_restart(on: &On) {
     assert_eq!(board["pseudonyms"], true, "{board}");
 }
 
+/// A form is taken only with its own session's token: Ann's session with
+/// Bo's form token and every other cookie of Bo's is refused (a signed
+/// double-submit cookie took that pair), her own token is taken, and the
+/// token changes at each login.
+fn a_form_token_is_bound_to_its_session(on: &On) {
+    let (dir, students) = on.course("attack-csrf", &[]);
+    let server = on.serve(&dir);
+    let (code, _, err) = submit(&server, &students[0]["token"], &bot("en-garde/random"));
+    assert_eq!(code, 0, "{err}");
+    let mut ann = logged_in(&server, &students[0]["link"]);
+    let mut bo = logged_in(&server, &students[1]["link"]);
+    let (_, bo_home, _) = bo.get("/");
+    let bos = crate::server::csrf(&bo_home);
+    ann.cookies_from(&bo, "arena_session");
+    let (status, page) = ann.post_form("/count", &[("authenticity_token", &bos), ("version", "1")]);
+    assert_eq!(status, 403, "another session's token and cookies: {page}");
+    assert!(page.contains("stale or forged"), "{page}");
+    let (_, ann_home, _) = ann.get("/");
+    let anns = crate::server::csrf(&ann_home);
+    assert_ne!(anns, bos, "each session its own token");
+    let (status, page) = ann.post_form("/count", &[("authenticity_token", &anns), ("version", "1")]);
+    assert_eq!(status, 303, "her own token: {page}");
+    let mut again = logged_in(&server, &students[0]["link"]);
+    let (_, home, _) = again.get("/");
+    assert_ne!(crate::server::csrf(&home), anns, "a new token at each login");
+    let (status, _) = again.post_form("/count", &[("authenticity_token", &anns), ("version", "1")]);
+    assert_eq!(status, 403, "the token of another login of hers");
+}
+
+/// A GET of `path` on a fresh connection: its status, or `None` when no
+/// answer came within 5 s.
+fn status_of(server: &Server, path: &str, cookie: &str) -> Option<u16> {
+    let addr = server.url.trim_start_matches("http://");
+    let mut s = TcpStream::connect(addr).ok()?;
+    s.set_read_timeout(Some(Duration::from_secs(5))).ok()?;
+    write!(
+        s,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\nCookie: {cookie}\r\nConnection: close\r\n\r\n"
+    )
+    .ok()?;
+    let mut got = [0u8; 12];
+    s.read_exact(&mut got).ok()?;
+    String::from_utf8_lossy(&got[9..12]).parse().ok()
+}
+
+/// A flood of connections leaves a page: in a server that may open 1,024
+/// files (the common limit), one student's cookie opens 2,000 event
+/// streams and anyone 2,000 half-sent requests. Streams past a person's
+/// few are refused at once with 429, connections past the cap are told
+/// 503 or closed, and the half-sent requests are closed after the header
+/// timeout (10 s), so a page loads again well within a minute. A server
+/// without these bounds answered no one for as long as the flood stayed.
+fn a_flood_of_connections_still_leaves_a_page(on: &On) {
+    let (dir, students) = on.course("attack-flood", &[]);
+    let server = crate::server::serve_with_files(&dir, &on.database(), 1024);
+    let mut ann = logged_in(&server, &students[0]["link"]);
+    let (status, _, _) = ann.get("/");
+    assert_eq!(status, 200);
+    let cookie = ann.cookie_header();
+    let addr = server.url.trim_start_matches("http://").to_string();
+    // The test's own descriptors: 4,000 sockets and a margin.
+    let limit = std::fs::read_to_string("/proc/self/limits")
+        .ok()
+        .and_then(|l| {
+            l.lines()
+                .find(|l| l.starts_with("Max open files"))
+                .and_then(|l| l.split_whitespace().nth(3).and_then(|n| n.parse::<usize>().ok()))
+        })
+        .unwrap_or(1024);
+    let each = 2000.min(limit.saturating_sub(300) / 2);
+    assert!(
+        each > 1100,
+        "the test may open only {limit} files: too few to flood a 1,024-file server"
+    );
+    let mut held = Vec::new();
+    let mut refused_streams = 0;
+    for i in 0..each {
+        let Ok(mut s) = TcpStream::connect(&addr) else { continue };
+        let _ = write!(s, "GET /events HTTP/1.1\r\nHost: {addr}\r\nCookie: {cookie}\r\n\r\n");
+        // A few of them are read: past the first streams, a 429 comes at once.
+        if i % 100 == 50 && i < 600 {
+            s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+            let mut got = [0u8; 12];
+            if s.read_exact(&mut got).is_ok() && &got[9..12] == b"429" {
+                refused_streams += 1;
+            }
+        }
+        held.push(s);
+    }
+    for _ in 0..each {
+        let Ok(mut s) = TcpStream::connect(&addr) else { continue };
+        let _ = write!(s, "GET / HTTP/1.1\r\nHost: {addr}\r\nX-Slow: ");
+        held.push(s);
+    }
+    assert!(
+        refused_streams >= 5,
+        "streams past a person's few are refused at once ({refused_streams} of 6 read)"
+    );
+    // Hang guard: the header timeout is 10 s; a busy machine gets a minute more.
+    let start = std::time::Instant::now();
+    let mut page = None;
+    while start.elapsed() < Duration::from_secs(70) {
+        page = status_of(&server, "/", &cookie);
+        if page == Some(200) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    assert_eq!(
+        page,
+        Some(200),
+        "no page within 70 s of a flood of {} connections",
+        held.len()
+    );
+    drop(held);
+}
+
+/// Rate limits (issue 48): past `logins_per_minute` from one address a
+/// login is refused with 429, `Retry-After` and a page saying when to try
+/// again, while another client behind the same proxy (`X-Forwarded-For`
+/// from a loopback peer) logs in; past `api_per_minute` one student's API
+/// calls are refused and a classmate's are not.
+fn floods_of_logins_and_api_calls_are_told_when_to_try_again(on: &On) {
+    let (dir, students) = on.course("attack-rates", &[]);
+    let toml = dir.join("course.toml");
+    let text = std::fs::read_to_string(&toml).unwrap();
+    let text = text
+        .replace("logins_per_minute = 120", "logins_per_minute = 6")
+        .replace("api_per_minute = 300", "api_per_minute = 4");
+    std::fs::write(&toml, text).unwrap();
+    let server = on.serve(&dir);
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .max_redirects(0)
+        .build()
+        .into();
+    let login = |from: Option<&str>| {
+        let mut req = agent.get(&format!("{}/login/not-a-link", server.url));
+        if let Some(ip) = from {
+            req = req.header("X-Forwarded-For", ip);
+        }
+        req.call().expect("GET /login")
+    };
+    let statuses: Vec<u16> = (0..6).map(|_| login(None).status().as_u16()).collect();
+    assert_eq!(statuses, vec![401; 6], "a minute's worth of logins is taken");
+    let mut r = login(None);
+    assert_eq!(r.status().as_u16(), 429);
+    let wait: u64 = r
+        .headers()
+        .get("retry-after")
+        .and_then(|v| v.to_str().ok()?.parse().ok())
+        .expect("Retry-After");
+    assert!((1..=60).contains(&wait), "{wait}");
+    let page = r.body_mut().read_to_string().unwrap();
+    assert!(page.contains("try again in"), "{page}");
+    assert_eq!(
+        login(Some("203.0.113.7")).status().as_u16(),
+        401,
+        "another client behind the proxy"
+    );
+    let api = |token: &str| {
+        agent
+            .get(&format!("{}/api/course", server.url))
+            .header("Authorization", &format!("Bearer {token}"))
+            .call()
+            .expect("GET /api/course")
+            .status()
+            .as_u16()
+    };
+    let ann: Vec<u16> = (0..5).map(|_| api(&students[0]["token"])).collect();
+    assert_eq!(ann, vec![200, 200, 200, 200, 429], "Ann's fifth call in a minute");
+    assert_eq!(api(&students[1]["token"]), 200, "Bo's first");
+    assert_eq!(api("not-a-token"), 401, "a wrong token is refused before it is counted");
+}
+
+/// A self-signed certificate for 127.0.0.1 named `name` (openssl), as
+/// (certificate, key).
+fn certificate(dir: &Path, name: &str) -> (std::path::PathBuf, std::path::PathBuf) {
+    let (cert, key) = (dir.join(format!("{name}.pem")), dir.join(format!("{name}-key.pem")));
+    let out = std::process::Command::new("openssl")
+        .args([
+            "req",
+            "-x509",
+            "-newkey",
+            "ec",
+            "-pkeyopt",
+            "ec_paramgen_curve:prime256v1",
+            "-nodes",
+            "-days",
+            "2",
+        ])
+        .args([
+            "-subj",
+            &format!("/CN={name}"),
+            "-addext",
+            "subjectAltName=IP:127.0.0.1",
+        ])
+        .arg("-keyout")
+        .arg(&key)
+        .arg("-out")
+        .arg(&cert)
+        .output()
+        .expect("openssl (scripts/setup.sh installs it)");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    (cert, key)
+}
+
+/// `curl` of `url` trusting only `ca`: its status line and headers, or
+/// `None` when the TLS handshake or the request failed.
+fn curl_head(url: &str, ca: &Path) -> Option<String> {
+    let out = std::process::Command::new("curl")
+        .args(["-s", "-i", "-o", "-", "--max-time", "10", "--cacert"])
+        .arg(ca)
+        .arg(url)
+        .output()
+        .expect("curl (scripts/setup.sh installs it)");
+    out.status.success().then(|| {
+        String::from_utf8_lossy(&out.stdout)
+            .split("\r\n\r\n")
+            .next()
+            .unwrap_or("")
+            .to_string()
+    })
+}
+
+/// TLS without a proxy (issue 49): `arena serve --tls-cert --tls-key`
+/// serves https with that certificate and marks the session cookie
+/// `Secure`; a renewed certificate written over the files is served
+/// within seconds, without a restart; a key that does not go with the
+/// certificate is refused at start in one line naming the file.
+fn the_server_speaks_tls_and_takes_a_renewed_certificate(on: &On) {
+    let (dir, students) = on.course("attack-tls", &[]);
+    let certs = dir.with_file_name("certs");
+    std::fs::create_dir_all(&certs).unwrap();
+    let (first, first_key) = certificate(&certs, "first");
+    let (renewed, renewed_key) = certificate(&certs, "renewed");
+    let (cert, key) = (certs.join("fullchain.pem"), certs.join("privkey.pem"));
+    std::fs::copy(&first, &cert).unwrap();
+    std::fs::copy(&first_key, &key).unwrap();
+    let mut args = vec!["--tls-cert", cert.to_str().unwrap(), "--tls-key", key.to_str().unwrap()];
+    args.extend(on.database());
+    let server = serve_with(&dir, &args);
+    assert!(server.url.starts_with("https://"), "{}", server.url);
+    let head = curl_head(&format!("{}/", server.url), &first).expect("https with the first certificate");
+    assert!(head.starts_with("HTTP/1.1 200"), "{head}");
+    assert!(
+        curl_head(&format!("{}/", server.url), &renewed).is_none(),
+        "not yet the renewed one"
+    );
+    let token = students[0]["link"].split("/login/").nth(1).unwrap();
+    let login = curl_head(&format!("{}/login/{token}", server.url), &first).expect("a login over https");
+    let cookie = login
+        .lines()
+        .find(|l| l.to_ascii_lowercase().starts_with("set-cookie: arena_session="))
+        .unwrap_or_else(|| panic!("a session cookie: {login}"));
+    assert!(cookie.contains("Secure") && cookie.contains("HttpOnly"), "{cookie}");
+    std::fs::copy(&renewed, &cert).unwrap();
+    std::fs::copy(&renewed_key, &key).unwrap();
+    // Hang guard: the files are looked at every 5 s.
+    let started = std::time::Instant::now();
+    while curl_head(&format!("{}/", server.url), &renewed).is_none() {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "the renewed certificate was never served"
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    drop(server);
+    // A key of another certificate: refused at start, one line.
+    std::fs::copy(&first_key, &key).unwrap();
+    let out = std::process::Command::new(arena_tests::arena_bin())
+        .args(["serve", dir.to_str().unwrap(), "--listen", "127.0.0.1:0"])
+        .args(&args)
+        .output()
+        .expect("arena serve");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("privkey.pem: the key does not serve the certificate"),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+}
+
 crate::server::on_both!(
+    the_server_speaks_tls_and_takes_a_renewed_certificate,
+    hostile_bodies_leave_the_servers_memory_as_it_was,
+    floods_of_logins_and_api_calls_are_told_when_to_try_again,
+    a_flood_of_connections_still_leaves_a_page,
+    a_form_token_is_bound_to_its_session,
     the_apis_refuse_a_caller_before_reading_its_body,
     a_worker_fetches_accepted_files_only,
     what_the_server_keeps_is_private_to_its_user,

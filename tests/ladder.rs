@@ -12,11 +12,26 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 /// Short matches, short tests and leases, and every result of a new worker checked.
-const LADDER: &str = "\n[ladder]\ngames = 10\nversus_games = 300\nversus_elo = 20.0\nverify_first = 3\nverify_percent = 2\nlease_seconds = 4\n";
+/// The ladder these tests watch: it never rests (`rest_width = 0`, no
+/// `max_matches`), so workers always find matches; `the_ladder_rests_...`
+/// sets its own stopping rule.
+const LADDER: &str = "\n[ladder]\ngames = 10\nversus_games = 300\nversus_elo = 20.0\nverify_first = 3\nverify_percent = 2\nlease_seconds = 4\nmin_matches = 20\nrest_width = 0.0\nmax_matches = 0\n";
 
 fn ladder_course(
     on: &On,
     name: &str,
+) -> (
+    std::path::PathBuf,
+    Vec<std::collections::BTreeMap<&'static str, String>>,
+) {
+    ladder_course_with(on, name, LADDER)
+}
+
+/// A course whose `[ladder]` table is `ladder`.
+fn ladder_course_with(
+    on: &On,
+    name: &str,
+    ladder: &str,
 ) -> (
     std::path::PathBuf,
     Vec<std::collections::BTreeMap<&'static str, String>>,
@@ -27,7 +42,7 @@ fn ladder_course(
     let text = std::fs::read_to_string(&toml).unwrap();
     let start = text.find("\n[ladder]\n").expect("a [ladder] table");
     let end = text[start + 1..].find("\n[").map_or(text.len(), |e| start + 1 + e);
-    std::fs::write(&toml, format!("{}{LADDER}{}", &text[..start], &text[end..])).unwrap();
+    std::fs::write(&toml, format!("{}{ladder}{}", &text[..start], &text[end..])).unwrap();
     (dir, students)
 }
 
@@ -548,7 +563,61 @@ fn external_workers_play_and_a_tampering_one_is_disabled(on: &On) {
     assert_ne!(v2["score"], 100.0);
 }
 
+/// The stopping rule (issue 48): every version plays `min_matches`, then
+/// on while its interval is wider than `rest_width`, at most `max_matches`;
+/// then the ladder rests (no match queued or played, the page says so)
+/// until a new version wakes it, which then plays its own matches.
+fn the_ladder_rests_when_every_version_has_its_matches(on: &On) {
+    let rule = "\n[ladder]\ngames = 10\nversus_games = 0\nlease_seconds = 4\nmin_matches = 6\nrest_width = 1000.0\nmax_matches = 12\n";
+    let (dir, students) = ladder_course_with(on, "ladder-rests", rule);
+    let server = on.serve(&dir);
+    let token = |i: usize| students[i]["token"].clone();
+    accepted(&server, &token(0), &bot("en-garde/aggressive"));
+    accepted(&server, &token(1), &bot("en-garde/random"));
+    let mut ann = logged_in(&server, &students[0]["link"]);
+    // Hang guard: a busy machine plays the 12-odd matches in seconds.
+    let started = Instant::now();
+    let resting = loop {
+        let (_, page, _) = ann.get("/ladder");
+        if page.contains("id=\"resting\"") {
+            break page;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(600),
+            "the ladder never rested: {page}"
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    };
+    assert!(resting.contains("The ladder rests"), "{resting}");
+    let queued = || on.scalar(&dir, "SELECT COUNT(*) FROM ladder_matches WHERE state <> 'done'");
+    let all = || on.scalar(&dir, "SELECT COUNT(*) FROM ladder_matches");
+    // What was queued before it rested is played; then nothing more.
+    let started = Instant::now();
+    while queued() != "0" {
+        assert!(started.elapsed() < Duration::from_secs(600), "matches left unplayed");
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    let rested = all();
+    std::thread::sleep(Duration::from_secs(6));
+    assert_eq!(all(), rested, "a resting ladder queues no match");
+    let b = board(&server, &token(0));
+    for name in ["Ann Lee", "Bo Wu"] {
+        let games = row(&b, |r| r["name"] == name).unwrap()["games"].as_u64().unwrap();
+        assert!(
+            (60..=240).contains(&games),
+            "{name}: {games} games, not 6 to 12 matches (and what was queued): {b:#}"
+        );
+    }
+    // A new version wakes it: it plays its own matches, then rests again.
+    accepted(&server, &token(2), &bot("en-garde/cowardly"));
+    let b = wait_board(&server, &token(0), 600, "the new version's matches", |b| {
+        students_with(b, 60) == 3
+    });
+    assert!(all().parse::<u64>().unwrap() > rested.parse::<u64>().unwrap(), "{b:#}");
+}
+
 on_both!(
+    the_ladder_rests_when_every_version_has_its_matches,
     the_ladder_plays_by_itself_rates_and_tests_new_versions,
     external_workers_play_and_a_tampering_one_is_disabled,
     the_teacher_hides_names_freezes_and_publishes_the_final_tournament,
@@ -717,6 +786,17 @@ fn the_teacher_hides_names_freezes_and_publishes_the_final_tournament(on: &On) {
     );
     let (status, _, _) = student.get("/tournament/../course.toml");
     assert_eq!(status, 404);
+    // Its replay pages carry every bot's own log: the teacher's only.
+    let replay = report
+        .split("href=\"replays/")
+        .nth(1)
+        .and_then(|r| r.split('"').next())
+        .expect("a replay page in the report");
+    let (status, page, _) = student.get(&format!("/tournament/replays/{replay}"));
+    assert_eq!(status, 403, "a classmate's log in a student's hands: {page}");
+    assert!(page.contains("only the teacher opens them"), "{page}");
+    let (status, _, _) = teacher.get(&format!("/tournament/replays/{replay}"));
+    assert_eq!(status, 200);
 }
 
 #[test]

@@ -17,6 +17,20 @@ pub(crate) struct Server {
     dir: PathBuf,
 }
 
+impl Server {
+    /// The server's peak resident memory so far, in MiB (`VmHWM`).
+    pub(crate) fn peak_mib(&self) -> u64 {
+        std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))
+            .ok()
+            .and_then(|s| {
+                s.lines()
+                    .find_map(|l| l.strip_prefix("VmHWM:"))
+                    .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            })
+            .map_or(0, |kb| kb >> 10)
+    }
+}
+
 impl Drop for Server {
     fn drop(&mut self) {
         let _ = self.child.kill();
@@ -61,13 +75,25 @@ fn course(name: &str, extra: &[&str]) -> (PathBuf, Vec<BTreeMap<&'static str, St
 /// Start `arena serve` on a free loopback port with more arguments
 /// (`--database URL`); returns once it listens.
 pub(crate) fn serve_with(dir: &Path, extra: &[&str]) -> Server {
+    serve_by(Command::new(arena_bin()), dir, extra)
+}
+
+/// `arena serve` as [`serve_with`], in a process that may open at most
+/// `files` descriptors (soft and hard limit, set by util-linux's `prlimit`).
+pub(crate) fn serve_with_files(dir: &Path, extra: &[&str], files: u64) -> Server {
+    let mut limited = Command::new("prlimit");
+    limited.arg(format!("--nofile={files}:{files}")).arg(arena_bin());
+    serve_by(limited, dir, extra)
+}
+
+fn serve_by(mut command: Command, dir: &Path, extra: &[&str]) -> Server {
     // One worker of its own unless the test says otherwise.
     let workers: &[&str] = if extra.contains(&"--workers") {
         &[]
     } else {
         &["--workers", "1"]
     };
-    let mut child = Command::new(arena_bin())
+    let mut child = command
         .args(["serve", &dir.display().to_string(), "--listen", "127.0.0.1:0"])
         .args(workers)
         .args(extra)
@@ -77,7 +103,18 @@ pub(crate) fn serve_with(dir: &Path, extra: &[&str]) -> Server {
         .expect("start arena serve");
     let stderr = child.stderr.take().expect("stderr");
     let mut lines = BufReader::new(stderr).lines();
-    let first = lines.next().and_then(Result::ok).unwrap_or_default();
+    // Warnings (a descriptor limit) may come before the line that says where it listens.
+    let mut said = Vec::new();
+    let first = loop {
+        match lines.next() {
+            Some(Ok(line)) if line.starts_with("serving ") => break line,
+            Some(Ok(line)) => said.push(line),
+            _ => break said.join(" / "),
+        }
+    };
+    for line in &said {
+        eprintln!("arena serve: {line}");
+    }
     let url = first
         .split(" at ")
         .nth(1)
@@ -138,7 +175,16 @@ impl Browser {
         }
     }
 
-    fn cookie_header(&self) -> String {
+    /// Take `other`'s cookies but the one named `except` (a cross-session replay).
+    pub(crate) fn cookies_from(&mut self, other: &Browser, except: &str) {
+        for (k, v) in &other.cookies {
+            if k != except {
+                self.cookies.insert(k.clone(), v.clone());
+            }
+        }
+    }
+
+    pub(crate) fn cookie_header(&self) -> String {
         self.cookies
             .iter()
             .map(|(k, v)| format!("{k}={v}"))
@@ -609,7 +655,11 @@ fn uploads_over_the_limits_are_refused(on: &On) {
     let server = on.serve(&dir);
     let (code, _, err) = submit(&server, &students[2]["token"], &bot("en-garde/aggressive"));
     assert_eq!(code, 2);
-    assert!(err.contains("the deadline and its late days are over"), "{err}");
+    // Said before the file is sent (issue 47), in one line.
+    assert!(
+        err.contains("the course is closed: its deadline") && err.contains("and its 1 late day are over"),
+        "{err}"
+    );
 }
 
 /// Hostile files from a student: a compile bomb is refused by its shape in
@@ -962,6 +1012,59 @@ fn a_bot_that_forfeits_its_smoke_game_is_rejected_and_never_counts(on: &On) {
     );
 }
 
+/// The flags a teacher must not miss travel (issue 47): a copy of the
+/// house bot `aggressive` (the unchanged template) is flagged "plays like
+/// house:aggressive" in `arena submit --json`, on its version page, on the
+/// teacher's class table and in the gradebook, and two students with the
+/// same file are flagged as identical, as `arena grade-class` flags them.
+fn flags_travel_to_every_table_and_file(on: &On) {
+    let (dir, students) = on.course("srv-flags", &[]);
+    let server = on.serve(&dir);
+    let copy = bot("en-garde/aggressive");
+    let (code, ann, err) = submit(&server, &students[0]["token"], &copy);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        ann["flags"],
+        serde_json::json!(["plays like house:aggressive"]),
+        "{ann:#}"
+    );
+    let (code, _, err) = submit(&server, &students[1]["token"], &copy);
+    assert_eq!(code, 0, "{err}");
+    let mut student = logged_in(&server, &students[0]["link"]);
+    let url = ann["url"].as_str().unwrap();
+    let (_, page, _) = student.get(&url[url.find("/people/").expect("a version page")..]);
+    assert!(
+        page.contains("id=\"plays-like\"") && page.contains("plays like house:aggressive"),
+        "{page}"
+    );
+    let link = std::fs::read_to_string(dir.join("teacher-link.txt")).unwrap();
+    let mut teacher = logged_in(&server, link.trim());
+    let (_, class, _) = teacher.get("/fragment/class");
+    assert!(
+        class.contains("plays like house:aggressive; identical file to Bo Wu"),
+        "{class}"
+    );
+    let (_, gradebook, _) = teacher.get("/teacher/gradebook.csv");
+    let mut r = csv::Reader::from_reader(gradebook.as_bytes());
+    let h = r.headers().unwrap().clone();
+    let col = |name: &str| {
+        h.iter()
+            .position(|c| c == name)
+            .unwrap_or_else(|| panic!("no {name}: {gradebook}"))
+    };
+    let (id, same, like) = (col("id"), col("same_file_as"), col("plays_like"));
+    let ann_row = r
+        .records()
+        .map(Result::unwrap)
+        .find(|row| &row[id] == "s1")
+        .expect("s1");
+    assert_eq!(
+        (&ann_row[same], &ann_row[like]),
+        ("Bo Wu", "house:aggressive"),
+        "{gradebook}"
+    );
+}
+
 /// After the deadline and its late days the student's page says uploads
 /// are closed and shows no upload box; before, it shows the command to
 /// submit from a terminal, and the login link works as the token.
@@ -1002,6 +1105,14 @@ fn a_closed_course_says_so_and_the_login_link_works_as_a_token(on: &On) {
         !closed.contains("late are taken"),
         "no promise of late uploads: {closed}"
     );
+    // The terminal says so before sending the file, in one line.
+    let (code, _, err) = submit(&server, &students[0]["token"], &bot("en-garde/random"));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("the course is closed: its deadline, 2020-01-01T00:00:00Z, and its 2 late days are over"),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
 }
 
 /// Where a test's course keeps its data: SQLite in the course folder, or
@@ -1107,4 +1218,5 @@ on_both!(
     hostile_files_are_refused_or_shown_as_text,
     a_bot_that_forfeits_its_smoke_game_is_rejected_and_never_counts,
     a_closed_course_says_so_and_the_login_link_works_as_a_token,
+    flags_travel_to_every_table_and_file,
 );

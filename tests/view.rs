@@ -699,6 +699,8 @@ fn verify_checks_every_header_value_with_the_command_lines_limits() {
     ];
     for (path, expect) in &cases {
         refused(&["replay", "verify", path.as_str()], expect);
+        // `view` checks the header as `verify` does (issue 48).
+        refused(&["view", path.as_str()], expect);
     }
     // A key given twice: JSON readers keep the last, which is checked too.
     let twice = dir.join("twice.jsonl");

@@ -165,6 +165,10 @@ pub struct VersionView {
     pub check: serde_json::Value,
     /// `arena check`'s report as printed.
     pub check_text: Option<String>,
+    /// What its grade flags: `plays like house:aggressive` (every game
+    /// ended as that house bot's did: an unchanged template).
+    #[serde(default)]
+    pub flags: Vec<String>,
     /// The grade (JSON), once graded.
     pub grade: serde_json::Value,
     /// The grade as printed.

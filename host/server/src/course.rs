@@ -51,6 +51,32 @@ pub struct CourseConfig {
     /// How the ladder plays.
     #[serde(default)]
     pub ladder: LadderConfig,
+    /// How many requests a client may make.
+    #[serde(default)]
+    pub rates: RateConfig,
+}
+
+/// Rate limits (`[rates]` in `course.toml`); past one a request is told
+/// when to try again (429).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct RateConfig {
+    /// Logins and browser uploads per minute from one address (a class in
+    /// one lab behind one address logs in at once: a minute's worth may
+    /// come at once).
+    pub logins_per_minute: u32,
+    /// Calls of the students' API per minute by one student (`arena
+    /// submit --wait` asks about once a second while it waits).
+    pub api_per_minute: u32,
+}
+
+impl Default for RateConfig {
+    fn default() -> RateConfig {
+        RateConfig {
+            logins_per_minute: 120,
+            api_per_minute: 300,
+        }
+    }
 }
 
 /// The ladder's settings (`[ladder]` in `course.toml`).
@@ -73,6 +99,36 @@ pub struct LadderConfig {
     pub verify_first: u32,
     /// Seconds an external worker's lease lasts without a heartbeat; then its matches go back to the queue.
     pub lease_seconds: u32,
+    /// A version plays at least this many ladder matches.
+    pub min_matches: u32,
+    /// Then it plays on while its rating's 95% interval is wider than this
+    /// many Elo points (0: it never rests); when every version rests, so
+    /// does the ladder, until a version is added or replaced.
+    pub rest_width: f64,
+    /// And at most this many matches (0: no cap).
+    pub max_matches: u32,
+}
+
+impl LadderConfig {
+    /// How many more matches a version with `matches` so far and a 95%
+    /// interval `width` Elo points wide should be picked for now: its
+    /// missing minimum, else a few while its interval is too wide (the
+    /// next fit tells again), none once it rests.
+    pub fn wanted(&self, matches: u64, width: f64) -> u64 {
+        let (min, max) = (u64::from(self.min_matches), u64::from(self.max_matches));
+        let room = if max == 0 {
+            u64::MAX
+        } else {
+            max.saturating_sub(matches)
+        };
+        if matches < min {
+            min - matches
+        } else if self.rest_width <= 0.0 || width > self.rest_width {
+            room.min(4)
+        } else {
+            0
+        }
+    }
 }
 
 impl Default for LadderConfig {
@@ -85,6 +141,9 @@ impl Default for LadderConfig {
             verify_percent: 2,
             verify_first: 5,
             lease_seconds: 60,
+            min_matches: 20,
+            rest_width: 100.0,
+            max_matches: 200,
         }
     }
 }
@@ -237,6 +296,7 @@ mod tests {
             uploads_per_hour: 30,
             limits: LimitChanges::default(),
             ladder: LadderConfig::default(),
+            rates: RateConfig::default(),
         }
     }
 

@@ -65,14 +65,19 @@ pub fn counted(person: &Person, versions: &[Submission]) -> Option<i64> {
 
 /// The gradebook: one row per student with the version that counts.
 pub fn gradebook_csv(class: &[Entry]) -> String {
-    let mut csv = String::from("id,name,email,version,points,max_points,late_days,state,sha256\n");
-    for Entry {
-        person: p, counted: c, ..
-    } in class
+    let mut csv =
+        String::from("id,name,email,version,points,max_points,late_days,state,sha256,same_file_as,plays_like\n");
+    for (
+        Entry {
+            person: p, counted: c, ..
+        },
+        same,
+    ) in class.iter().zip(same_files(class))
     {
         let num = |x: Option<f64>| x.map_or(String::new(), points);
+        // The flags' columns as `arena grade-class` names them.
         csv.push_str(&format!(
-            "{},{},{},{},{},{},{},{},{}\n",
+            "{},{},{},{},{},{},{},{},{},{},{}\n",
             csv_field(&p.school_id),
             csv_field(&p.name),
             csv_field(&p.email),
@@ -82,9 +87,35 @@ pub fn gradebook_csv(class: &[Entry]) -> String {
             c.as_ref().map_or(String::new(), |c| c.late_days.to_string()),
             c.as_ref().map_or("none", |c| c.state.as_str()),
             c.as_ref().map_or("", |c| c.sha256.as_str()),
+            csv_field(&same.join("; ")),
+            csv_field(&c.as_ref().and_then(Submission::plays_like).unwrap_or_default()),
         ));
     }
     csv
+}
+
+/// For each student of `class`, the classmates whose version that counts
+/// is the very same file (same SHA-256), by name.
+pub fn same_files(class: &[Entry]) -> Vec<Vec<&str>> {
+    let mut by_sha: std::collections::BTreeMap<&str, Vec<&str>> = std::collections::BTreeMap::new();
+    for e in class {
+        if let Some(c) = &e.counted {
+            by_sha
+                .entry(c.sha256.as_str())
+                .or_default()
+                .push(e.person.name.as_str());
+        }
+    }
+    class
+        .iter()
+        .map(|e| {
+            e.counted
+                .as_ref()
+                .and_then(|c| by_sha.get(c.sha256.as_str()))
+                .map(|names| names.iter().copied().filter(|n| *n != e.person.name).collect())
+                .unwrap_or_default()
+        })
+        .collect()
 }
 
 /// Canvas's grade import for `assignment`: a student whose roster came

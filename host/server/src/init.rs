@@ -75,6 +75,7 @@ pub async fn init(spec: &InitSpec<'_>) -> Result<Made, String> {
         uploads_per_hour: 30,
         limits: LimitChanges::default(),
         ladder: crate::course::LadderConfig::default(),
+        rates: crate::course::RateConfig::default(),
     };
     config.deadline()?;
     {

@@ -10,7 +10,8 @@
 //! - [`queue`]: submissions and the durable job queue; [`work`]: what a job does.
 //! - [`ladder`]: matchmaking, ratings and the ladder's matches; [`play`]: one ladder match.
 //! - [`workers`]: external workers, and disabling one whose result differed.
-//! - [`pool`]: the server's own threads; [`serve`]: `arena serve`.
+//! - [`pool`]: the server's own threads; [`serve`]: `arena serve`; [`listen`]: connections within bounds (and TLS);
+//!   [`systemd`]: readiness, the watchdog, the unit and the request log.
 //! - [`export`]: the gradebook, Canvas's import and the class zip.
 //! - [`web`]: the pages and the API, one file per audience.
 //! - [`api`]: the API's requests and responses; [`client`]: the one client of the API (`arena submit`, `arena worker`).
@@ -23,11 +24,13 @@ pub mod export;
 pub mod init;
 pub mod ladder;
 pub mod lease;
+pub mod listen;
 pub mod play;
 pub mod pool;
 pub mod queue;
 pub mod roster;
 pub mod serve;
+pub mod systemd;
 pub mod web;
 pub mod work;
 pub mod workers;

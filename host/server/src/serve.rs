@@ -4,10 +4,12 @@
 use crate::course::Course;
 use crate::db::{Backend, Db};
 use crate::ladder::Ladder;
+use crate::listen::{self, Bounds, Tls};
 use crate::pool;
 use crate::queue::Queue;
+use crate::systemd;
 use crate::web::routes::router;
-use crate::web::{App, Shared};
+use crate::web::{App, Shared, Streams};
 use crate::work::Grading;
 use crate::workers::Workers;
 use std::net::SocketAddr;
@@ -29,12 +31,25 @@ pub struct ServeSpec<'a> {
     pub workers: usize,
     /// The program that compiles bot files in a child process.
     pub compiler: Option<PathBuf>,
+    /// Connections served at once (kept below the descriptor limit).
+    pub max_connections: usize,
+    /// A certificate chain and its key (PEM files): serve https, reading
+    /// them again when they change.
+    pub tls: Option<(PathBuf, PathBuf)>,
     /// Told once the server listens (its address).
     pub ready: &'a (dyn Fn(SocketAddr) + Sync),
 }
 
 /// Serve the course until Ctrl-C or SIGTERM.
 pub async fn serve(spec: ServeSpec<'_>) -> Result<(), String> {
+    let tls = match &spec.tls {
+        Some((cert, key)) => Some(Arc::new(Tls::open(cert, key)?)),
+        None => None,
+    };
+    let (bounds, limited) = Bounds::within_descriptors(spec.max_connections);
+    if let Some(why) = limited {
+        eprintln!("arena serve: {why}");
+    }
     let course = Arc::new(Course::open(spec.dir)?);
     course.keep_private()?;
     let grading = Arc::new(Grading::new(&course, spec.compiler.clone())?);
@@ -57,10 +72,11 @@ pub async fn serve(spec: ServeSpec<'_>) -> Result<(), String> {
         grading,
         ladder,
         workers,
-        csrf: axum_csrf::CsrfConfig::default(),
         replaying: Arc::new(tokio::sync::Semaphore::new(spec.workers.max(1))),
+        // Half the connections at most hold event streams: pages still load.
+        streams: Streams::new(bounds.connections / 2),
     }));
-    let secure = course.config.url.starts_with("https:");
+    let secure = tls.is_some() || course.config.url.starts_with("https:");
     match db.backend {
         Backend::Sqlite => {
             let pool = sqlx::SqlitePool::connect(&url)
@@ -68,7 +84,18 @@ pub async fn serve(spec: ServeSpec<'_>) -> Result<(), String> {
                 .map_err(|e| format!("sessions: {e}"))?;
             let store = tower_sessions_sqlx_store::SqliteStore::new(pool);
             store.migrate().await.map_err(|e| format!("sessions: {e}"))?;
-            run(spec.listen, shared, store, secure, spec.ready).await
+            run(
+                Listen {
+                    at: spec.listen,
+                    bounds,
+                    tls,
+                },
+                shared,
+                store,
+                secure,
+                spec.ready,
+            )
+            .await
         }
         Backend::Postgres => {
             let pool = sqlx::PgPool::connect(&url)
@@ -76,13 +103,31 @@ pub async fn serve(spec: ServeSpec<'_>) -> Result<(), String> {
                 .map_err(|e| format!("sessions: {e}"))?;
             let store = tower_sessions_sqlx_store::PostgresStore::new(pool);
             store.migrate().await.map_err(|e| format!("sessions: {e}"))?;
-            run(spec.listen, shared, store, secure, spec.ready).await
+            run(
+                Listen {
+                    at: spec.listen,
+                    bounds,
+                    tls,
+                },
+                shared,
+                store,
+                secure,
+                spec.ready,
+            )
+            .await
         }
     }
 }
 
+/// Where and how to listen.
+struct Listen {
+    at: SocketAddr,
+    bounds: Bounds,
+    tls: Option<Arc<Tls>>,
+}
+
 async fn run<S: SessionStore + Clone>(
-    listen: SocketAddr,
+    listen: Listen,
     shared: Shared,
     store: S,
     secure: bool,
@@ -95,16 +140,36 @@ async fn run<S: SessionStore + Clone>(
         .with_same_site(SameSite::Strict)
         .with_secure(secure)
         .with_expiry(Expiry::OnInactivity(tower_sessions::cookie::time::Duration::days(30)));
-    let app = router(shared).layer(sessions);
-    let listener = tokio::net::TcpListener::bind(listen)
+    // A body that stops arriving for 30 s ends its request.
+    let app = router(shared)
+        .layer(sessions)
+        .layer(axum::middleware::from_fn(systemd::log_request))
+        .layer(tower_http::timeout::RequestBodyTimeoutLayer::new(
+            std::time::Duration::from_secs(30),
+        ));
+    let listener = tokio::net::TcpListener::bind(listen.at)
         .await
-        .map_err(|e| format!("cannot listen on {listen}: {e}"))?;
+        .map_err(|e| format!("cannot listen on {}: {e}", listen.at))?;
     let addr = listener.local_addr().map_err(|e| e.to_string())?;
     ready(addr);
-    axum::serve(listener, app)
-        .with_graceful_shutdown(async {
-            let _ = tokio::signal::ctrl_c().await;
-        })
-        .await
-        .map_err(|e| e.to_string())
+    systemd::ready();
+    let served = listen::serve(listener, app, listen.bounds, listen.tls, stopped()).await;
+    systemd::stopping();
+    served.map_err(|e| e.to_string())
+}
+
+/// Completes at Ctrl-C or SIGTERM (what `systemctl stop` sends).
+async fn stopped() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
 }

@@ -395,7 +395,7 @@ impl Grading {
             game + 1,
             self.rubric.games
         );
-        viewer_page(&bytes, &note, back)
+        viewer_page(&bytes, &note, back, &|_| true)
     }
 
     /// Rubric item `item`, if game `game` of it can be played again.
@@ -418,14 +418,16 @@ impl Grading {
 }
 
 /// The viewer page of one game's replay file (`bytes`: a header line, then
-/// its events), with `note` above it and `back` as the link back.
-pub fn viewer_page(bytes: &[u8], note: &str, back: &str) -> Result<String, String> {
-    let lines = bytes
+/// its events), with `note` above it and `back` as the link back; the log
+/// of each bot `keep_log` refuses (by its index among the header's bots) is left out.
+pub fn viewer_page(bytes: &[u8], note: &str, back: &str, keep_log: &dyn Fn(usize) -> bool) -> Result<String, String> {
+    let mut lines = bytes
         .split(|b| *b == b'\n')
         .filter(|l| !l.is_empty())
         .map(serde_json::from_slice)
         .collect::<Result<Vec<serde_json::Value>, _>>()
         .map_err(|e| format!("the replay did not read back ({e})"))?;
+    arena_runner::replay::drop_logs(&mut lines, keep_log);
     let Some((header, events)) = lines.split_first() else {
         return Err("the replay is empty".into());
     };

@@ -115,7 +115,8 @@ pub struct RosterArgs {
 pub struct ServeArgs {
     /// The course folder (made by `arena course init`).
     pub dir: PathBuf,
-    /// The address to listen on; put a TLS proxy in front for students (see docs/server.md).
+    /// The address to listen on (give --tls-cert and --tls-key, or put a TLS proxy in front, for
+    /// students to reach it; see docs/server.md).
     #[arg(long, default_value = "127.0.0.1:8080")]
     pub listen: SocketAddr,
     /// The database, when it is not the folder's SQLite file.
@@ -126,6 +127,21 @@ pub struct ServeArgs {
     /// workers (`arena worker`) and uploads are graded on one thread.
     #[arg(long)]
     pub workers: Option<usize>,
+    /// Connections served at once; past it a few more are told the server is full and the rest
+    /// are closed (kept below the process's descriptor limit, which is raised to its hard limit).
+    #[arg(long, default_value_t = 1024, value_name = "N")]
+    pub max_connections: usize,
+    /// Serve https with this certificate chain (PEM, e.g. Let's Encrypt's fullchain.pem), read
+    /// again when it changes, so a renewed certificate needs no restart.
+    #[arg(long, value_name = "FILE", requires = "tls_key")]
+    pub tls_cert: Option<PathBuf>,
+    /// The certificate's private key (PEM, e.g. privkey.pem).
+    #[arg(long, value_name = "FILE", requires = "tls_cert")]
+    pub tls_key: Option<PathBuf>,
+    /// Print a systemd unit that serves this course with these arguments (readiness, watchdog,
+    /// restart on failure), then stop; see docs/server.md, "A service".
+    #[arg(long)]
+    pub print_systemd_unit: bool,
 }
 
 /// Arguments of `arena submit`.
@@ -265,9 +281,25 @@ pub fn run_serve(a: ServeArgs) -> anyhow::Result<()> {
     let rt = runtime()?;
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let compiler = std::env::current_exe().context("cannot find the arena executable to compile bots with")?;
+    if a.print_systemd_unit {
+        let dir =
+            std::path::absolute(&a.dir).with_context(|| format!("{}: cannot name the folder", a.dir.display()))?;
+        let mut listen = a.listen.to_string();
+        if let (Some(cert), Some(key)) = (&a.tls_cert, &a.tls_key) {
+            listen.push_str(&format!(
+                " --tls-cert {} --tls-key {}",
+                std::path::absolute(cert)?.display(),
+                std::path::absolute(key)?.display()
+            ));
+        }
+        let user = std::env::var("USER").unwrap_or_else(|_| "arena".into());
+        print!("{}", arena_server::systemd::unit(&compiler, &dir, &listen, &user));
+        return Ok(());
+    }
     let dir = a.dir.display().to_string();
+    let scheme = if a.tls_cert.is_some() { "https" } else { "http" };
     let ready = move |addr: SocketAddr| {
-        eprintln!("serving {dir} at http://{addr} (Ctrl-C stops it)");
+        eprintln!("serving {dir} at {scheme}://{addr} (Ctrl-C stops it)");
     };
     let spec = arena_server::serve::ServeSpec {
         dir: &a.dir,
@@ -275,6 +307,8 @@ pub fn run_serve(a: ServeArgs) -> anyhow::Result<()> {
         database: a.database.clone(),
         workers: a.workers.unwrap_or((cores / 2).max(1)),
         compiler: Some(compiler),
+        max_connections: a.max_connections,
+        tls: a.tls_cert.clone().zip(a.tls_key.clone()),
         ready: &ready,
     };
     rt.block_on(arena_server::serve::serve(spec))
@@ -296,6 +330,19 @@ pub fn run_submit(a: SubmitArgs) -> anyhow::Result<ExitCode> {
         Failure::Refused { why, .. } => anyhow::anyhow!("{server}: {why}"),
         other => anyhow::anyhow!("{other}"),
     })?;
+    if !info.open {
+        bail!(
+            "{server}: the course is closed: {}; no more versions are taken (ask your teacher)",
+            match (&info.deadline, info.late_days) {
+                (Some(d), 0) => format!("its deadline, {d}, is over"),
+                (Some(d), n) => format!(
+                    "its deadline, {d}, and its {n} late day{} are over",
+                    if n == 1 { "" } else { "s" }
+                ),
+                (None, _) => "the teacher closed it".to_string(),
+            }
+        );
+    }
     if bytes.len() as u64 > info.max_file_bytes {
         bail!(
             "{}: the file is larger than {} bytes, the most a bot may be in this course; build it in release mode (see `arena new`)",
@@ -322,6 +369,14 @@ pub fn run_submit(a: SubmitArgs) -> anyhow::Result<ExitCode> {
         println!("{}", serde_json::to_string_pretty(&verdict)?);
     } else {
         print_verdict(&verdict);
+        if verdict.late_days > 0 {
+            println!(
+                "Version {} came {} day{} after the deadline: it is marked late.",
+                verdict.version,
+                verdict.late_days,
+                if verdict.late_days == 1 { "" } else { "s" }
+            );
+        }
     }
     Ok(match verdict.state.as_str() {
         "accepted" => ExitCode::SUCCESS,

@@ -53,6 +53,13 @@ pub struct PageStats {
 /// one game at a time: the page's memory is its compressed replay and one game.
 pub fn page_for_file(path: &Path, note: Option<&str>) -> Result<(String, PageStats), ReplayError> {
     let mut reader = ReplayReader::open(path, Some(MAX_REPLAY_BYTES))?;
+    // The header is checked as `replay verify` checks it: a page drawn
+    // from an edited one (an unknown game, absurd limits) would mislead.
+    arena_runner::replay::CheckedHeader::parse(&reader.header).map_err(|what| ReplayError {
+        path: path.to_owned(),
+        line: Some(1),
+        what,
+    })?;
     let mut page = Page::new(&reader.header);
     while let Some(game) = reader.next_game()? {
         page.add_record(&game);

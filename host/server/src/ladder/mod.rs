@@ -109,6 +109,8 @@ pub struct Ladder {
     shas: Mutex<HashMap<i64, String>>,
     /// Matches of each entrant, counted from the rows read so far.
     counted: Mutex<Counted>,
+    /// Every version has its matches: the scheduler queues none until one changes.
+    resting: std::sync::atomic::AtomicBool,
 }
 
 /// A course-wide switch, as the database has it (off unless set on).
@@ -213,7 +215,15 @@ impl Ladder {
             tournament: Mutex::new((false, None)),
             shas: Mutex::new(HashMap::new()),
             counted: Mutex::new(Counted::default()),
+            resting: std::sync::atomic::AtomicBool::new(false),
         })
+    }
+
+    /// Whether the ladder rests: every version on it has played its
+    /// matches (`min_matches`, and an interval narrower than `rest_width`
+    /// or `max_matches`), so no match is queued until a version changes.
+    pub fn resting(&self) -> bool {
+        self.resting.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// The leaderboard as last fitted.

@@ -40,6 +40,28 @@ impl Ladder {
             return Ok(0);
         }
         let (mut seeded, mut recent) = self.seeded(&current, &keys).await?;
+        // The stopping rule: a version that has its matches and a narrow
+        // enough interval rests (it is still met, never picked first, as a
+        // house bot); when all rest, so does the ladder.
+        let rule = &self.course.config.ladder;
+        let mut wanted: Vec<u64> = seeded
+            .iter()
+            .map(|e| {
+                if e.anchor {
+                    0
+                } else {
+                    rule.wanted(e.matches, 3.92 * e.se)
+                }
+            })
+            .collect();
+        for (e, w) in seeded.iter_mut().zip(&wanted) {
+            e.anchor |= *w == 0;
+        }
+        let resting = seeded.iter().all(|e| e.anchor);
+        self.resting.store(resting, std::sync::atomic::Ordering::Relaxed);
+        if resting {
+            return Ok(0);
+        }
         let mut made = 0;
         let at = stamp(now());
         // One transaction for the batch: one commit, not one per match.
@@ -62,6 +84,8 @@ impl Ladder {
             .map_err(|e| e.to_string())?;
             for &i in &pick {
                 seeded[i].matches += 1;
+                wanted[i] = wanted[i].saturating_sub(1);
+                seeded[i].anchor |= wanted[i] == 0;
             }
             recent.push(pick.iter().map(|&i| seeded[i].id).collect());
             made += 1;

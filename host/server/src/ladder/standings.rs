@@ -16,8 +16,10 @@ impl Ladder {
     /// Fit the ratings again from every finished match among the current versions.
     pub async fn fit_now(&self) -> Result<(), String> {
         self.forget_if_disabled();
+        let current = self.current().await?;
+        let on: std::collections::HashSet<&str> = current.iter().map(|c| c.key.as_str()).collect();
         if turn(&self.reread, RECOUNT)
-            && let Err(e) = self.read_done().await
+            && let Err(e) = self.read_done(&on).await
         {
             // Read in full again at the next fit, not a minute later.
             if let Ok(mut r) = self.reread.lock() {
@@ -25,7 +27,6 @@ impl Ladder {
             }
             return Err(e);
         }
-        let current = self.current().await?;
         let pseudonyms = self.setting(PSEUDONYMS).await;
         let frozen = self.setting(FROZEN).await;
         let table_game = self.table > 2;

@@ -6,7 +6,24 @@ use super::Ladder;
 use super::types::Done;
 use crate::play::{Job, Outcome};
 use sqlx::Row as _;
+use std::collections::HashSet;
 use std::sync::Arc;
+
+/// A finished match from its row (`id, entrants, outcome, finished_at`);
+/// `None` for an outcome that does not read.
+fn done_of(r: &sqlx::any::AnyRow) -> Option<Done> {
+    let entrants: String = r.try_get(1).unwrap_or_default();
+    let outcome = r
+        .try_get::<String, _>(2)
+        .ok()
+        .and_then(|t| serde_json::from_str::<Outcome>(&t).ok())?;
+    Some(Done {
+        id: r.try_get(0).unwrap_or_default(),
+        keys: entrants.split(',').map(String::from).collect(),
+        outcome,
+        finished_at: r.try_get(3).unwrap_or_default(),
+    })
+}
 
 impl Ladder {
     /// The finished matches of the current versions and house bots that involve `key`, newest first.
@@ -22,9 +39,20 @@ impl Ladder {
         done.unwrap_or_default()
     }
 
-    /// A finished match by id.
-    pub fn finished(&self, id: i64) -> Option<Arc<Done>> {
-        self.done.lock().ok()?.get(&id).cloned()
+    /// A finished match by id: from memory, else (a match of a version no
+    /// longer on the ladder) from the database.
+    pub async fn finished(&self, id: i64) -> Result<Option<Arc<Done>>, String> {
+        if let Some(d) = self.done.lock().ok().and_then(|d| d.get(&id).cloned()) {
+            return Ok(Some(d));
+        }
+        let row = sqlx::query(
+            "SELECT id, entrants, outcome, finished_at FROM ladder_matches WHERE state = 'done' AND id = $1",
+        )
+        .bind(id)
+        .fetch_optional(&self.db.pool)
+        .await
+        .map_err(|e| e.to_string())?;
+        Ok(row.as_ref().and_then(done_of).map(Arc::new))
     }
 
     /// A match whose result was just taken here counts at once, without
@@ -44,21 +72,31 @@ impl Ladder {
         }
     }
 
-    /// Read the finished matches from the database: the rows not read before
-    /// are added and those no longer finished (a disabled worker's) dropped.
-    /// Results taken by this server are counted as they come; this takes in
-    /// those another server sharing the database took.
-    pub(super) async fn read_done(&self) -> Result<(), String> {
+    /// Read the finished matches among the `current` entrants from the
+    /// database: the rows not read before are added, and those no longer
+    /// finished (a disabled worker's) or of a version no longer on the
+    /// ladder dropped, so memory holds the matches the fit needs, not every
+    /// match ever played (a replaced version's are read back one by one,
+    /// [`Ladder::finished`]). Results taken by this server are counted as
+    /// they come; this takes in those another server sharing the database took.
+    pub(super) async fn read_done(&self, current: &HashSet<&str>) -> Result<(), String> {
         let known: Vec<i64> = self
             .done
             .lock()
             .map(|d| d.keys().copied().collect())
             .unwrap_or_default();
-        let ids = sqlx::query("SELECT id FROM ladder_matches WHERE state = 'done' ORDER BY id")
+        let ids = sqlx::query("SELECT id, entrants FROM ladder_matches WHERE state = 'done' ORDER BY id")
             .fetch_all(&self.db.pool)
             .await
             .map_err(|e| e.to_string())?;
-        let ids: Vec<i64> = ids.iter().filter_map(|r| r.try_get::<i64, _>(0).ok()).collect();
+        let ids: Vec<i64> = ids
+            .iter()
+            .filter(|r| {
+                r.try_get::<String, _>(1)
+                    .is_ok_and(|e| e.split(',').all(|k| current.contains(k)))
+            })
+            .filter_map(|r| r.try_get::<i64, _>(0).ok())
+            .collect();
         let new: Vec<i64> = ids
             .iter()
             .copied()
@@ -75,22 +113,7 @@ impl Ladder {
             .fetch_all(&self.db.pool)
             .await
             .map_err(|e| e.to_string())?;
-            for r in &rows {
-                let entrants: String = r.try_get(1).unwrap_or_default();
-                let Some(outcome) = r
-                    .try_get::<String, _>(2)
-                    .ok()
-                    .and_then(|t| serde_json::from_str::<Outcome>(&t).ok())
-                else {
-                    continue;
-                };
-                fresh.push(Done {
-                    id: r.try_get(0).unwrap_or_default(),
-                    keys: entrants.split(',').map(String::from).collect(),
-                    outcome,
-                    finished_at: r.try_get(3).unwrap_or_default(),
-                });
-            }
+            fresh.extend(rows.iter().filter_map(done_of));
         }
         if let Ok(mut done) = self.done.lock() {
             // Only what was known before the read and is no longer finished

@@ -71,6 +71,15 @@ pub struct Submission {
     pub versus_json: Option<String>,
 }
 
+impl Submission {
+    /// The house bot its grade found it plays exactly like (an unchanged
+    /// template), if any: the flag a teacher must not miss.
+    pub fn plays_like(&self) -> Option<String> {
+        let grade: serde_json::Value = serde_json::from_str(self.grade_json.as_deref()?).ok()?;
+        grade["plays_like"].as_str().map(String::from)
+    }
+}
+
 /// Why an upload was not taken.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Refused {

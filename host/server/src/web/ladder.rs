@@ -11,7 +11,6 @@ use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::{Form, Json};
-use axum_csrf::CsrfToken;
 use serde::Deserialize;
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -48,6 +47,10 @@ struct LadderPage<'a> {
     who: String,
     teacher: bool,
     csrf: String,
+    /// Every version has its matches: none are played until one changes.
+    resting: bool,
+    min_matches: u32,
+    rest_width: f64,
     pseudonyms: bool,
     frozen: bool,
     board: String,
@@ -123,7 +126,7 @@ async fn viewer(app: &App, session: &Session) -> Result<Person, Response> {
 }
 
 /// `GET /ladder`: the leaderboard.
-pub async fn ladder_page(State(s): State<Shared>, session: Session, csrf: CsrfToken) -> Response {
+pub async fn ladder_page(State(s): State<Shared>, session: Session) -> Response {
     let app = &s.0;
     let who = match viewer(app, &session).await {
         Ok(p) => p,
@@ -136,6 +139,8 @@ pub async fn ladder_page(State(s): State<Shared>, session: Session, csrf: CsrfTo
         .ok()
         .flatten()
         .map(|n| n.0);
+    let csrf = super::csrf::token(&session).await;
+    let rule = &app.queue.course.config.ladder;
     let html = board_html(&app.ladder, &board, who.is_teacher).and_then(|table| {
         LadderPage {
             course: &app.queue.course.config.name,
@@ -145,7 +150,10 @@ pub async fn ladder_page(State(s): State<Shared>, session: Session, csrf: CsrfTo
                 who.name.clone()
             },
             teacher: who.is_teacher,
-            csrf: csrf.authenticity_token().unwrap_or_default(),
+            csrf,
+            resting: app.ladder.resting() && !board.frozen,
+            min_matches: rule.min_matches,
+            rest_width: rule.rest_width,
             pseudonyms: board.pseudonyms,
             frozen: board.frozen,
             board: table.to_string(),
@@ -157,7 +165,7 @@ pub async fn ladder_page(State(s): State<Shared>, session: Session, csrf: CsrfTo
         .map_err(|e| e.to_string())
     });
     match html {
-        Ok(html) => (csrf, page(html)).into_response(),
+        Ok(html) => page(html),
         Err(e) => internal(e),
     }
 }
@@ -222,13 +230,8 @@ pub async fn api_leaderboard(State(s): State<Shared>, session: Session, headers:
 }
 
 /// The CSRF token and the teacher's session of a form the teacher posts, or the refusal.
-async fn teacher_form(app: &App, session: &Session, csrf: &CsrfToken, token: &str, what: &str) -> Result<(), Response> {
-    if csrf.verify(token).is_err() {
-        return Err(error(
-            StatusCode::FORBIDDEN,
-            "the form was stale or forged: reload the page and try again",
-        ));
-    }
+async fn teacher_form(app: &App, session: &Session, token: &str, what: &str) -> Result<(), Response> {
+    super::csrf::check(session, token).await?;
     if !me(app, session).await.is_some_and(|p| p.is_teacher) {
         return Err(error(StatusCode::FORBIDDEN, format!("only the teacher {what}")));
     }
@@ -244,14 +247,9 @@ pub struct SwitchForm {
 }
 
 /// `POST /teacher/ladder`: hide or show names, freeze or unfreeze.
-pub async fn teacher_switch(
-    State(s): State<Shared>,
-    session: Session,
-    csrf: CsrfToken,
-    Form(form): Form<SwitchForm>,
-) -> Response {
+pub async fn teacher_switch(State(s): State<Shared>, session: Session, Form(form): Form<SwitchForm>) -> Response {
     let app = &s.0;
-    if let Err(r) = teacher_form(app, &session, &csrf, &form.authenticity_token, "changes the ladder").await {
+    if let Err(r) = teacher_form(app, &session, &form.authenticity_token, "changes the ladder").await {
         return r;
     }
     let name = match form.switch.as_str() {
@@ -502,8 +500,10 @@ pub async fn ladder_game(
         Ok(p) => p,
         Err(r) => return r,
     };
-    let Some(done) = app.ladder.finished(id) else {
-        return error(StatusCode::NOT_FOUND, "no such finished ladder match");
+    let done = match app.ladder.finished(id).await {
+        Ok(Some(done)) => done,
+        Ok(None) => return error(StatusCode::NOT_FOUND, "no such finished ladder match"),
+        Err(e) => return internal(e),
     };
     if game == 0 || game > done.outcome.games.len() {
         return error(
@@ -532,6 +532,10 @@ pub async fn ladder_game(
         Err(e) => return internal(e),
     }
     let names = entrant_names(app, &who, &job);
+    let readable = match readable_logs(app, &who, &job, q.entrant).await {
+        Ok(r) => r,
+        Err(e) => return internal(e),
+    };
     let Ok(_permit) = app.replaying.clone().acquire_owned().await else {
         return internal("the server is stopping");
     };
@@ -548,7 +552,9 @@ pub async fn ladder_game(
             p.is_file().then_some(p)
         };
         let bytes = player.replay(&job, &files, &names, game - 1, q.entrant)?;
-        crate::work::viewer_page(&bytes, &note, "/ladder")
+        crate::work::viewer_page(&bytes, &note, "/ladder", &|bot| {
+            readable.get(bot).copied().unwrap_or(false)
+        })
     })
     .await;
     match made {
@@ -587,8 +593,35 @@ async fn plays_in(app: &App, who: &Person, keys: &[&str]) -> Result<bool, String
     if who.is_teacher {
         return Ok(true);
     }
-    let mine = app.queue.versions(who.id).await?;
-    Ok(keys.iter().any(|k| mine.iter().any(|v| *k == format!("s{}", v.id))))
+    let mine = own_keys(app, who).await?;
+    Ok(keys.iter().any(|k| mine.iter().any(|m| m == k)))
+}
+
+/// For each bot of a ladder game's replay (a solitaire's: the one entrant
+/// asked for), whether `who` may read its log: the teacher every one, a
+/// student their own bot's only.
+async fn readable_logs(app: &App, who: &Person, job: &crate::play::Job, entrant: usize) -> Result<Vec<bool>, String> {
+    let mine = own_keys(app, who).await?;
+    let solitaire = app.ladder.player.game.kind() == arena_core::Kind::Solitaire;
+    let replayed = job.bots.iter().skip(if solitaire { entrant } else { 0 });
+    Ok(replayed
+        .take(if solitaire { 1 } else { usize::MAX })
+        .map(|b| who.is_teacher || mine.contains(&b.key))
+        .collect())
+}
+
+/// The ladder keys of `who`'s versions (none for the teacher).
+async fn own_keys(app: &App, who: &Person) -> Result<Vec<String>, String> {
+    if who.is_teacher {
+        return Ok(Vec::new());
+    }
+    Ok(app
+        .queue
+        .versions(who.id)
+        .await?
+        .iter()
+        .map(|v| format!("s{}", v.id))
+        .collect())
 }
 
 #[derive(Deserialize)]
@@ -603,20 +636,11 @@ pub struct TournamentForm {
 pub async fn teacher_tournament(
     State(s): State<Shared>,
     session: Session,
-    csrf: CsrfToken,
     Form(form): Form<TournamentForm>,
 ) -> Response {
     use arena_competition::tournament::Format;
     let app = &s.0;
-    if let Err(r) = teacher_form(
-        app,
-        &session,
-        &csrf,
-        &form.authenticity_token,
-        "runs the final tournament",
-    )
-    .await
-    {
+    if let Err(r) = teacher_form(app, &session, &form.authenticity_token, "runs the final tournament").await {
         return r;
     }
     if !app.ladder.setting(FROZEN).await {
@@ -660,8 +684,18 @@ pub async fn teacher_tournament(
 /// `GET /tournament/{*file}`: the final tournament's report and replays, for anyone logged in.
 pub async fn tournament_file(State(s): State<Shared>, session: Session, Path(file): Path<String>) -> Response {
     let app = &s.0;
-    if let Err(r) = viewer(app, &session).await {
-        return r;
+    let who = match viewer(app, &session).await {
+        Ok(who) => who,
+        Err(r) => return r,
+    };
+    // The report's replay pages carry every bot's own log: a student's
+    // strategy notes are not their classmates' to read (issue 47).
+    if !who.is_teacher && file.starts_with(arena_report::report::REPLAYS) {
+        return error(
+            StatusCode::FORBIDDEN,
+            "the final tournament's replays show every bot's own log, so only the teacher opens them; \
+             watch your own games on your ladder page",
+        );
     }
     // Names of the report's own files: letters, digits, `-_.` and one folder level; never `..`.
     let ok = !file.is_empty()
@@ -683,7 +717,7 @@ pub async fn tournament_file(State(s): State<Shared>, session: Session, Path(fil
     match tokio::fs::read(&path).await {
         Ok(bytes) => {
             let mut r = ([(header::CONTENT_TYPE, kind)], bytes).into_response();
-            super::secure_headers(r.headers_mut(), &arena_report::view::content_security_policy());
+            super::secure_headers(r.headers_mut(), &super::viewer_policy());
             r
         }
         Err(_) => error(StatusCode::NOT_FOUND, "the final tournament has not been published"),

@@ -1,6 +1,7 @@
 //! The web pages and the API: server-rendered HTML that works without
 //! JavaScript (`assets/app.js` only refreshes the parts of a page a finished
-//! job changed), sessions from login links, CSRF tokens on every form, and
+//! job changed), sessions from login links, CSRF tokens bound to the
+//! session on every form ([`csrf`]), and
 //! a bearer-token API for `arena submit`.
 //!
 //! One file per audience: [`student`] (a student's own page and versions),
@@ -18,15 +19,15 @@ use crate::queue::{Queue, Submission};
 use crate::work::Grading;
 use crate::workers::Workers;
 use axum::Json;
-use axum::extract::FromRef;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
-use axum_csrf::CsrfConfig;
 use serde::Deserialize;
 use std::sync::Arc;
 use tower_sessions::Session;
 
+pub(crate) mod csrf;
 pub mod ladder;
+pub mod limits;
 pub mod remote;
 pub mod routes;
 pub mod student;
@@ -44,22 +45,75 @@ pub struct App {
     pub ladder: Arc<Ladder>,
     /// The course's external workers.
     pub workers: Arc<Workers>,
-    /// CSRF tokens' settings and key.
-    pub csrf: CsrfConfig,
     /// Games played again on request at once (as many as grading workers:
     /// a student clicking through replays cannot take the machine).
     pub replaying: Arc<tokio::sync::Semaphore>,
+    /// The open event streams, capped per person and in all.
+    pub streams: Streams,
+}
+
+/// Event streams a person may hold open at once (a few tabs).
+pub const STREAMS_PER_PERSON: usize = 6;
+
+/// The open event streams (each holds a connection for as long as its page
+/// is open): at most [`STREAMS_PER_PERSON`] a person and a total, so one
+/// student's cookie cannot hold every connection (issue 48).
+pub struct Streams {
+    total: usize,
+    open: std::sync::Mutex<std::collections::HashMap<i64, usize>>,
+}
+
+/// One open stream, given back when its page goes.
+pub struct StreamSlot {
+    app: Arc<App>,
+    person: i64,
+}
+
+impl Drop for StreamSlot {
+    fn drop(&mut self) {
+        if let Ok(mut open) = self.app.streams.open.lock()
+            && let Some(n) = open.get_mut(&self.person)
+        {
+            *n -= 1;
+            if *n == 0 {
+                open.remove(&self.person);
+            }
+        }
+    }
+}
+
+impl Streams {
+    /// At most `total` streams in all.
+    pub fn new(total: usize) -> Streams {
+        Streams {
+            total: total.max(STREAMS_PER_PERSON),
+            open: std::sync::Mutex::new(std::collections::HashMap::new()),
+        }
+    }
+
+    /// A stream for `person`, or why not.
+    fn open(app: &Arc<App>, person: i64) -> Result<StreamSlot, &'static str> {
+        let mut open = app.streams.open.lock().map_err(|_| "the server failed")?;
+        if open.values().sum::<usize>() >= app.streams.total {
+            return Err(
+                "the server has as many live pages open as it can serve: this page will not refresh by itself, reload it later",
+            );
+        }
+        let n = open.entry(person).or_default();
+        if *n >= STREAMS_PER_PERSON {
+            return Err("you have too many pages of this course open: close some tabs, then reload");
+        }
+        *n += 1;
+        Ok(StreamSlot {
+            app: app.clone(),
+            person,
+        })
+    }
 }
 
 /// The shared state of the router.
 #[derive(Clone)]
 pub struct Shared(pub Arc<App>);
-
-impl FromRef<Shared> for CsrfConfig {
-    fn from_ref(s: &Shared) -> CsrfConfig {
-        s.0.csrf.clone()
-    }
-}
 
 const PERSON: &str = "person";
 
@@ -79,8 +133,17 @@ pub(crate) fn page(html: String) -> Response {
 /// A viewer page (a replay), with the viewer's own content policy.
 pub(crate) fn viewer_response(html: String) -> Response {
     let mut r = Html(html).into_response();
-    secure_headers(r.headers_mut(), &arena_report::view::content_security_policy());
+    secure_headers(r.headers_mut(), &viewer_policy());
     r
+}
+
+/// The viewer's content policy, and no framing by another site (a
+/// policy in a page's own `<meta>` cannot say that: only a header can).
+pub(crate) fn viewer_policy() -> String {
+    format!(
+        "{}; frame-ancestors 'none'",
+        arena_report::view::content_security_policy()
+    )
 }
 
 pub(crate) fn secure_headers(h: &mut HeaderMap, csp: &str) {

@@ -1,5 +1,6 @@
 //! The routes of a course server: every page and API call, and the handler of each.
 
+use super::limits::Limits;
 use super::{Shared, ladder, remote, student, student_api, teacher, version};
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
@@ -20,15 +21,19 @@ const FORM_BODY: usize = 64 << 10;
 const WORKER_BODY: usize = 8 << 20;
 
 /// The routes of a course server. Each kind of route has its own body
-/// limit, and the two APIs check their token in a route layer, before any
-/// handler reads a body.
+/// limit, the two APIs check their token in a route layer, before any
+/// handler reads a body, and logins, uploads and the students' API have
+/// rate limits ([`super::limits`]).
 pub fn router(shared: Shared) -> Router {
     let upload_body = usize::try_from(shared.0.grading.max_file_bytes())
         .unwrap_or(usize::MAX)
         .saturating_add(64 << 10);
+    let limits = Limits::new(&shared.0.queue.course.config.rates);
+    let logins = Router::new()
+        .route("/login/{token}", get(student::login))
+        .route_layer(limits.addresses());
     let pages = Router::new()
         .route("/", get(student::home))
-        .route("/login/{token}", get(student::login))
         .route("/logout", post(student::logout))
         .route("/count", post(student::count))
         .route("/fragment/versions", get(student::my_versions_fragment))
@@ -64,11 +69,14 @@ pub fn router(shared: Shared) -> Router {
         .layer(DefaultBodyLimit::max(FORM_BODY));
     let upload = Router::new()
         .route("/upload", post(student::upload))
+        .route_layer(limits.addresses())
         .layer(DefaultBodyLimit::max(upload_body));
     let students = Router::new()
         .route("/api/course", get(student_api::api_course))
         .route("/api/submissions", post(student_api::api_submit))
         .route("/api/submissions/{n}", get(student_api::api_version))
+        // The token is checked first (the outer layer), then counted.
+        .route_layer(limits.students())
         .route_layer(from_fn_with_state(shared.clone(), student_api::authenticate))
         .layer(DefaultBodyLimit::max(upload_body));
     let workers = Router::new()
@@ -81,5 +89,10 @@ pub fn router(shared: Shared) -> Router {
         .route("/api/worker/bots/{sha}", get(remote::bot))
         .route_layer(from_fn_with_state(shared.clone(), remote::authenticate))
         .layer(DefaultBodyLimit::max(WORKER_BODY));
-    pages.merge(upload).merge(students).merge(workers).with_state(shared)
+    pages
+        .merge(logins)
+        .merge(upload)
+        .merge(students)
+        .merge(workers)
+        .with_state(shared)
 }

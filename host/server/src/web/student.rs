@@ -2,6 +2,7 @@
 //! the one that counts), and the events that refresh them; the teacher's
 //! view of one student's history.
 
+use super::csrf;
 use super::teacher::teacher_page;
 use super::{
     App, CsrfForm, PERSON, Shared, allowed, deadline_text, error, internal, me, page, points_text, set_note,
@@ -16,7 +17,6 @@ use axum::extract::{Multipart, Path, State};
 use axum::http::StatusCode;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Redirect, Response};
-use axum_csrf::CsrfToken;
 use serde::Deserialize;
 use tower_sessions::Session;
 
@@ -27,7 +27,7 @@ pub(super) struct Welcome<'a> {
     note: Option<String>,
 }
 
-pub(super) async fn home(State(s): State<Shared>, session: Session, csrf: CsrfToken) -> Response {
+pub(super) async fn home(State(s): State<Shared>, session: Session) -> Response {
     let app = &s.0;
     let course = &app.queue.course.config.name;
     let Some(person) = me(app, &session).await else {
@@ -36,7 +36,7 @@ pub(super) async fn home(State(s): State<Shared>, session: Session, csrf: CsrfTo
             Err(e) => internal(e),
         };
     };
-    let token = csrf.authenticity_token().unwrap_or_default();
+    let token = csrf::token(&session).await;
     let note = take_note(&session).await;
     let html = if person.is_teacher {
         teacher_page(app, &token, note.map(|n| n.0)).await
@@ -44,7 +44,7 @@ pub(super) async fn home(State(s): State<Shared>, session: Session, csrf: CsrfTo
         student_page(app, &person, &token, note).await
     };
     match html {
-        Ok(html) => (csrf, page(html)).into_response(),
+        Ok(html) => page(html),
         Err(e) => internal(e),
     }
 }
@@ -55,7 +55,7 @@ pub(super) async fn login(State(s): State<Shared>, session: Session, Path(token)
         Ok(Some(person)) => {
             // A new session id at login: a session fixed before it is worth nothing.
             let _ = session.cycle_id().await;
-            if session.insert(PERSON, person.id).await.is_err() {
+            if session.insert(PERSON, person.id).await.is_err() || csrf::renew(&session).await.is_err() {
                 return internal("cannot keep the session");
             }
             Redirect::to("/").into_response()
@@ -76,32 +76,33 @@ pub(super) async fn login(State(s): State<Shared>, session: Session, Path(token)
     }
 }
 
-pub(super) async fn logout(session: Session, csrf: CsrfToken, Form(form): Form<CsrfForm>) -> Response {
-    if csrf.verify(&form.authenticity_token).is_err() {
-        return error(
-            StatusCode::FORBIDDEN,
-            "the form was stale or forged: reload the page and try again",
-        );
+pub(super) async fn logout(session: Session, Form(form): Form<CsrfForm>) -> Response {
+    if let Err(r) = csrf::check(&session, &form.authenticity_token).await {
+        return r;
     }
     let _ = session.flush().await;
     Redirect::to("/").into_response()
 }
 
-pub(super) async fn upload(
-    State(s): State<Shared>,
-    session: Session,
-    csrf: CsrfToken,
-    mut form: Multipart,
-) -> Response {
+pub(super) async fn upload(State(s): State<Shared>, session: Session, mut form: Multipart) -> Response {
     let app = &s.0;
     let Some(person) = me(app, &session).await.filter(|p| !p.is_teacher) else {
         return error(StatusCode::UNAUTHORIZED, "log in with your link to submit");
     };
-    let (mut token, mut file) = (None, None);
+    // The form's token comes before its file (the page's form orders them
+    // so): a forged form is refused before its file is read.
+    let (mut checked, mut file) = (false, None);
     loop {
         match form.next_field().await {
             Ok(Some(field)) => match field.name() {
-                Some("authenticity_token") => token = field.text().await.ok(),
+                Some("authenticity_token") => {
+                    let token = field.text().await.unwrap_or_default();
+                    if let Err(r) = csrf::check(&session, &token).await {
+                        return r;
+                    }
+                    checked = true;
+                }
+                Some("bot") if !checked => break,
                 Some("bot") => {
                     let name = field.file_name().unwrap_or("bot.wasm").to_string();
                     match field.bytes().await {
@@ -120,11 +121,8 @@ pub(super) async fn upload(
             Err(e) => return error(StatusCode::BAD_REQUEST, format!("the upload did not arrive whole: {e}")),
         }
     }
-    if token.as_deref().is_none_or(|t| csrf.verify(t).is_err()) {
-        return error(
-            StatusCode::FORBIDDEN,
-            "the form was stale or forged: reload the page and try again",
-        );
+    if !checked {
+        return csrf::forged();
     }
     let Some((name, bytes)) = file else {
         return error(StatusCode::BAD_REQUEST, "no file: choose your bot.wasm");
@@ -157,18 +155,10 @@ pub(super) struct CountForm {
     version: i64,
 }
 
-pub(super) async fn count(
-    State(s): State<Shared>,
-    session: Session,
-    csrf: CsrfToken,
-    Form(form): Form<CountForm>,
-) -> Response {
+pub(super) async fn count(State(s): State<Shared>, session: Session, Form(form): Form<CountForm>) -> Response {
     let app = &s.0;
-    if csrf.verify(&form.authenticity_token).is_err() {
-        return error(
-            StatusCode::FORBIDDEN,
-            "the form was stale or forged: reload the page and try again",
-        );
+    if let Err(r) = csrf::check(&session, &form.authenticity_token).await {
+        return r;
     }
     let Some(person) = me(app, &session).await.filter(|p| !p.is_teacher) else {
         return error(StatusCode::UNAUTHORIZED, "log in with your link");
@@ -300,18 +290,18 @@ pub(super) async fn student_page(
     .map_err(|e| e.to_string())
 }
 
-pub(super) async fn my_versions_fragment(State(s): State<Shared>, session: Session, csrf: CsrfToken) -> Response {
+pub(super) async fn my_versions_fragment(State(s): State<Shared>, session: Session) -> Response {
     let app = &s.0;
     let Some(person) = me(app, &session).await else {
         return error(StatusCode::UNAUTHORIZED, "log in with your link");
     };
-    let token = csrf.authenticity_token().unwrap_or_default();
+    let token = csrf::token(&session).await;
     let versions = match app.queue.versions(person.id).await {
         Ok(v) => v,
         Err(e) => return internal(e),
     };
     match versions_html(&person, &versions, &token, !person.is_teacher) {
-        Ok(html) => (csrf, page(html)).into_response(),
+        Ok(html) => page(html),
         Err(e) => internal(e),
     }
 }
@@ -361,13 +351,17 @@ pub(super) async fn events(State(s): State<Shared>, session: Session) -> Respons
     let Some(me) = me(app, &session).await else {
         return error(StatusCode::UNAUTHORIZED, "log in with your link");
     };
+    let slot = match super::Streams::open(&s.0, me.id) {
+        Ok(slot) => slot,
+        Err(why) => return error(StatusCode::TOO_MANY_REQUESTS, why),
+    };
     use tokio::sync::broadcast::error::RecvError;
-    let state = (app.queue.subscribe(), app.ladder.subscribe(), me, s.clone());
+    let state = (app.queue.subscribe(), app.ladder.subscribe(), me, slot);
     // Two kinds of event: a version of theirs finished (or, for the
     // teacher, anyone's), and the leaderboard was fitted again. The
     // second carries the new table: a class's open leaderboards then
     // ask nothing of the server after a fit.
-    let stream = futures_util::stream::unfold(state, |(mut rx, mut board, me, s)| async move {
+    let stream = futures_util::stream::unfold(state, |(mut rx, mut board, me, slot)| async move {
         loop {
             let event = tokio::select! {
                 got = rx.recv() => match got {
@@ -379,7 +373,7 @@ pub(super) async fn events(State(s): State<Shared>, session: Session) -> Respons
                 },
                 got = board.recv() => match got {
                     Ok(()) | Err(RecvError::Lagged(_)) => {
-                        let ladder = &s.0.ladder;
+                        let ladder = &slot.app.ladder;
                         match super::ladder::board_html(ladder, &ladder.board(), me.is_teacher) {
                             Ok(html) => Event::default().event("ladder").data(&*html),
                             Err(_) => Event::default().event("ladder").data("fitted"),
@@ -388,7 +382,7 @@ pub(super) async fn events(State(s): State<Shared>, session: Session) -> Respons
                     Err(RecvError::Closed) => return None,
                 },
             };
-            return Some((Ok::<_, std::convert::Infallible>(event), (rx, board, me, s)));
+            return Some((Ok::<_, std::convert::Infallible>(event), (rx, board, me, slot)));
         }
     });
     Sse::new(stream).keep_alive(KeepAlive::default()).into_response()

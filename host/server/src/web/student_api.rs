@@ -74,6 +74,7 @@ pub(super) fn version_view(app: &App, v: &Submission) -> VersionView {
         score: v.score,
         max_score: v.max_score,
         versus: json(&v.versus_json),
+        flags: v.plays_like().map(|h| format!("plays like {h}")).into_iter().collect(),
         url: format!(
             "{}/people/{}/versions/{}",
             app.queue.course.config.url.trim_end_matches('/'),

@@ -1,16 +1,13 @@
 //! The teacher's pages: the class table, re-grading, and the exports
 //! (gradebook, Canvas's file, the class zip).
 
-use super::{
-    App, CSV, CsrfForm, Shared, deadline_text, download, error, internal, page, points_text, set_note, teacher,
-};
+use super::{App, CSV, CsrfForm, Shared, deadline_text, download, internal, page, points_text, set_note, teacher};
 use crate::export::{self, Entry};
+use crate::queue::Submission;
 use askama::Template;
 use axum::Form;
 use axum::extract::State;
-use axum::http::StatusCode;
 use axum::response::{IntoResponse, Redirect, Response};
-use axum_csrf::CsrfToken;
 use tower_sessions::Session;
 
 /// One student in the teacher's class table.
@@ -74,31 +71,36 @@ pub(super) async fn class_fragment(State(s): State<Shared>, session: Session) ->
     }
 }
 
+/// What the teacher must not miss about a student's version that counts:
+/// it plays like a house bot, its file is identical to classmates' (the
+/// same flags and words as `arena grade-class`).
+pub(crate) fn flags(counted: Option<&Submission>, same: &[&str]) -> Vec<String> {
+    let mut flags: Vec<String> = counted
+        .and_then(Submission::plays_like)
+        .map(|h| format!("plays like {h}"))
+        .into_iter()
+        .collect();
+    if !same.is_empty() {
+        flags.push(format!("identical file to {}", same.join(", ")));
+    }
+    flags
+}
+
 /// The class table and what waits to be graded; students, and how many have submitted.
 pub(super) async fn class_part(app: &App) -> Result<(String, usize, usize), String> {
     let class = export::class(&app.queue).await?;
-    let mut by_sha: std::collections::BTreeMap<&str, Vec<&str>> = std::collections::BTreeMap::new();
-    for Entry {
-        person: p, counted: c, ..
-    } in &class
-    {
-        if let Some(c) = c {
-            by_sha.entry(c.sha256.as_str()).or_default().push(p.name.as_str());
-        }
-    }
     let rows = class
         .iter()
+        .zip(export::same_files(&class))
         .map(
-            |Entry {
-                 person: p,
-                 versions,
-                 counted: c,
-             }| {
-                let same: Vec<&str> = c
-                    .as_ref()
-                    .and_then(|c| by_sha.get(c.sha256.as_str()))
-                    .map(|names| names.iter().copied().filter(|n| *n != p.name).collect())
-                    .unwrap_or_default();
+            |(
+                Entry {
+                    person: p,
+                    versions,
+                    counted: c,
+                },
+                same,
+            )| {
                 ClassRow {
                     href: format!("/people/{}", p.id),
                     name: p.name.clone(),
@@ -110,11 +112,7 @@ pub(super) async fn class_part(app: &App) -> Result<(String, usize, usize), Stri
                         .map_or("-".into(), |c| format!("v{} ({})", c.version, c.state)),
                     points: c.as_ref().map_or("-".into(), points_text),
                     late_days: c.as_ref().map_or("-".into(), |c| c.late_days.to_string()),
-                    flags: if same.is_empty() {
-                        String::new()
-                    } else {
-                        format!("identical file to {}", same.join(", "))
-                    },
+                    flags: flags(c.as_ref(), &same).join("; "),
                 }
             },
         )
@@ -137,21 +135,13 @@ pub(super) async fn class_part(app: &App) -> Result<(String, usize, usize), Stri
     Ok((html, students, submitted))
 }
 
-pub(super) async fn regrade(
-    State(s): State<Shared>,
-    session: Session,
-    csrf: CsrfToken,
-    Form(form): Form<CsrfForm>,
-) -> Response {
+pub(super) async fn regrade(State(s): State<Shared>, session: Session, Form(form): Form<CsrfForm>) -> Response {
     let app = &s.0;
     if let Err(r) = teacher(app, &session).await {
         return r;
     }
-    if csrf.verify(&form.authenticity_token).is_err() {
-        return error(
-            StatusCode::FORBIDDEN,
-            "the form was stale or forged: reload the page and try again",
-        );
+    if let Err(r) = super::csrf::check(&session, &form.authenticity_token).await {
+        return r;
     }
     let ids: Vec<i64> = match export::class(&app.queue).await {
         Ok(c) => c.into_iter().filter_map(|e| e.counted.map(|c| c.id)).collect(),

@@ -49,6 +49,8 @@ pub(super) struct VerdictView {
     check: Option<String>,
     /// "Is it better than the version before?", in one sentence.
     versus: Option<(String, String)>,
+    /// It plays exactly like a house bot, in the report's own words.
+    plays_like: Option<String>,
 }
 
 #[derive(Template)]
@@ -159,6 +161,7 @@ pub(super) fn verdict_view(app: &App, pid: i64, v: &Submission) -> VerdictView {
         replays,
         check: v.check_text.clone(),
         versus: v.versus_json.as_deref().and_then(versus_sentence),
+        plays_like: v.plays_like().map(|h| arena_grading::grade::plays_like_note(&h)),
     }
 }
 
