@@ -5,10 +5,12 @@
 
 mod events;
 mod house;
+mod play;
 mod rules;
 #[cfg(test)]
 mod tests;
 
 pub use events::Event;
 pub use house::{HOUSE_BOTS, house_bot};
+pub use play::play_game;
 pub use rules::*;

@@ -1,5 +1,6 @@
 //! One test per rule of `docs/rules/en-garde.md`, named after the rule.
 
+use super::play::play_round;
 use super::*;
 use Direction::{Backward, Forward};
 use arena_core::{Failure, ForfeitReason, Seat};
