@@ -35,26 +35,6 @@ pub fn fuel_amount(f: u64) -> String {
 /// `tests/benches/calibrate.rs`).
 pub const PRICES_VERSION: u32 = 2;
 
-/// The most time one unit of fuel took in any loop of the calibration
-/// benchmark under these prices, on the reference machine (2 cores of an
-/// AMD EPYC, docs/performance.md "Fuel and time"), in nanoseconds, rounded
-/// up: a `memory.fill` of zero bytes (0.59-0.63 in three runs), priced at
-/// the most wasmtime allows. Time limits are derived from it ([`backstop_for`]).
-pub const WORST_NS_PER_FUEL: f64 = 0.65;
-
-/// How many times what a call's fuel takes at [`WORST_NS_PER_FUEL`] its
-/// time limit must be at least, so that fuel decides first on a machine at
-/// least a quarter as fast as the reference.
-pub const BACKSTOP_MARGIN: f64 = 4.0;
-
-/// The smallest time limit per call that lets fuel decide first for a call
-/// that may use `fuel`: [`BACKSTOP_MARGIN`] times its time at the worst
-/// measured rate, rounded up to whole seconds.
-pub fn backstop_for(fuel: u64) -> std::time::Duration {
-    let secs = fuel as f64 * WORST_NS_PER_FUEL * BACKSTOP_MARGIN / 1e9;
-    std::time::Duration::from_secs(secs.ceil().max(1.0) as u64)
-}
-
 /// Fuel for each call from the bot into the host (an import such as `log`
 /// or a WASI function, or a runtime call such as `memory.grow`): entering
 /// and leaving the host, looking up handles and copying arguments took
@@ -543,12 +523,5 @@ mod price_tests {
         .map(fuel_amount)
         .collect();
         assert_eq!(shown, ["950", "12.3k", "2.12M", "500M", "700M", "2.00G", "44.0G"]);
-    }
-
-    #[test]
-    fn backstops_cover_four_times_the_worst_rate() {
-        assert_eq!(backstop_for(700_000_000), std::time::Duration::from_secs(2));
-        assert!(backstop_for(88_000_000_000).as_secs_f64() >= 88e9 * WORST_NS_PER_FUEL * 4.0 / 1e9);
-        assert_eq!(backstop_for(1), std::time::Duration::from_secs(1));
     }
 }

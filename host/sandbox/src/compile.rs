@@ -157,7 +157,7 @@ pub fn child_main(args: &[OsString]) -> i32 {
     if let Some(store) = &store
         && let Err(e) = config.enable_incremental_compilation(store.clone())
     {
-        eprintln!("{}", crate::first_line(&e));
+        eprintln!("{}", first_line(&e));
         return 1;
     }
     let compiled = Engine::new(&config)
@@ -188,11 +188,11 @@ pub fn child_main(args: &[OsString]) -> i32 {
             }
         }
         Err(e) if out_of_memory(&format!("{e:#}")) => {
-            eprintln!("{}", crate::first_line(&e));
+            eprintln!("{}", first_line(&e));
             EXIT_MEMORY
         }
         Err(e) => {
-            eprintln!("{}", crate::first_line(&e));
+            eprintln!("{}", first_line(&e));
             EXIT_INVALID
         }
     }
@@ -222,7 +222,7 @@ pub(crate) unsafe fn load_artifact(engine: &Engine, shown: &str, artifact: &[u8]
     // SAFETY: as the caller promises, these are bytes wasmtime itself produced.
     unsafe { Component::deserialize(engine, artifact) }.map_err(|e| LoadError::Invalid {
         path: shown.to_string(),
-        reason: crate::first_line(&e),
+        reason: first_line(&e),
     })
 }
 
@@ -236,7 +236,7 @@ pub(crate) unsafe fn map_artifact(engine: &Engine, shown: &str, artifact: &Path)
     // SAFETY: as the caller promises.
     unsafe { Component::deserialize_file(engine, artifact) }.map_err(|e| LoadError::Invalid {
         path: shown.to_string(),
-        reason: crate::first_line(&e),
+        reason: first_line(&e),
     })
 }
 
@@ -508,6 +508,36 @@ fn ignore_sigpipe_on_this_thread() {
 
 #[cfg(not(unix))]
 fn ignore_sigpipe_on_this_thread() {}
+
+/// The error's chain on one line, outermost first, each part's first line:
+/// a wasm backtrace (a context wasmtime adds, spread over many lines) and
+/// other empty parts are left out, so the line always names the cause.
+pub(crate) fn first_line(error: &wasmtime::Error) -> String {
+    let parts: Vec<String> = error
+        .chain()
+        .filter_map(|e| {
+            e.to_string()
+                .lines()
+                .next()
+                .map(|l| l.trim().trim_end_matches(':').to_string())
+        })
+        .filter(|l| !l.is_empty() && !l.starts_with("error while executing at wasm backtrace"))
+        .collect();
+    let mut line = String::new();
+    for part in parts {
+        // `Error::context` often repeats the inner message in the outer one.
+        if !line.contains(&part) {
+            if !line.is_empty() {
+                line.push_str(": ");
+            }
+            line.push_str(&part);
+        }
+    }
+    if line.is_empty() {
+        line.push_str("unknown error");
+    }
+    line
+}
 
 #[cfg(test)]
 mod tests {

@@ -1,7 +1,30 @@
 //! The engine: configuration shared with compiler processes, the pooling
 //! allocator sized for the live instances, the linker, the epoch ticker.
 
-use super::*;
+use crate::cache::DiskCache;
+use crate::compile::Compiler;
+use crate::host::{HostApi, link_host_functions};
+use crate::limits::Limits;
+use crate::state::BotState;
+use crate::{cache, compile, limiter, wasi};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use wasmtime::component::{Component, Linker};
+use wasmtime::{Engine, InstanceAllocationStrategy, PoolingAllocationConfig};
+
+/// Bot instances alive at once, at most: a game holds one per seat (six at
+/// most) for its duration, and each of the `--jobs` threads plays one game at
+/// a time, so 1,000 covers 160 threads.
+pub const MAX_LIVE_INSTANCES: u32 = 1000;
+
+/// Bytes of each linear memory kept resident between games.
+pub(crate) const RESIDENT_BYTES: usize = 2 << 20;
+
+/// How often the epoch ticks; the wall-clock limit is measured in these ticks.
+pub(crate) const EPOCH_TICK: Duration = Duration::from_millis(10);
 
 /// Engine, linker, limits and compile cache shared by every bot of a run.
 pub struct Sandbox {

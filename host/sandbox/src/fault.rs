@@ -2,7 +2,13 @@
 //! bot can cause becomes a typed [`Fault`]; the caller, who knows the
 //! bot's language, may tell a trap in the bot's own words from its log.
 
-use super::*;
+use crate::budget::{HOST_CALL_FUEL, LOG_BYTE_FUEL};
+use crate::compile::first_line;
+use crate::state::BotState;
+use crate::state::Stopped;
+use crate::{budget, compile};
+use wasmtime::component::ResourceTableError;
+use wasmtime::{Store, Trap};
 
 /// Why a call into a bot failed. The instance is dead afterwards.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -252,32 +258,7 @@ pub(crate) fn host_error(error: &wasmtime::Error) -> String {
 pub(crate) const TOO_MANY_HANDLES: &str = "the bot kept too many WASI handles (streams, pollables, files) open at once \
      and the host refused another one; drop each handle when you are done with it";
 
-/// The error's chain on one line, outermost first, each part's first line:
-/// a wasm backtrace (a context wasmtime adds, spread over many lines) and
-/// other empty parts are left out, so the line always names the cause.
-pub(crate) fn first_line(error: &wasmtime::Error) -> String {
-    let parts: Vec<String> = error
-        .chain()
-        .filter_map(|e| {
-            e.to_string()
-                .lines()
-                .next()
-                .map(|l| l.trim().trim_end_matches(':').to_string())
-        })
-        .filter(|l| !l.is_empty() && !l.starts_with("error while executing at wasm backtrace"))
-        .collect();
-    let mut line = String::new();
-    for part in parts {
-        // `Error::context` often repeats the inner message in the outer one.
-        if !line.contains(&part) {
-            if !line.is_empty() {
-                line.push_str(": ");
-            }
-            line.push_str(&part);
-        }
-    }
-    if line.is_empty() {
-        line.push_str("unknown error");
-    }
-    line
-}
+/// How much fuel may pass between a refused growth and a failure for the
+/// failure to count as its consequence: enough for an allocator to report
+/// the failure and abort, far too little to play on.
+pub(crate) const REFUSAL_FOLLOW_FUEL: u64 = 200_000;

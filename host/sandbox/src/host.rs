@@ -3,7 +3,14 @@
 //! the interfaces toolchains import by default that no bot may use.
 //! The interface names come from the caller ([`HostApi`]): no WIT package here.
 
-use super::*;
+use crate::budget::{HOST_CALL_FUEL, LOG_BYTE_FUEL};
+use crate::state::BotState;
+use wasmtime::component::__internal::{CanonicalAbiInfo, InstanceType, InterfaceType, LiftContext};
+use wasmtime::component::types::ComponentItem;
+use wasmtime::component::{Component, Linker, WasmStr};
+use wasmtime::component::{ComponentType, Lift};
+use wasmtime::{AsContext, Engine, Trap};
+use wasmtime::{CallHook, StoreContextMut};
 
 /// What the host offers bots, by name: the sandbox implements the functions
 /// but learns the names from its caller, so it knows no WIT package.
@@ -23,20 +30,6 @@ pub struct HostInterface {
     pub name: &'static str,
     /// Whether it has `budget` and `limits` besides `log`.
     pub budget: bool,
-}
-
-/// `limits` of the host interface (worlds with a banked budget).
-#[derive(Debug, Clone, Copy, wasmtime::component::ComponentType, wasmtime::component::Lower)]
-#[component(record)]
-pub(crate) struct HostLimits {
-    #[component(name = "move-fuel")]
-    pub(crate) move_fuel: u64,
-    #[component(name = "bank-fuel")]
-    pub(crate) bank_fuel: u64,
-    #[component(name = "start-fuel")]
-    pub(crate) start_fuel: u64,
-    #[component(name = "memory-bytes")]
-    pub(crate) memory_bytes: u64,
 }
 
 /// `budget` of the host interface: what is left now, in this call and in the bank.
@@ -87,7 +80,7 @@ unsafe impl Lift for LoggedStr {
 /// Charge host work in fuel at every crossing into the host: a flat
 /// [`HOST_CALL_FUEL`] on the way in (imports and runtime calls such as
 /// `memory.grow` alike), and on the way out what the host's own
-/// implementations noted per byte in [`HostWork`].
+/// implementations noted per byte in [`HostWork`](crate::budget::HostWork).
 pub(crate) fn host_call_hook(mut store: StoreContextMut<'_, BotState>, hook: CallHook) -> wasmtime::Result<()> {
     match hook {
         CallHook::CallingHost => pay(&mut store, HOST_CALL_FUEL),

@@ -10,11 +10,12 @@
 //! carries the bot's log, and the caller reads the panic or exception there.
 //!
 //! One module per concern: `engine` (configuration, pool, linker, epochs),
-//! `limits`, `load` (reading, checking, compiling a file; with `shape`,
-//! `compile` and `cache`), `store` (one store per bot per game and its
-//! calls), `budget` (fuel per call and the host's fees), `host` (the host
-//! functions bots import), `fault` (every failure as a typed [`Fault`]),
-//! `limiter`, `log` and `wasi`. The modules share the crate's imports below.
+//! `limits`, `load` (reading, checking, compiling a file; with `load_error`,
+//! `shape`, `compile` and `cache`), `state` (what one bot's store holds),
+//! `store` (one store per bot per game and its calls), `budget` (fuel per
+//! call and the host's fees), `host` (the host functions bots import),
+//! `fault` (every failure as a typed [`Fault`]), `limiter`, `log` and
+//! `wasi`. This file only declares them and re-exports the public items.
 
 mod budget;
 pub mod cache;
@@ -26,52 +27,27 @@ pub mod incremental;
 mod limiter;
 mod limits;
 mod load;
+mod load_error;
 pub mod log;
 pub mod shape;
+mod state;
 mod store;
 pub mod wasi;
 
-pub use budget::{
-    BACKSTOP_MARGIN, Budget, Call, CallRecord, HOST_CALL_FUEL, PRICES_VERSION, Usage, WORST_NS_PER_FUEL, backstop_for,
-    fuel_amount,
-};
-use budget::{Grant, HostWork, LOG_BYTE_FUEL, Meter};
+pub use budget::{Budget, Call, CallRecord, HOST_CALL_FUEL, PRICES_VERSION, Usage, fuel_amount};
 pub use cache::DiskCache;
 pub use compile::{ChildCompiler, CompileLimits, Compiler};
-use limiter::Limiter;
-use log::{BotLog, LogContents};
-use sha2::{Digest, Sha256};
-use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
-use wasi::{VirtualClock, VirtualClockView};
-use wasmtime::component::__internal::{CanonicalAbiInfo, InstanceType, InterfaceType, LiftContext};
-use wasmtime::component::types::ComponentItem;
-use wasmtime::component::{Component, InstancePre, Linker, ResourceTable, ResourceTableError, WasmStr};
-use wasmtime::component::{ComponentType, Lift};
-use wasmtime::{AsContext, Engine, InstanceAllocationStrategy, PoolingAllocationConfig, Store, Trap};
-use wasmtime::{CallHook, StoreContextMut, UpdateDeadline};
-use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
-
-/// Bot instances alive at once, at most: a game holds one per seat (six at
-/// most) for its duration, and each of the `--jobs` threads plays one game at
-/// a time, so 1,000 covers 160 threads.
-pub const MAX_LIVE_INSTANCES: u32 = 1000;
-
-/// Bytes of each linear memory kept resident between games.
-const RESIDENT_BYTES: usize = 2 << 20;
-
-/// How often the epoch ticks; the wall-clock limit is measured in these ticks.
-const EPOCH_TICK: Duration = Duration::from_millis(10);
-
-pub use engine::*;
-pub use fault::*;
-pub use host::*;
-pub use limits::*;
-pub use load::*;
-pub use store::*;
+pub use engine::{MAX_LIVE_INSTANCES, Sandbox};
+pub use fault::{Fault, FaultKind};
+pub use host::{HostApi, HostInterface};
+pub use limits::{
+    BACKSTOP_MARGIN, Limits, MAX_FILE_BYTES, MAX_LOG_BYTES, MAX_MEMORY_BYTES, MAX_STACK_BYTES, MAX_TIMEOUT,
+    WORST_NS_PER_FUEL, backstop_for,
+};
+pub use load::{BotProgram, WorldSpec, not_a_file, read_at_most};
+pub use load_error::LoadError;
+pub use state::BotState;
+pub use store::{Instance, STARVED_FACTOR};
 
 #[cfg(test)]
 mod tests;

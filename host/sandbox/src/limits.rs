@@ -1,7 +1,7 @@
 //! The limits every bot runs under: fuel, bank, memory, time backstop, log
 //! and file size, with their bounds and the record bots can read.
 
-use super::*;
+use std::time::Duration;
 
 /// The limits every bot runs under, per bot and per game. Fuel (about one
 /// unit per wasm instruction) decides; the wall clock is only a backstop.
@@ -18,7 +18,7 @@ pub struct Limits {
     /// Time backstop per call, for what fuel cannot price: a call is
     /// stopped when, past this much wall-clock time, it has also used this
     /// much CPU time (the bot's forfeit, `timeout`), or when it has lasted
-    /// [`STARVED_FACTOR`] times as long without (the machine's failure).
+    /// [`STARVED_FACTOR`](crate::STARVED_FACTOR) times as long without (the machine's failure).
     #[serde(serialize_with = "secs", deserialize_with = "from_secs")]
     pub timeout: Duration,
     /// Largest linear memory a bot may grow to, in bytes.
@@ -50,6 +50,26 @@ pub const MAX_STACK_BYTES: usize = 64 << 20;
 pub const MAX_LOG_BYTES: usize = 1 << 20;
 /// The largest bot file any limit may allow.
 pub const MAX_FILE_BYTES: u64 = 1 << 30;
+
+/// The most time one unit of fuel took in any loop of the calibration
+/// benchmark under these prices, on the reference machine (2 cores of an
+/// AMD EPYC, docs/performance.md "Fuel and time"), in nanoseconds, rounded
+/// up: a `memory.fill` of zero bytes (0.59-0.63 in three runs), priced at
+/// the most wasmtime allows. Time limits are derived from it ([`backstop_for`]).
+pub const WORST_NS_PER_FUEL: f64 = 0.65;
+
+/// How many times what a call's fuel takes at [`WORST_NS_PER_FUEL`] its
+/// time limit must be at least, so that fuel decides first on a machine at
+/// least a quarter as fast as the reference.
+pub const BACKSTOP_MARGIN: f64 = 4.0;
+
+/// The smallest time limit per call that lets fuel decide first for a call
+/// that may use `fuel`: [`BACKSTOP_MARGIN`] times its time at the worst
+/// measured rate, rounded up to whole seconds.
+pub fn backstop_for(fuel: u64) -> std::time::Duration {
+    let secs = fuel as f64 * WORST_NS_PER_FUEL * BACKSTOP_MARGIN / 1e9;
+    std::time::Duration::from_secs(secs.ceil().max(1.0) as u64)
+}
 
 impl Limits {
     /// The limits when a game declares none and the command line sets none.
@@ -141,5 +161,31 @@ impl Limits {
             start_fuel: self.start_fuel,
             memory_bytes: self.memory_bytes as u64,
         }
+    }
+}
+
+/// `limits` of the host interface (worlds with a banked budget).
+#[derive(Debug, Clone, Copy, wasmtime::component::ComponentType, wasmtime::component::Lower)]
+#[component(record)]
+pub(crate) struct HostLimits {
+    #[component(name = "move-fuel")]
+    pub(crate) move_fuel: u64,
+    #[component(name = "bank-fuel")]
+    pub(crate) bank_fuel: u64,
+    #[component(name = "start-fuel")]
+    pub(crate) start_fuel: u64,
+    #[component(name = "memory-bytes")]
+    pub(crate) memory_bytes: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backstops_cover_four_times_the_worst_rate() {
+        assert_eq!(backstop_for(700_000_000), std::time::Duration::from_secs(2));
+        assert!(backstop_for(88_000_000_000).as_secs_f64() >= 88e9 * WORST_NS_PER_FUEL * 4.0 / 1e9);
+        assert_eq!(backstop_for(1), std::time::Duration::from_secs(1));
     }
 }

@@ -1,44 +1,20 @@
 //! One store per bot per game: its WASI context, memory limiter and log;
 //! fuel and the time backstop armed for every call; the call itself.
 
-use super::*;
-
-/// The state of one bot's store: its WASI context, limits and log.
-pub struct BotState {
-    pub(crate) wasi: WasiCtx,
-    pub(crate) table: ResourceTable,
-    pub(crate) limiter: Limiter,
-    pub(crate) log: BotLog,
-    pub(crate) clock: VirtualClock,
-    /// The bank as the current call started, for `budget`.
-    pub(crate) bank_at_call: u64,
-    /// The game's limits, for `limits`.
-    pub(crate) limits: HostLimits,
-    /// Fuel owed for the host's work for the bot (bytes logged, random bytes).
-    pub(crate) work: HostWork,
-    /// The fuel left when the host last refused to grow a memory or table
-    /// in the current call, to tell a failure that follows it directly.
-    pub(crate) refusal: Option<u64>,
-    /// What the host call that ran out of fuel would have cost.
-    pub(crate) host_charge: Option<u64>,
-    /// When the current call first passed its deadline, in wall-clock time
-    /// and in this thread's CPU time: the backstop counts CPU time from there.
-    pub(crate) backstop_mark: Option<(Instant, Duration)>,
-    /// The CPU time a call may use before the backstop stops it.
-    pub(crate) cpu_limit: Duration,
-    /// Why the backstop stopped the current call, if it did.
-    pub(crate) stopped: Option<Stopped>,
-}
-
-/// Why the time backstop stopped a call: the CPU time it used and the
-/// wall-clock time it took.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Stopped {
-    /// The bot had the CPU for the whole limit without running out of fuel.
-    Cpu { cpu: Duration, wall: Duration },
-    /// The machine gave the bot too little of a CPU to reach its limit.
-    Starved { cpu: Duration, wall: Duration },
-}
+use crate::budget::{Call, Grant, HostWork, Meter, Usage};
+use crate::engine::{EPOCH_TICK, Sandbox};
+use crate::fault::{Fault, classify};
+use crate::host::host_call_hook;
+use crate::limiter::Limiter;
+use crate::load::BotProgram;
+use crate::log::{BotLog, LogContents};
+use crate::state::{BotState, Stopped};
+use crate::wasi;
+use crate::wasi::VirtualClock;
+use std::time::{Duration, Instant};
+use wasmtime::component::ResourceTable;
+use wasmtime::{Store, Trap};
+use wasmtime::{StoreContextMut, UpdateDeadline};
 
 /// How many times its CPU-time limit a call may last on the wall clock
 /// before the machine, not the bot, is said to have failed it: the bot's
@@ -87,21 +63,6 @@ pub(crate) fn backstop(mut store: StoreContextMut<'_, BotState>) -> wasmtime::Re
         return Err(Trap::Interrupt.into());
     }
     Ok(UpdateDeadline::Continue(ticks_in(state.cpu_limit - cpu)))
-}
-
-impl WasiView for BotState {
-    fn ctx(&mut self) -> WasiCtxView<'_> {
-        WasiCtxView {
-            ctx: &mut self.wasi,
-            table: &mut self.table,
-        }
-    }
-}
-
-impl VirtualClockView for BotState {
-    fn clock(&self) -> &VirtualClock {
-        &self.clock
-    }
 }
 
 impl Sandbox {
@@ -160,11 +121,6 @@ impl Sandbox {
         }
     }
 }
-
-/// How much fuel may pass between a refused growth and a failure for the
-/// failure to count as its consequence: enough for an allocator to report
-/// the failure and abort, far too little to play on.
-pub(crate) const REFUSAL_FOLLOW_FUEL: u64 = 200_000;
 
 pub(crate) fn arm(store: &mut Store<BotState>, grant: Grant, ticks: u64) -> wasmtime::Result<()> {
     store.set_fuel(grant.fuel())?;

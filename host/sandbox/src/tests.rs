@@ -1,7 +1,20 @@
 //! The sandbox's unit tests: faults, limits and loading, on real stores.
 
-use super::*;
+use crate::budget::HostWork;
+use crate::compile::first_line;
+use crate::fault::REFUSAL_FOLLOW_FUEL;
+use crate::fault::{Fault, FaultKind, classify, host_error};
+use crate::host::pay;
+use crate::limiter::Limiter;
+use crate::limits::Limits;
+use crate::log::BotLog;
+use crate::state::BotState;
+use crate::wasi::VirtualClock;
+use crate::{budget, wasi};
+use std::time::Duration;
 use wasmtime::WasmBacktrace;
+use wasmtime::component::{ResourceTable, ResourceTableError};
+use wasmtime::{Engine, Store, Trap};
 
 /// An error as wasmtime returns it from a call whose host function
 /// failed: the host's error, with the wasm backtrace added as context.
