@@ -256,13 +256,6 @@ const LOOPS_TO_REMOVE: &[(&str, &[&str])] = &[
     // host/server: none. Its loop (`web.rs` <-> `ladder_web.rs`,
     // `remote.rs`: the router and shared state in one file, the pages that
     // took them back in the others) went with the split into `web/`.
-    // host/grading: `check` and its smoke games (they share the check's
-    // types); the report, its rubric and Gradescope's file.
-    ("grading", &["src/check/mod.rs", "src/check/smoke.rs"]),
-    (
-        "grading",
-        &["src/grade/gradescope.rs", "src/grade/report.rs", "src/grade/rubric.rs"],
-    ),
     // host/runner: the adapters and the runner call each other, and each
     // adapter's folder and its world versions (`runner/matches/` holds the
     // pieces `matches.rs` is being split into).
@@ -316,6 +309,10 @@ const LOOPS_TO_REMOVE: &[(&str, &[&str])] = &[
     // host/competition: none. `tournament/mod.rs` held the types its bracket,
     // ratings and standings use while it called them; it is a facade now, the
     // types in `types.rs`, the engine in `engine.rs` and the run in `run.rs`.
+    // host/grading: none. The check's types moved from `check/mod.rs` to
+    // `check/types.rs`; `grade/gradescope.rs` became a folder (its `[gradescope]`
+    // table in `settings.rs`, `results.json` in `results.rs`), and the check of
+    // the leaderboard against the rubric's items moved to `rubric.rs`.
 ];
 
 /// No two source files of a host crate import each other in a loop (issue

@@ -3,7 +3,7 @@
 //! A rubric is a TOML file (see `docs/grading.md`); each game ships a
 //! default in `host/src/grade/rubrics/`.
 
-use super::gradescope::{self, Visibility};
+use super::gradescope::{self, Column, ErrAt, RawSettings, Source, Visibility};
 use arena_core::IllegalMoves;
 use arena_runner::runner::GameDef;
 use serde::{Deserialize, Serialize};
@@ -277,7 +277,7 @@ pub fn parse(text: &str, file: &str, game: &dyn GameDef) -> Result<Rubric, Strin
     if items.is_empty() {
         return Err(format!("{file}: the rubric has no [[item]]"));
     }
-    settings.leaderboard = gradescope::leaderboard(raw.gradescope, &items, settings.visibility, &err)?;
+    settings.leaderboard = leaderboard(raw.gradescope, &items, settings.visibility, &err)?;
     if let Some(g) = raw.games
         && !(1..=arena_runner::runner::MAX_GAMES).contains(&g)
     {
@@ -551,6 +551,79 @@ fn fmt_range(r: &std::ops::RangeInclusive<usize>) -> String {
     } else {
         format!("{} to {}", r.start(), r.end())
     }
+}
+
+/// The leaderboard's columns, checked against the rubric's items. `overall`
+/// is the whole result's visibility, which items without their own inherit.
+fn leaderboard(
+    raw: Option<RawSettings>,
+    items: &[Item],
+    overall: Option<Visibility>,
+    err: ErrAt<'_>,
+) -> Result<Vec<Column>, String> {
+    let mut columns: Vec<Column> = Vec::new();
+    for spanned in raw.map(|r| r.leaderboard).unwrap_or_default() {
+        let span = spanned.span();
+        let column = spanned.into_inner();
+        let name = column.name.get_ref().trim().to_string();
+        if name.is_empty() {
+            return Err(err(column.name.span(), "a leaderboard column needs a `name`".into()));
+        }
+        if columns.iter().any(|c| c.name == name) {
+            return Err(err(
+                column.name.span(),
+                format!("the leaderboard has two columns named `{name}`; give each its own name"),
+            ));
+        }
+        let source = match (&column.item, &column.from) {
+            (Some(item), None) => {
+                let wanted = item.get_ref();
+                let index = items.iter().position(|i| &i.name == wanted).ok_or_else(|| {
+                    let names: Vec<String> = items.iter().map(|i| format!("`{}`", i.name)).collect();
+                    err(
+                        item.span(),
+                        format!(
+                            "unknown item `{wanted}` in the leaderboard; items are: {}",
+                            names.join(", ")
+                        ),
+                    )
+                })?;
+                // Gradescope shows the leaderboard to students at once: a
+                // column would tell them what the item's visibility keeps back.
+                let shown = items[index].visibility.or(overall).unwrap_or(Visibility::Visible);
+                if shown != Visibility::Visible {
+                    return Err(err(
+                        item.span(),
+                        format!(
+                            "the leaderboard would show students item `{wanted}`, whose visibility is `{}`; \
+                             use an item they see (`visibility = \"visible\"`), or drop this column",
+                            shown.as_str()
+                        ),
+                    ));
+                }
+                Source::Item(index)
+            }
+            (None, Some(from)) if from.get_ref() == "class-rating" => Source::ClassRating,
+            (None, Some(from)) => {
+                return Err(err(
+                    from.span(),
+                    format!(
+                        "unknown leaderboard source `from = \"{}\"`; use `from = \"class-rating\"` or `item = \"<item name>\"`",
+                        from.get_ref()
+                    ),
+                ));
+            }
+            _ => {
+                return Err(err(
+                    span,
+                    "a leaderboard column takes exactly one of `item = \"<item name>\"` or `from = \"class-rating\"`"
+                        .into(),
+                ));
+            }
+        };
+        columns.push(Column { name, source });
+    }
+    Ok(columns)
 }
 
 #[cfg(test)]
