@@ -244,69 +244,15 @@ fn every_host_crate_is_in_the_graph_test() {
     }
 }
 
-/// The loops among the files of a host crate that were there when the file
-/// loop test was written (issue 46), to be taken apart and then taken off
-/// this list: (crate folder under `host/`, the files of the loop). A loop
-/// found is allowed only if every one of its files is in one entry of its
-/// crate, so a loop may shrink or split while it is taken apart, but a new
-/// file in a loop, or a new loop, fails. Most are a `mod.rs` or `lib.rs`
-/// that calls into its children while they use its items, and each game's
-/// rules and events naming each other's types.
-const LOOPS_TO_REMOVE: &[(&str, &[&str])] = &[
-    // host/server: none. Its loop (`web.rs` <-> `ladder_web.rs`,
-    // `remote.rs`: the router and shared state in one file, the pages that
-    // took them back in the others) went with the split into `web/`.
-    // host/runner: the adapters and the runner call each other, and each
-    // adapter's folder and its world versions (`runner/matches/` holds the
-    // pieces `matches.rs` is being split into).
-    (
-        "runner",
-        &[
-            "src/adapters/connect_fwar/mod.rs",
-            "src/adapters/connect_fwar/since_v0_1.rs",
-            "src/adapters/connect_fwar/since_v0_2.rs",
-            "src/adapters/en_garde/mod.rs",
-            "src/adapters/en_garde/since_v0_1.rs",
-            "src/adapters/en_garde/since_v0_2.rs",
-            "src/adapters/mod.rs",
-            "src/adapters/president/mod.rs",
-            "src/adapters/president/since_v0_1.rs",
-            "src/adapters/president/since_v0_2.rs",
-            "src/adapters/sugar/mod.rs",
-            "src/adapters/sugar/since_v0_1.rs",
-            "src/adapters/sugar/since_v0_2.rs",
-            "src/runner/compare.rs",
-            "src/runner/head.rs",
-            "src/runner/matches.rs",
-            "src/runner/matches/played.rs",
-            "src/runner/matches/seating.rs",
-            "src/runner/matches/totals.rs",
-            "src/runner/mod.rs",
-            "src/runner/seats.rs",
-        ],
-    ),
-    // host/games: none. Each game's rules and events named each other's
-    // types; the order of play, which records the events, is in `play.rs`.
-    // host/sandbox: none. Every module took `lib.rs`'s imports (`use
-    // super::*`) while `lib.rs` re-exported each by a glob; `lib.rs` is a
-    // facade now, each module imports what it names, and `BotState`
-    // (`state.rs`) and `LoadError` (`load_error.rs`) have files of their own.
-    // host/competition: none. `tournament/mod.rs` held the types its bracket,
-    // ratings and standings use while it called them; it is a facade now, the
-    // types in `types.rs`, the engine in `engine.rs` and the run in `run.rs`.
-    // host/grading: none. The check's types moved from `check/mod.rs` to
-    // `check/types.rs`; `grade/gradescope.rs` became a folder (its `[gradescope]`
-    // table in `settings.rs`, `results.json` in `results.rs`), and the check of
-    // the leaderboard against the rubric's items moved to `rubric.rs`.
-    // host/terminal: none. The person's `Terminal` and the answers every game
-    // reads moved from `human/mod.rs` to `human/terminal.rs`.
-];
-
 /// No two source files of a host crate import each other in a loop (issue
 /// 46): each crate's files form a graph of who names whose items
 /// (`file_loops`), and every strongly connected component of two files or
-/// more fails, naming its files and its edges, unless [`LOOPS_TO_REMOVE`]
-/// still holds it.
+/// more fails, naming its files and its edges. The loops there were when the
+/// test was written are gone: most were a `mod.rs` or `lib.rs` that called
+/// into its children while they used its items (now a facade, the items in
+/// a file of their own), and each game's rules and events naming each
+/// other's types (the order of play, which records the events, is in
+/// `play.rs`).
 #[test]
 fn no_two_files_of_a_host_crate_import_each_other_in_a_loop() {
     let host = arena_tests::root().join("host");
@@ -322,17 +268,12 @@ fn no_two_files_of_a_host_crate_import_each_other_in_a_loop() {
     for name in &crates {
         let dir = host.join(name);
         for found in file_loops::loops(&dir) {
-            let allowed = LOOPS_TO_REMOVE
-                .iter()
-                .any(|(c, files)| c == name && found.iter().all(|f| files.contains(&f.as_str())));
-            if !allowed {
-                let edges = file_loops::edges_within(&dir, &found);
-                failures.push(format!(
-                    "host/{name}: {} import each other in a loop:\n    {}",
-                    found.join(", "),
-                    edges.join("\n    ")
-                ));
-            }
+            let edges = file_loops::edges_within(&dir, &found);
+            failures.push(format!(
+                "host/{name}: {} import each other in a loop:\n    {}",
+                found.join(", "),
+                edges.join("\n    ")
+            ));
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));

@@ -11,10 +11,18 @@ mod matches;
 mod seats;
 pub mod settings;
 
-pub use compare::*;
-pub use head::*;
-pub use matches::*;
-pub use seats::*;
+pub use compare::{CompareError, CompareReport, CompareRow, CompareSpec, DEFAULT_TABLE, run_compare};
+pub use head::{HeadReport, HeadSpec, SprtOutcome, run_head_to_head};
+pub use matches::{
+    BotSummary, Entrant, FirstForfeit, FuelSummary, GameEvents, GameResult, MAX_GAMES, MatchOutcome, MatchReport,
+    MatchSpec, Played, PositionSummary, ReportWriter, check_seats, forfeit_list, play_match, play_match_game_recorded,
+    play_unit, run_match, seat_orders, seating, unit, unit_count, units, whole_rotations,
+};
+pub(crate) use seats::seating;
+pub use seats::{
+    Broken, CountingEvents, Seated, Seating, Strict, Table, WasmBot, WasmSeat, counted, exactly, failure,
+    person_against_one, strict,
+};
 
 use arena_core::{EventSink, Failure, IllegalMoves, Kind, Outcome, Seat, derive_seed};
 use arena_sandbox::log::LogContents;

@@ -3,6 +3,7 @@
 use super::*;
 use crate::adapters;
 use arena_sandbox::Limits;
+use serde_json::Value;
 
 fn house_match<'a>(game: &'static dyn GameDef, sandbox: &'a arena_sandbox::Sandbox, variant: &str) -> MatchSpec<'a> {
     let (bot, _) = game.house_bots()[0];

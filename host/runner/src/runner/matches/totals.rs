@@ -1,10 +1,9 @@
 //! A match's totals, counted game by game as the games arrive, and its
 //! report written as it is played (`arena match --json`).
 
-use super::{BotRef, BotSummary, FirstForfeit, GameResult, MatchReport, MatchSpec, PositionSummary};
+use super::{BotRef, BotSummary, FirstForfeit, FuelSummary, GameResult, MatchReport, MatchSpec, PositionSummary};
 use arena_core::ForfeitReason;
 use arena_sandbox::{Call, Usage};
-use serde::Serialize;
 use std::collections::BTreeMap;
 
 /// A match's totals, counted game by game in game order: everything its
@@ -186,25 +185,6 @@ pub fn forfeit_list(forfeits: &BTreeMap<String, u32>) -> String {
     } else {
         list.join(", ")
     }
-}
-
-/// How close to its limits a wasm bot played over a match.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct FuelSummary {
-    /// Moves counted.
-    pub moves: u64,
-    /// Mean fuel per move.
-    pub mean_per_move: f64,
-    /// The most fuel one move used.
-    pub max_per_move: u64,
-    /// `max_per_move` as a share of the per-move budget (above 1: the bank paid).
-    pub worst_share: f64,
-    /// The most fuel start-up used in one game (instantiation and start calls).
-    pub max_start: u64,
-    /// The most fuel drawn from the bank in one game.
-    pub max_bank_used: u64,
-    /// Games in which the bank was drawn on.
-    pub games_using_bank: u32,
 }
 
 #[derive(Debug, Clone, Default)]
