@@ -4,6 +4,7 @@
 //! `cargo test -p arena-tests --test main <area>::`.
 
 mod attacks;
+mod backup;
 mod browser;
 mod budget;
 mod cache;

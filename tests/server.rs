@@ -1155,6 +1155,20 @@ impl On {
         serve_with(dir, &self.database())
     }
 
+    /// Another, empty database beside the course's (Postgres: a new
+    /// database in the same cluster), by its URL; `None` on SQLite, whose
+    /// database is a file of the course folder.
+    pub(crate) fn another_database(&self, name: &str) -> Option<String> {
+        let On::Postgres(pg) = self else { return None };
+        let socket = pg.dir.display().to_string();
+        let out = Command::new(pg.bin.join("createdb"))
+            .args(["-h", &socket, "-p", "5432", "-U", "arena", name])
+            .output()
+            .expect("createdb");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        Some(pg.url.replace("/course?", &format!("/{name}?")))
+    }
+
     /// One number the course's database answers `sql` with.
     pub(crate) fn scalar(&self, dir: &Path, sql: &str) -> String {
         let out = match self {

@@ -12,11 +12,12 @@
 //! - [`workers`]: external workers, and disabling one whose result differed.
 //! - [`pool`]: the server's own threads; [`serve`]: `arena serve`; [`listen`]: connections within bounds (and TLS);
 //!   [`systemd`]: readiness, the watchdog, the unit and the request log.
-//! - [`export`]: the gradebook, Canvas's import and the class zip.
+//! - [`export`]: the gradebook, Canvas's import and the class zip; [`backup`]: backup and restore.
 //! - [`web`]: the pages and the API, one file per audience.
 //! - [`api`]: the API's requests and responses; [`client`]: the one client of the API (`arena submit`, `arena worker`).
 
 pub mod api;
+pub mod backup;
 pub mod client;
 pub mod course;
 pub mod db;

@@ -18,6 +18,37 @@ pub enum CourseCommand {
     Roster(RosterArgs),
     /// Print a new token for an external worker (`arena worker`), or revoke or list them.
     WorkerToken(WorkerTokenArgs),
+    /// Back the course up into a new folder while the server runs: the database as one snapshot
+    /// (SQLite's VACUUM INTO, or pg_dump), every file of the course folder, and a manifest of
+    /// their SHA-256s.
+    Backup(BackupArgs),
+    /// Restore a backup into a new course folder, after checking every file against its
+    /// manifest (nothing is written if one differs); then `arena serve` the folder.
+    Restore(RestoreArgs),
+}
+
+/// Arguments of `arena course backup`.
+#[derive(Debug, Args)]
+pub struct BackupArgs {
+    /// The course folder.
+    pub dir: PathBuf,
+    /// The backup's folder (new, or empty).
+    pub out: PathBuf,
+    /// The course's Postgres database, when it is not the folder's SQLite file.
+    #[arg(long, value_name = "URL")]
+    pub database: Option<String>,
+}
+
+/// Arguments of `arena course restore`.
+#[derive(Debug, Args)]
+pub struct RestoreArgs {
+    /// The backup's folder (`arena course backup` wrote it).
+    pub backup: PathBuf,
+    /// The course folder to make (new, or empty).
+    pub dir: PathBuf,
+    /// An empty Postgres database to restore a Postgres course's database into.
+    #[arg(long, value_name = "URL")]
+    pub database: Option<String>,
 }
 
 /// Arguments of `arena course worker-token`.
@@ -236,6 +267,40 @@ pub fn run_course(command: CourseCommand) -> anyhow::Result<()> {
                     println!("{line}");
                 }
             }
+        }
+        CourseCommand::Backup(a) => {
+            let done = rt
+                .block_on(arena_server::backup::backup(&a.dir, &a.out, a.database.as_deref()))
+                .map_err(anyhow::Error::msg)?;
+            println!(
+                "{}: backed up {} ({} database, {} files, {:.1} MB, each SHA-256 in {})",
+                a.out.display(),
+                a.dir.display(),
+                done.database,
+                done.files,
+                done.bytes as f64 / 1e6,
+                arena_server::backup::MANIFEST
+            );
+        }
+        CourseCommand::Restore(a) => {
+            let done = rt
+                .block_on(arena_server::backup::restore(&a.backup, &a.dir, a.database.as_deref()))
+                .map_err(anyhow::Error::msg)?;
+            let serve = match &a.database {
+                Some(url) => format!(
+                    "arena serve {} --database '{}'",
+                    a.dir.display(),
+                    arena_server::db::shown_url(url)
+                ),
+                None => format!("arena serve {}", a.dir.display()),
+            };
+            println!(
+                "{}: restored from {} ({} database, {} files checked against the manifest); serve it with: {serve}",
+                a.dir.display(),
+                a.backup.display(),
+                done.database,
+                done.files
+            );
         }
     }
     Ok(())

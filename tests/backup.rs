@@ -1,0 +1,126 @@
+//! Backup and restore of a course (issue 49): `arena course backup` while
+//! the server runs and students upload, `arena course restore` into a new
+//! folder (and database), and a backup whose files no longer match its
+//! manifest refused before anything is written.
+
+use crate::server::{On, Server, serve_with, submit};
+use arena_tests::{arena, bot};
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// Version `n` of the student whose token is `token`, as the API gives it.
+fn version(server: &Server, token: &str, n: u64) -> serde_json::Value {
+    let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
+    let mut r = agent
+        .get(&format!("{}/api/submissions/{n}", server.url))
+        .header("Authorization", &format!("Bearer {token}"))
+        .call()
+        .expect("GET /api/submissions/N");
+    assert_eq!(r.status().as_u16(), 200, "version {n}");
+    r.body_mut().read_json().expect("JSON")
+}
+
+/// A backup taken while a student uploads version after version holds
+/// every version acknowledged before it began, with its file, verdict and
+/// points, and every login still works after the restore; a backup with
+/// one changed byte is refused in one line naming the file, and nothing
+/// of the restore is written.
+fn a_backup_taken_under_load_restores_everything_acknowledged_before_it(on: &On) {
+    let (dir, students) = on.course("backup", &[]);
+    let toml = std::fs::read_to_string(dir.join("course.toml")).unwrap();
+    std::fs::write(
+        dir.join("course.toml"),
+        toml.replace("uploads_per_hour = 30", "uploads_per_hour = 1000"),
+    )
+    .unwrap();
+    let server = on.serve(&dir);
+    let mut before = Vec::new();
+    for (i, b) in [(0, "en-garde/aggressive"), (1, "en-garde/random")] {
+        let (code, v, err) = submit(&server, &students[i]["token"], &bot(b));
+        assert_eq!(code, 0, "{err}");
+        before.push((i, v));
+    }
+    // The load: a third student uploads again and again while the backup runs.
+    let stop = Arc::new(AtomicBool::new(false));
+    let loader = {
+        let (stop, url, token) = (stop.clone(), server.url.clone(), students[2]["token"].clone());
+        std::thread::spawn(move || {
+            let mut n = 0;
+            while !stop.load(Ordering::Relaxed) && n < 20 {
+                let file = bot(["en-garde/cowardly", "en-garde/random"][n % 2]);
+                let out = arena(&[
+                    "submit",
+                    "--server",
+                    &url,
+                    "--token",
+                    &token,
+                    &file.display().to_string(),
+                    "--json",
+                    "--wait",
+                    "0",
+                ]);
+                assert!(out.status.code().is_some(), "arena submit ran");
+                n += 1;
+            }
+            n
+        })
+    };
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    let out = dir.with_file_name("backup");
+    let (dir_s, out_s) = (dir.display().to_string(), out.display().to_string());
+    let mut args = vec!["course", "backup", &dir_s, &out_s];
+    args.extend(on.database());
+    let made = arena(&args);
+    let said = String::from_utf8_lossy(&made.stdout).into_owned();
+    assert!(made.status.success(), "{said}{}", String::from_utf8_lossy(&made.stderr));
+    assert!(said.contains("backed up"), "{said}");
+    stop.store(true, Ordering::Relaxed);
+    let uploads = loader.join().expect("the uploading student");
+    assert!(uploads > 0, "uploads went on during the backup");
+    drop(server);
+
+    let restored = dir.with_file_name("restored");
+    let restored_s = restored.display().to_string();
+    let target = on.another_database("restored");
+    let mut args = vec!["course", "restore", &out_s, &restored_s];
+    if let Some(url) = &target {
+        args.extend(["--database", url.as_str()]);
+    }
+    let done = arena(&args);
+    assert!(done.status.success(), "{}", String::from_utf8_lossy(&done.stderr));
+    let mut extra = vec!["--workers", "1"];
+    if let Some(url) = &target {
+        extra.extend(["--database", url.as_str()]);
+    }
+    let server = serve_with(&restored, &extra);
+    for (i, v) in &before {
+        let got = version(&server, &students[*i]["token"], 1);
+        for key in ["sha256", "state", "score", "max_score", "grade_text"] {
+            assert_eq!(got[key], v[key], "{key} of student {i}'s version 1 after the restore");
+        }
+    }
+    // A changed byte in a bot file: refused, in one line, before anything is written.
+    let file = std::fs::read_dir(out.join("files"))
+        .unwrap()
+        .filter_map(Result::ok)
+        .flat_map(|d| std::fs::read_dir(d.path()).unwrap().filter_map(Result::ok))
+        .map(|e| e.path())
+        .next()
+        .expect("a bot file in the backup");
+    let mut bytes = std::fs::read(&file).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 1;
+    std::fs::write(&file, bytes).unwrap();
+    let again = dir.with_file_name("restored-again");
+    let refused = arena(&["course", "restore", &out_s, &again.display().to_string()]);
+    let err = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&file.display().to_string()) && err.contains("SHA-256 is not the manifest's"),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(!again.exists(), "nothing written");
+}
+
+crate::server::on_both!(a_backup_taken_under_load_restores_everything_acknowledged_before_it);
