@@ -1,7 +1,8 @@
 //! Backup and restore of a course (issue 49): `arena course backup` while
 //! the server runs and students upload, `arena course restore` into a new
 //! folder (and database), and a backup whose files no longer match its
-//! manifest refused before anything is written.
+//! manifest refused before anything is written; the health panel that
+//! tells the teacher when the last one was taken.
 
 use crate::server::{On, Server, serve_with, submit};
 use arena_tests::{arena, bot};
@@ -123,4 +124,57 @@ fn a_backup_taken_under_load_restores_everything_acknowledged_before_it(on: &On)
     assert!(!again.exists(), "nothing written");
 }
 
-crate::server::on_both!(a_backup_taken_under_load_restores_everything_acknowledged_before_it);
+/// The teacher's page tells the server's health (issue 49): a server
+/// with no grading thread and no worker says nothing grades; an upload
+/// waits and is counted; a worker is listed once it has a token; a course
+/// never backed up says so, and the last backup is named once taken.
+fn the_teacher_sees_the_servers_health(on: &On) {
+    let (dir, students) = on.course("health", &[]);
+    let mut extra = vec!["--workers", "0"];
+    extra.extend(on.database());
+    let server = serve_with(&dir, &extra);
+    let link = std::fs::read_to_string(dir.join("teacher-link.txt")).unwrap();
+    let mut teacher = crate::server::logged_in(&server, link.trim());
+    let (_, page, _) = teacher.get("/");
+    assert!(
+        page.contains("Nothing grades: the server was started with --workers 0"),
+        "{page}"
+    );
+    assert!(page.contains("No backup of this course has been taken"), "{page}");
+    assert!(
+        page.contains("free on the course&#39;s disk") || page.contains("free on the course's disk"),
+        "{page}"
+    );
+    let file = bot("en-garde/random").display().to_string();
+    let out = arena(&[
+        "submit",
+        "--server",
+        &server.url,
+        "--token",
+        &students[0]["token"],
+        &file,
+        "--wait",
+        "0",
+    ]);
+    assert!(out.status.code().is_some());
+    let (dir_s, backup) = (dir.display().to_string(), dir.with_file_name("health-backup"));
+    let mut args = vec!["course", "worker-token", &dir_s, "--name", "lab-pc"];
+    args.extend(on.database());
+    assert!(arena(&args).status.success());
+    let backup_s = backup.display().to_string();
+    let mut args = vec!["course", "backup", &dir_s, &backup_s];
+    args.extend(on.database());
+    let made = arena(&args);
+    assert!(made.status.success(), "{}", String::from_utf8_lossy(&made.stderr));
+    let (_, page, _) = teacher.get("/");
+    assert!(page.contains("1 upload waiting to be graded"), "{page}");
+    assert!(page.contains("Worker lab-pc: never started."), "{page}");
+    assert!(!page.contains("Nothing grades"), "a worker is enabled: {page}");
+    assert!(page.contains("Last backup") && page.contains(&backup_s), "{page}");
+    assert!(!page.contains("No backup of this course"), "{page}");
+}
+
+crate::server::on_both!(
+    a_backup_taken_under_load_restores_everything_acknowledged_before_it,
+    the_teacher_sees_the_servers_health,
+);

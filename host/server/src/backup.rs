@@ -66,6 +66,7 @@ pub async fn backup(dir: &Path, out: &Path, database: Option<&str>) -> Result<Co
                 .execute(&db.pool)
                 .await
                 .map_err(|e| format!("{}: cannot copy the database ({e})", file.display()))?;
+            crate::health::note_backup(&db, out).await?;
             db.pool.close().await;
             "sqlite"
         }
@@ -77,7 +78,6 @@ pub async fn backup(dir: &Path, out: &Path, database: Option<&str>) -> Result<Co
                     shown_url(url)
                 ));
             }
-            db.pool.close().await;
             let dump = out.join(PG_DUMP);
             run(
                 "pg_dump",
@@ -91,6 +91,8 @@ pub async fn backup(dir: &Path, out: &Path, database: Option<&str>) -> Result<Co
                 ],
                 url,
             )?;
+            crate::health::note_backup(&db, out).await?;
+            db.pool.close().await;
             "postgres"
         }
     };

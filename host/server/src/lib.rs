@@ -12,7 +12,8 @@
 //! - [`workers`]: external workers, and disabling one whose result differed.
 //! - [`pool`]: the server's own threads; [`serve`]: `arena serve`; [`listen`]: connections within bounds (and TLS);
 //!   [`systemd`]: readiness, the watchdog, the unit and the request log.
-//! - [`export`]: the gradebook, Canvas's import and the class zip; [`backup`]: backup and restore.
+//! - [`export`]: the gradebook, Canvas's import and the class zip; [`backup`]: backup and restore;
+//!   [`health`]: the teacher's health panel.
 //! - [`web`]: the pages and the API, one file per audience.
 //! - [`api`]: the API's requests and responses; [`client`]: the one client of the API (`arena submit`, `arena worker`).
 
@@ -22,6 +23,7 @@ pub mod client;
 pub mod course;
 pub mod db;
 pub mod export;
+pub mod health;
 pub mod init;
 pub mod ladder;
 pub mod lease;

@@ -75,6 +75,7 @@ pub async fn serve(spec: ServeSpec<'_>) -> Result<(), String> {
         replaying: Arc::new(tokio::sync::Semaphore::new(spec.workers.max(1))),
         // Half the connections at most hold event streams: pages still load.
         streams: Streams::new(bounds.connections / 2),
+        own_threads: spec.workers,
     }));
     let secure = tls.is_some() || course.config.url.starts_with("https:");
     match db.backend {

@@ -154,8 +154,8 @@ pub struct ServeArgs {
     #[arg(long, value_name = "URL")]
     pub database: Option<String>,
     /// The server's own pool: submissions graded and ladder matches played at once [default: half
-    /// the cores, at least one]; pages stay fast meanwhile. 0: ladder matches wait for external
-    /// workers (`arena worker`) and uploads are graded on one thread.
+    /// the cores, at least one]; pages stay fast meanwhile. 0: uploads and ladder matches wait for
+    /// external workers (`arena worker`); the server only checks a sample of their results.
     #[arg(long)]
     pub workers: Option<usize>,
     /// Connections served at once; past it a few more are told the server is full and the rest

@@ -50,6 +50,8 @@ pub struct App {
     pub replaying: Arc<tokio::sync::Semaphore>,
     /// The open event streams, capped per person and in all.
     pub streams: Streams,
+    /// The server's own grading threads (`--workers`).
+    pub own_threads: usize,
 }
 
 /// Event streams a person may hold open at once (a few tabs).

@@ -3,6 +3,7 @@
 
 use super::{App, CSV, CsrfForm, Shared, deadline_text, download, internal, page, points_text, set_note, teacher};
 use crate::export::{self, Entry};
+use crate::health::{self, Health};
 use crate::queue::Submission;
 use askama::Template;
 use axum::Form;
@@ -34,6 +35,9 @@ pub(super) struct TeacherPage<'a> {
     note: Option<String>,
     csrf: &'a str,
     class: String,
+    /// The server's health: facts, then what to act on.
+    health: Vec<String>,
+    warnings: Vec<String>,
 }
 
 /// The part of the teacher's page that changes as versions are graded.
@@ -46,7 +50,10 @@ pub(super) struct ClassPart {
 
 pub(super) async fn teacher_page(app: &App, csrf: &str, note: Option<String>) -> Result<String, String> {
     let (class, students, submitted) = class_part(app).await?;
+    let health = Health::read(&app.queue.db, &app.queue.course, app.own_threads).await?;
     TeacherPage {
+        health: health_lines(&health),
+        warnings: health.warnings(),
         course: &app.queue.course.config.name,
         game: app.grading.game.title(),
         deadline: deadline_text(&app.queue.course),
@@ -69,6 +76,46 @@ pub(super) async fn class_fragment(State(s): State<Shared>, session: Session) ->
         Ok((html, _, _)) => page(html),
         Err(e) => internal(e),
     }
+}
+
+/// The health panel's facts, one line each.
+fn health_lines(h: &Health) -> Vec<String> {
+    let mut lines = vec![match (&h.oldest, h.waiting) {
+        (Some(oldest), n) if n > 0 => format!(
+            "{n} upload{} waiting to be graded, the oldest since {}",
+            if n == 1 { "" } else { "s" },
+            health::shown(oldest)
+        ),
+        _ => "Nothing waits to be graded.".into(),
+    }];
+    lines.push(format!(
+        "The server grades on {} thread{} of its own.",
+        h.own_threads,
+        if h.own_threads == 1 { "" } else { "s" }
+    ));
+    for w in &h.workers {
+        lines.push(match (&w.disabled, &w.last_seen) {
+            (Some(why), _) => format!("Worker {}: disabled ({why}).", w.name),
+            (None, Some(at)) => format!(
+                "Worker {}: last heard from {}, {} matches taken.",
+                w.name,
+                health::shown(at),
+                w.matches
+            ),
+            (None, None) => format!("Worker {}: never started.", w.name),
+        });
+    }
+    if let Some(free) = h.disk_free {
+        lines.push(format!("{} free on the course's disk.", health::size(free)));
+    }
+    lines.push(match &h.last_backup {
+        Some(last) => {
+            let (at, to) = last.split_once(' ').unwrap_or((last, ""));
+            format!("Last backup {} into {to}.", health::shown(at))
+        }
+        None => "No backup yet.".into(),
+    });
+    lines
 }
 
 /// What the teacher must not miss about a student's version that counts:
