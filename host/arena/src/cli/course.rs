@@ -268,41 +268,49 @@ pub fn run_course(command: CourseCommand) -> anyhow::Result<()> {
                 }
             }
         }
-        CourseCommand::Backup(a) => {
-            let done = rt
-                .block_on(arena_server::backup::backup(&a.dir, &a.out, a.database.as_deref()))
-                .map_err(anyhow::Error::msg)?;
-            println!(
-                "{}: backed up {} ({} database, {} files, {:.1} MB, each SHA-256 in {})",
-                a.out.display(),
-                a.dir.display(),
-                done.database,
-                done.files,
-                done.bytes as f64 / 1e6,
-                arena_server::backup::MANIFEST
-            );
-        }
-        CourseCommand::Restore(a) => {
-            let done = rt
-                .block_on(arena_server::backup::restore(&a.backup, &a.dir, a.database.as_deref()))
-                .map_err(anyhow::Error::msg)?;
-            let serve = match &a.database {
-                Some(url) => format!(
-                    "arena serve {} --database '{}'",
-                    a.dir.display(),
-                    arena_server::db::shown_url(url)
-                ),
-                None => format!("arena serve {}", a.dir.display()),
-            };
-            println!(
-                "{}: restored from {} ({} database, {} files checked against the manifest); serve it with: {serve}",
-                a.dir.display(),
-                a.backup.display(),
-                done.database,
-                done.files
-            );
-        }
+        CourseCommand::Backup(a) => run_backup(&rt, &a)?,
+        CourseCommand::Restore(a) => run_restore(&rt, &a)?,
     }
+    Ok(())
+}
+
+/// Run `arena course backup`: the library call, then one line of what it wrote.
+fn run_backup(rt: &tokio::runtime::Runtime, a: &BackupArgs) -> anyhow::Result<()> {
+    let done = rt
+        .block_on(arena_server::backup::backup(&a.dir, &a.out, a.database.as_deref()))
+        .map_err(anyhow::Error::msg)?;
+    println!(
+        "{}: backed up {} ({} database, {} files, {:.1} MB, each SHA-256 in {})",
+        a.out.display(),
+        a.dir.display(),
+        done.database,
+        done.files,
+        done.bytes as f64 / 1e6,
+        arena_server::backup::MANIFEST
+    );
+    Ok(())
+}
+
+/// Run `arena course restore`: the library call, then how to serve what it made.
+fn run_restore(rt: &tokio::runtime::Runtime, a: &RestoreArgs) -> anyhow::Result<()> {
+    let done = rt
+        .block_on(arena_server::backup::restore(&a.backup, &a.dir, a.database.as_deref()))
+        .map_err(anyhow::Error::msg)?;
+    let serve = match &a.database {
+        Some(url) => format!(
+            "arena serve {} --database '{}'",
+            a.dir.display(),
+            arena_server::db::shown_url(url)
+        ),
+        None => format!("arena serve {}", a.dir.display()),
+    };
+    println!(
+        "{}: restored from {} ({} database, {} files checked against the manifest); serve it with: {serve}",
+        a.dir.display(),
+        a.backup.display(),
+        done.database,
+        done.files
+    );
     Ok(())
 }
 
