@@ -818,6 +818,87 @@ impl Postgres {
     }
 }
 
+impl Postgres {
+    /// Stop the cluster (fast: open connections are cut), wait `down`, start it again.
+    pub(crate) fn restart(&self, down: Duration) {
+        let data = self.dir.join("data").display().to_string();
+        let socket = self.dir.display().to_string();
+        let options = format!("-k {socket} -p 5432 -c listen_addresses=''");
+        let ctl = |args: &[&str]| {
+            let out = Command::new("runuser")
+                .args(["-u", "postgres", "--"])
+                .arg(self.bin.join("pg_ctl"))
+                .args(args)
+                .output()
+                .or_else(|_| Command::new(self.bin.join("pg_ctl")).args(args).output())
+                .expect("pg_ctl");
+            assert!(
+                out.status.success(),
+                "pg_ctl {args:?}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        };
+        ctl(&["-D", &data, "stop", "-m", "fast", "-w"]);
+        std::thread::sleep(down);
+        ctl(&[
+            "-D",
+            &data,
+            "-o",
+            &options,
+            "-l",
+            &format!("{socket}/log"),
+            "-w",
+            "start",
+        ]);
+    }
+}
+
+/// The Postgres server restarts while the course runs (issue 49; stopped
+/// fast, so the server's connections are cut): the server serves again
+/// once the database is back without being restarted itself (a refusal
+/// meanwhile is one line), and every acknowledged upload is graded exactly once.
+#[test]
+fn the_course_survives_a_postgres_restart() {
+    let on = On::postgres("srv-pg-restart");
+    let On::Postgres(pg) = &on else { unreachable!() };
+    let (dir, students) = on.course("srv-pg-restart", &[]);
+    let server = on.serve(&dir);
+    let (code, _, err) = submit(&server, &students[0]["token"], &bot("en-garde/aggressive"));
+    assert_eq!(code, 0, "{err}");
+    pg.restart(Duration::from_secs(3));
+    // Back: the server reconnects by itself; an upload may need a retry
+    // while its pool finds its connections cut.
+    let started = Instant::now();
+    let (code, v, err) = loop {
+        let got = submit(&server, &students[1]["token"], &bot("en-garde/random"));
+        if got.0 == 0 || started.elapsed() > Duration::from_secs(120) {
+            break got;
+        }
+        assert_eq!(
+            got.2.trim().lines().count(),
+            1,
+            "one line while the database comes back: {}",
+            got.2
+        );
+        std::thread::sleep(Duration::from_secs(1));
+    };
+    assert_eq!(code, 0, "an upload after the restart: {err} {v}");
+    let (code, _, err) = submit(&server, &students[0]["token"], &bot("en-garde/cowardly"));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        on.scalar(
+            &dir,
+            "SELECT COUNT(*) || ' ' || MAX(attempts) || ' ' || MIN(state) FROM jobs WHERE kind = 'grade'"
+        ),
+        "3 1 done",
+        "every acknowledged upload graded once"
+    );
+    assert_eq!(
+        on.scalar(&dir, "SELECT COUNT(*) FROM submissions WHERE state = 'accepted'"),
+        "3"
+    );
+}
+
 impl Drop for Postgres {
     fn drop(&mut self) {
         let data = self.dir.join("data").display().to_string();
