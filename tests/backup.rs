@@ -174,6 +174,83 @@ fn the_teacher_sees_the_servers_health(on: &On) {
     assert!(!page.contains("No backup of this course"), "{page}");
 }
 
+/// Run `sql` (several statements) on the SQLite database `db`.
+fn sqlite_script(db: &std::path::Path, sql: &str) {
+    let out = std::process::Command::new("python3")
+        .args([
+            "-c",
+            "import sqlite3,sys; c=sqlite3.connect(sys.argv[1]); c.executescript(sys.argv[2]); c.commit()",
+        ])
+        .arg(db)
+        .arg(sql)
+        .output()
+        .expect("python3");
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+}
+
+/// Upgrades keep every course (issue 49): a course whose database an
+/// older arena left at schema 3 (migration 4 undone: its columns dropped,
+/// its row gone) is backed up into `backups/` before its tables change,
+/// then served at today's schema, and a student's upload is graded; a
+/// course a newer arena made (schema 99) is refused in one line naming
+/// both schemas, and left as it was.
+#[test]
+fn a_course_of_an_older_arena_is_backed_up_then_upgraded_and_a_newer_ones_refused() {
+    let on = On::Sqlite;
+    let (dir, students) = on.course("upgrade", &[]);
+    let db = dir.join("course.db");
+    sqlite_script(
+        &db,
+        "ALTER TABLE jobs DROP COLUMN worker_id; ALTER TABLE jobs DROP COLUMN lease; \
+         ALTER TABLE jobs DROP COLUMN lease_until; ALTER TABLE jobs DROP COLUMN result; \
+         ALTER TABLE jobs DROP COLUMN done_by; ALTER TABLE jobs DROP COLUMN verified; \
+         DELETE FROM _sqlx_migrations WHERE version = 4;",
+    );
+    let server = on.serve(&dir);
+    let backups: Vec<_> = std::fs::read_dir(dir.join("backups"))
+        .expect("a backup before the upgrade")
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .collect();
+    assert_eq!(backups.len(), 1, "{backups:?}");
+    let name = backups[0].file_name().unwrap().to_string_lossy().into_owned();
+    assert!(name.starts_with("before-schema-4-"), "{name}");
+    assert!(backups[0].join("manifest.json").is_file() && backups[0].join("course.db").is_file());
+    let (code, _, err) = submit(&server, &students[0]["token"], &bot("en-garde/random"));
+    assert_eq!(code, 0, "graded after the upgrade: {err}");
+    assert_eq!(on.scalar(&dir, "SELECT MAX(version) FROM _sqlx_migrations"), "4");
+    drop(server);
+    // The backup is the course as the older arena left it.
+    let old = backups[0].join("course.db");
+    let at: String = String::from_utf8_lossy(
+        &std::process::Command::new("python3")
+            .args(["-c", "import sqlite3,sys; print(sqlite3.connect(sys.argv[1]).execute('SELECT MAX(version) FROM _sqlx_migrations').fetchone()[0])"])
+            .arg(&old)
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .trim()
+    .to_string();
+    assert_eq!(at, "3", "the backup keeps the old schema");
+
+    sqlite_script(
+        &db,
+        "INSERT INTO _sqlx_migrations (version, description, success, checksum, execution_time) VALUES (99, 'future', 1, x'00', 0);",
+    );
+    let out = std::process::Command::new(arena_tests::arena_bin())
+        .args(["serve", &dir.display().to_string(), "--listen", "127.0.0.1:0"])
+        .output()
+        .expect("arena serve");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("schema 99, made by a newer arena") && err.contains("schemas up to 4"),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+}
+
 crate::server::on_both!(
     a_backup_taken_under_load_restores_everything_acknowledged_before_it,
     the_teacher_sees_the_servers_health,

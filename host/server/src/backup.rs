@@ -46,7 +46,8 @@ pub struct Copied {
 }
 
 /// Back up the course in `dir` (its database at `database`, else its
-/// SQLite file) into the new folder `out`.
+/// SQLite file) into the new folder `out`, the database's tables as they
+/// are (a backup before an upgrade keeps the old schema).
 pub async fn backup(dir: &Path, out: &Path, database: Option<&str>) -> Result<Copied, String> {
     let course = Course::open(dir)?;
     new_private_dir(out)?;
@@ -59,7 +60,7 @@ pub async fn backup(dir: &Path, out: &Path, database: Option<&str>) -> Result<Co
                     file.display()
                 ));
             }
-            let db = Db::open(&course.sqlite_url()).await?;
+            let db = Db::connect(&course.sqlite_url()).await?;
             let snapshot = out.join(DATABASE_FILE);
             sqlx::query("VACUUM INTO $1")
                 .bind(snapshot.display().to_string())
@@ -71,7 +72,7 @@ pub async fn backup(dir: &Path, out: &Path, database: Option<&str>) -> Result<Co
             "sqlite"
         }
         Some(url) => {
-            let db = Db::open(url).await?;
+            let db = Db::connect(url).await?;
             if db.backend != Backend::Postgres {
                 return Err(format!(
                     "database `{}`: give the course's Postgres URL, or none for its SQLite file",
@@ -96,7 +97,8 @@ pub async fn backup(dir: &Path, out: &Path, database: Option<&str>) -> Result<Co
             "postgres"
         }
     };
-    copy_tree(dir, out, &|rel| !is_database_file(rel))?;
+    // Earlier backups kept in the folder (before an upgrade) are not backed up again.
+    copy_tree(dir, out, &|rel| !is_database_file(rel) && !rel.starts_with("backups/"))?;
     let files = sums(out)?;
     let bytes = files
         .keys()

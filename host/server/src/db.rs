@@ -25,6 +25,15 @@ pub struct Db {
     pub backend: Backend,
 }
 
+/// Where a database's tables stand.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Schema {
+    /// The last migration applied (0: a new database).
+    pub at: i64,
+    /// The last this arena has.
+    pub to: i64,
+}
+
 /// A person of the course: a student or the teacher.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Person {
@@ -132,9 +141,27 @@ impl Db {
         Ok(Secret(kept))
     }
 
-    /// Open the database at `url` (`sqlite://...` or `postgres://...`) and
-    /// bring its tables up to date.
+    /// Open the database at `url` (`sqlite://...` or `postgres://...`),
+    /// making its tables when it is new; refused in one line if a newer
+    /// arena made them (see [`Db::schema`]) or an older one did: only
+    /// `arena serve` upgrades a course, after backing it up.
     pub async fn open(url: &str) -> Result<Db, String> {
+        let db = Db::connect(url).await?;
+        let schema = db.schema().await?;
+        if schema.at > 0 && schema.at < schema.to {
+            return Err(format!(
+                "the course's database is at schema {}, made by an older arena (this one, {}, uses {}); serve it once with `arena serve`, which backs the course up and then upgrades it",
+                schema.at,
+                env!("CARGO_PKG_VERSION"),
+                schema.to
+            ));
+        }
+        db.migrate().await?;
+        Ok(db)
+    }
+
+    /// Open the database at `url` as it is, its tables unchanged.
+    pub async fn connect(url: &str) -> Result<Db, String> {
         install_default_drivers();
         let backend = if url.starts_with("sqlite:") {
             Backend::Sqlite
@@ -168,12 +195,45 @@ impl Db {
             .connect(url)
             .await
             .map_err(|e| format!("database `{}`: cannot open it ({e})", shown_url(url)))?;
-        let migrated = match backend {
-            Backend::Sqlite => sqlx::migrate!("migrations/sqlite").run(&pool).await,
-            Backend::Postgres => sqlx::migrate!("migrations/postgres").run(&pool).await,
-        };
-        migrated.map_err(|e| format!("database `{}`: cannot create its tables ({e})", shown_url(url)))?;
         Ok(Db { pool, backend })
+    }
+
+    /// This arena's migrations for the database's kind.
+    fn migrator(&self) -> sqlx::migrate::Migrator {
+        match self.backend {
+            Backend::Sqlite => sqlx::migrate!("migrations/sqlite"),
+            Backend::Postgres => sqlx::migrate!("migrations/postgres"),
+        }
+    }
+
+    /// The schema the tables are at and the one this arena brings them
+    /// to (0 for a new database); an error in one line when a newer arena
+    /// made them, since this one would not know its own tables.
+    pub async fn schema(&self) -> Result<Schema, String> {
+        let known = self.migrator().iter().map(|m| m.version).max().unwrap_or(0);
+        // A new database has no table of migrations yet: schema 0.
+        let applied: Vec<i64> =
+            sqlx::query("SELECT version FROM _sqlx_migrations WHERE success = TRUE ORDER BY version")
+                .fetch_all(&self.pool)
+                .await
+                .map(|rows| rows.iter().filter_map(|r| r.try_get::<i64, _>(0).ok()).collect())
+                .unwrap_or_default();
+        let at = applied.iter().copied().max().unwrap_or(0);
+        if at > known {
+            return Err(format!(
+                "the course's database is at schema {at}, made by a newer arena than this one ({}, which knows schemas up to {known}); serve it with that arena or a newer one",
+                env!("CARGO_PKG_VERSION")
+            ));
+        }
+        Ok(Schema { at, to: known })
+    }
+
+    /// Bring the tables up to this arena's schema.
+    pub async fn migrate(&self) -> Result<(), String> {
+        self.migrator()
+            .run(&self.pool)
+            .await
+            .map_err(|e| format!("the course's database: cannot bring its tables up to date ({e})"))
     }
 
     /// Add a person with the login secret `token`; an error if their school id is taken.

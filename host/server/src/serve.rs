@@ -54,7 +54,7 @@ pub async fn serve(spec: ServeSpec<'_>) -> Result<(), String> {
     course.keep_private()?;
     let grading = Arc::new(Grading::new(&course, spec.compiler.clone())?);
     let url = spec.database.clone().unwrap_or_else(|| course.sqlite_url());
-    let db = Db::open(&url).await?;
+    let db = upgraded(spec.dir, &url, spec.database.as_deref()).await?;
     // SQLite gives its journal files the database's mode: set it once they exist.
     course.keep_private()?;
     let secret = db.secret().await?;
@@ -118,6 +118,36 @@ pub async fn serve(spec: ServeSpec<'_>) -> Result<(), String> {
             .await
         }
     }
+}
+
+/// The course's database with its tables at this arena's schema: a course
+/// made by an older arena is backed up (into `DIR/backups/`) before its
+/// tables are changed, and one made by a newer one is refused in one line.
+async fn upgraded(dir: &Path, url: &str, database: Option<&str>) -> Result<Db, String> {
+    let db = Db::connect(url).await?;
+    let schema = db.schema().await?;
+    if schema.at > 0 && schema.at < schema.to {
+        let out = dir.join("backups").join(format!(
+            "before-schema-{}-{}",
+            schema.to,
+            crate::course::stamp(crate::course::now()).replace(':', "")
+        ));
+        crate::backup::backup(dir, &out, database).await.map_err(|e| {
+            format!(
+                "the course was made by an older arena and is not upgraded, since it could not be backed up first: {e}"
+            )
+        })?;
+        db.migrate().await?;
+        eprintln!(
+            "arena serve: the course's database went from schema {} to {}; the course as it was is backed up in {}",
+            schema.at,
+            schema.to,
+            out.display()
+        );
+    } else {
+        db.migrate().await?;
+    }
+    Ok(db)
 }
 
 /// Where and how to listen.
