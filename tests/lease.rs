@@ -300,24 +300,36 @@ async fn wipe(db: &Db) {
 crate::server::on_both!(the_lease_life_cycle);
 
 /// A worker's first results are all checked; after them the share checked
-/// is the configured percentage, chosen under the course's secret: 2% of
-/// 20,000 ids is 400 expected, with a binomial standard deviation of 19.8,
-/// so [300, 500] is five deviations either side (a false failure about
-/// once in three million runs). Without the secret a worker cannot tell
-/// which: two courses' secrets choose sets that share about 2% of their
-/// members (about 8 of 400 by chance; at most 40 allowed), not the same set.
+/// falls as first / (earlier + 1) until it reaches the configured
+/// percentage, chosen under the course's secret. At its 4th result after
+/// 3 first ones 3 in 4 are checked: 15,000 of 20,000 expected, a binomial
+/// standard deviation of 61, so [14,700, 15,300] is about five either
+/// side. Long after, 2% of 20,000 ids is 400 expected, with a standard
+/// deviation of 19.8, so [300, 500] is five deviations either side (a
+/// false failure about once in three million runs). Without the secret a
+/// worker cannot tell which: two courses' secrets choose sets that share
+/// about 2% of their members (about 8 of 400 by chance; at most 40
+/// allowed), not the same set.
 #[test]
 fn the_sample_checks_every_first_result_then_the_set_share_chosen_by_the_secret() {
     let (one, two) = (Secret::from_bytes([1; 32]), Secret::from_bytes([2; 32]));
     assert!((0..3).all(|earlier| sampled(&one, &JOBS, 9, earlier, 3, 0)));
-    assert!(!sampled(&one, &JOBS, 9, 3, 3, 0), "past the first, 0% checks none");
+    let fourth = (0..20_000).filter(|&id| sampled(&one, &JOBS, id, 3, 3, 0)).count();
+    assert!(
+        (14_700..=15_300).contains(&fourth),
+        "{fourth} of 20,000 checked at a new worker's 4th result"
+    );
+    assert!(
+        !(0..20_000).any(|id| sampled(&one, &JOBS, id, 10_000_000, 3, 0)),
+        "long after the first, 0% checks none"
+    );
     assert!(
         (0..1000).all(|id| sampled(&one, &MATCHES, id, 50, 3, 100)),
         "100% checks all"
     );
     let chosen = |secret: &Secret| -> Vec<i64> {
         (0..20_000)
-            .filter(|&id| sampled(secret, &MATCHES, id, 10, 3, 2))
+            .filter(|&id| sampled(secret, &MATCHES, id, 1_000_000, 3, 2))
             .collect()
     };
     let (a, b) = (chosen(&one), chosen(&two));

@@ -375,9 +375,17 @@ impl Drop for Kept {
 
 /// Whether a worker's result of row `id` of `work` is done again by a
 /// server: all of a worker's first `first` results (it has had `earlier`
-/// taken), then `percent` in a hundred, chosen under the course's secret
-/// once the result is in, so a worker cannot tell which of its results
-/// will be checked (ids and seeds it is handed decide nothing).
+/// taken), then a share that falls as `first / (earlier + 1)` (a new
+/// worker is checked more: after 5 first results, 5 in 6, then 1 in 2 at
+/// its 10th, 1 in 10 at its 50th) until it reaches `percent` in a hundred;
+/// chosen under the course's secret once the result is in, so a worker
+/// cannot tell which of its results will be checked (ids and seeds it is
+/// handed decide nothing).
 pub fn sampled(secret: &Secret, work: &Work, id: i64, earlier: i64, first: u32, percent: u32) -> bool {
-    earlier < i64::from(first) || secret.derive(work.table, id) % 100 < u64::from(percent)
+    let earlier = u64::try_from(earlier).unwrap_or(0);
+    // Shares in parts of a million: the falling share stays exact to a
+    // millionth long after a percentage would have rounded it away.
+    let falling = u64::from(first).saturating_mul(1_000_000) / (earlier + 1);
+    let share = falling.max(u64::from(percent).saturating_mul(10_000));
+    secret.derive(work.table, id) % 1_000_000 < share
 }
