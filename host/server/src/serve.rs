@@ -78,6 +78,11 @@ pub async fn serve(spec: ServeSpec<'_>) -> Result<(), String> {
         own_threads: spec.workers,
     }));
     let secure = tls.is_some() || course.config.url.starts_with("https:");
+    let listen = Listen {
+        at: spec.listen,
+        bounds,
+        tls,
+    };
     match db.backend {
         Backend::Sqlite => {
             let pool = sqlx::SqlitePool::connect(&url)
@@ -85,18 +90,7 @@ pub async fn serve(spec: ServeSpec<'_>) -> Result<(), String> {
                 .map_err(|e| format!("sessions: {e}"))?;
             let store = tower_sessions_sqlx_store::SqliteStore::new(pool);
             store.migrate().await.map_err(|e| format!("sessions: {e}"))?;
-            run(
-                Listen {
-                    at: spec.listen,
-                    bounds,
-                    tls,
-                },
-                shared,
-                store,
-                secure,
-                spec.ready,
-            )
-            .await
+            run(listen, shared, store, secure, spec.ready).await
         }
         Backend::Postgres => {
             let pool = sqlx::PgPool::connect(&url)
@@ -104,18 +98,7 @@ pub async fn serve(spec: ServeSpec<'_>) -> Result<(), String> {
                 .map_err(|e| format!("sessions: {e}"))?;
             let store = tower_sessions_sqlx_store::PostgresStore::new(pool);
             store.migrate().await.map_err(|e| format!("sessions: {e}"))?;
-            run(
-                Listen {
-                    at: spec.listen,
-                    bounds,
-                    tls,
-                },
-                shared,
-                store,
-                secure,
-                spec.ready,
-            )
-            .await
+            run(listen, shared, store, secure, spec.ready).await
         }
     }
 }
