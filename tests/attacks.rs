@@ -491,7 +491,48 @@ fn the_server_speaks_tls_and_takes_a_renewed_certificate(on: &On) {
     assert_eq!(err.trim().lines().count(), 1, "{err}");
 }
 
+/// The database keeps no live session's id (issue 48): what it stores
+/// under is a hash of the cookie's id, so a copy of the database logs no
+/// one in; the session still works, and still after a restart.
+fn sessions_are_stored_under_a_hash_of_their_id(on: &On) {
+    let (dir, students) = on.course("attack-sessions", &[]);
+    let server = on.serve(&dir);
+    let mut ann = logged_in(&server, &students[0]["link"]);
+    let cookie = ann.cookie_header();
+    let id = cookie
+        .split("; ")
+        .find_map(|c| c.strip_prefix("arena_session="))
+        .expect("a session cookie")
+        .to_string();
+    let table = match on {
+        On::Sqlite => "tower_sessions",
+        On::Postgres(_) => "tower_sessions.session",
+    };
+    assert_ne!(
+        on.scalar(&dir, &format!("SELECT COUNT(*) FROM {table}")),
+        "0",
+        "the session is kept"
+    );
+    assert_eq!(
+        on.scalar(&dir, &format!("SELECT COUNT(*) FROM {table} WHERE id = '{id}'")),
+        "0",
+        "the cookie's id is not in the database"
+    );
+    let (status, page, _) = ann.get("/");
+    assert!(status == 200 && page.contains("Ann Lee"), "{status} {page}");
+    drop(server);
+    let server = on.serve(&dir);
+    let mut again = crate::server::Browser::new(&server);
+    again.cookies_from(&ann, "");
+    let (status, page, _) = again.get("/");
+    assert!(
+        status == 200 && page.contains("Ann Lee"),
+        "after a restart: {status} {page}"
+    );
+}
+
 crate::server::on_both!(
+    sessions_are_stored_under_a_hash_of_their_id,
     the_server_speaks_tls_and_takes_a_renewed_certificate,
     hostile_bodies_leave_the_servers_memory_as_it_was,
     floods_of_logins_and_api_calls_are_told_when_to_try_again,

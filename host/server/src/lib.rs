@@ -14,7 +14,7 @@
 //!   [`systemd`]: readiness, the watchdog, the unit and the request log.
 //! - [`export`]: the gradebook, Canvas's import and the class zip; [`backup`]: backup and restore;
 //!   [`health`]: the teacher's health panel.
-//! - [`web`]: the pages and the API, one file per audience.
+//! - [`web`]: the pages and the API, one file per audience; [`sessions`]: sessions stored under a hash of their id.
 //! - [`api`]: the API's requests and responses; [`client`]: the one client of the API (`arena submit`, `arena worker`).
 
 pub mod api;
@@ -33,6 +33,7 @@ pub mod pool;
 pub mod queue;
 pub mod roster;
 pub mod serve;
+pub mod sessions;
 pub mod systemd;
 pub mod web;
 pub mod work;

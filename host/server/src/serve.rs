@@ -7,6 +7,7 @@ use crate::ladder::Ladder;
 use crate::listen::{self, Bounds, Tls};
 use crate::pool;
 use crate::queue::Queue;
+use crate::sessions::HashedIds;
 use crate::systemd;
 use crate::web::routes::router;
 use crate::web::{App, Shared, Streams};
@@ -90,7 +91,7 @@ pub async fn serve(spec: ServeSpec<'_>) -> Result<(), String> {
                 .map_err(|e| format!("sessions: {e}"))?;
             let store = tower_sessions_sqlx_store::SqliteStore::new(pool);
             store.migrate().await.map_err(|e| format!("sessions: {e}"))?;
-            run(listen, shared, store, secure, spec.ready).await
+            run(listen, shared, HashedIds(store), secure, spec.ready).await
         }
         Backend::Postgres => {
             let pool = sqlx::PgPool::connect(&url)
@@ -98,7 +99,7 @@ pub async fn serve(spec: ServeSpec<'_>) -> Result<(), String> {
                 .map_err(|e| format!("sessions: {e}"))?;
             let store = tower_sessions_sqlx_store::PostgresStore::new(pool);
             store.migrate().await.map_err(|e| format!("sessions: {e}"))?;
-            run(listen, shared, store, secure, spec.ready).await
+            run(listen, shared, HashedIds(store), secure, spec.ready).await
         }
     }
 }
