@@ -792,19 +792,10 @@ impl Postgres {
         let data = dir.join("data").display().to_string();
         let socket = dir.display().to_string();
         run(&initdb, &["-D", &data, "-U", "arena", "--auth=trust"]);
-        let options = format!("-k {socket} -p 5432 -c listen_addresses=''");
+        let start = start_args(&dir);
         run(
             &bin.join("pg_ctl"),
-            &[
-                "-D",
-                &data,
-                "-o",
-                &options,
-                "-l",
-                &format!("{socket}/log"),
-                "-w",
-                "start",
-            ],
+            &start.iter().map(String::as_str).collect::<Vec<_>>(),
         );
         run(
             &bin.join("createdb"),
@@ -822,8 +813,6 @@ impl Postgres {
     /// Stop the cluster (fast: open connections are cut), wait `down`, start it again.
     pub(crate) fn restart(&self, down: Duration) {
         let data = self.dir.join("data").display().to_string();
-        let socket = self.dir.display().to_string();
-        let options = format!("-k {socket} -p 5432 -c listen_addresses=''");
         let ctl = |args: &[&str]| {
             let out = Command::new("runuser")
                 .args(["-u", "postgres", "--"])
@@ -840,17 +829,25 @@ impl Postgres {
         };
         ctl(&["-D", &data, "stop", "-m", "fast", "-w"]);
         std::thread::sleep(down);
-        ctl(&[
-            "-D",
-            &data,
-            "-o",
-            &options,
-            "-l",
-            &format!("{socket}/log"),
-            "-w",
-            "start",
-        ]);
+        ctl(&start_args(&self.dir).iter().map(String::as_str).collect::<Vec<_>>());
     }
+}
+
+/// `pg_ctl`'s arguments that start the cluster kept in `dir`, reached by
+/// its socket there only.
+fn start_args(dir: &Path) -> Vec<String> {
+    let socket = dir.display().to_string();
+    [
+        "-D".into(),
+        dir.join("data").display().to_string(),
+        "-o".into(),
+        format!("-k {socket} -p 5432 -c listen_addresses=''"),
+        "-l".into(),
+        format!("{socket}/log"),
+        "-w".into(),
+        "start".into(),
+    ]
+    .into()
 }
 
 /// The Postgres server restarts while the course runs (issue 49; stopped
