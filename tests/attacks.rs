@@ -334,8 +334,8 @@ fn floods_of_logins_and_api_calls_are_told_when_to_try_again(on: &On) {
     let toml = dir.join("course.toml");
     let text = std::fs::read_to_string(&toml).unwrap();
     let text = text
-        .replace("logins_per_minute = 120", "logins_per_minute = 6")
-        .replace("api_per_minute = 300", "api_per_minute = 4");
+        .replace("logins_per_minute = 120", "logins_per_minute = 2")
+        .replace("api_per_minute = 300", "api_per_minute = 2");
     std::fs::write(&toml, text).unwrap();
     let server = on.serve(&dir);
     let agent: ureq::Agent = ureq::Agent::config_builder()
@@ -350,8 +350,10 @@ fn floods_of_logins_and_api_calls_are_told_when_to_try_again(on: &On) {
         }
         req.call().expect("GET /login")
     };
-    let statuses: Vec<u16> = (0..6).map(|_| login(None).status().as_u16()).collect();
-    assert_eq!(statuses, vec![401; 6], "a minute's worth of logins is taken");
+    // Two a minute: one comes back every 30 s, far longer than these
+    // requests take on a loaded machine.
+    let statuses: Vec<u16> = (0..2).map(|_| login(None).status().as_u16()).collect();
+    assert_eq!(statuses, vec![401; 2], "a minute's worth of logins is taken");
     let mut r = login(None);
     assert_eq!(r.status().as_u16(), 429);
     let wait: u64 = r
@@ -359,7 +361,7 @@ fn floods_of_logins_and_api_calls_are_told_when_to_try_again(on: &On) {
         .get("retry-after")
         .and_then(|v| v.to_str().ok()?.parse().ok())
         .expect("Retry-After");
-    assert!((1..=60).contains(&wait), "{wait}");
+    assert!((1..=30).contains(&wait), "{wait}");
     let page = r.body_mut().read_to_string().unwrap();
     assert!(page.contains("try again in"), "{page}");
     assert_eq!(
@@ -376,8 +378,8 @@ fn floods_of_logins_and_api_calls_are_told_when_to_try_again(on: &On) {
             .status()
             .as_u16()
     };
-    let ann: Vec<u16> = (0..5).map(|_| api(&students[0]["token"])).collect();
-    assert_eq!(ann, vec![200, 200, 200, 200, 429], "Ann's fifth call in a minute");
+    let ann: Vec<u16> = (0..3).map(|_| api(&students[0]["token"])).collect();
+    assert_eq!(ann, vec![200, 200, 429], "Ann's third call in a minute");
     assert_eq!(api(&students[1]["token"]), 200, "Bo's first");
     assert_eq!(api("not-a-token"), 401, "a wrong token is refused before it is counted");
 }
