@@ -184,13 +184,39 @@ fn hidden_names_stay_hidden_from_the_first_page_after_a_restart(on: &On) {
         &[("authenticity_token", &form), ("switch", "pseudonyms"), ("on", "on")],
     );
     assert_eq!(status, 303);
+    // Ann's ladder page, as the teacher's board links it (an opaque handle,
+    // the same after a restart).
+    let started = std::time::Instant::now();
+    let ann_page = loop {
+        let (_, json, _) = teacher.get("/api/leaderboard");
+        let board: serde_json::Value = serde_json::from_str(&json).expect("JSON");
+        let page = board["rows"].as_array().and_then(|rows| {
+            rows.iter()
+                .find(|r| r["real_name"] == "Ann Lee")
+                .and_then(|r| r["page"].as_str().map(String::from))
+        });
+        if let Some(page) = page {
+            break page;
+        }
+        assert!(
+            started.elapsed().as_secs() < 300,
+            "Ann never reached the board: {board}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(300));
+    };
     drop(server);
     let mut extra = vec!["--workers", "0"];
     extra.extend(on.database());
     let server = serve_with(&dir, &extra);
     let mut student = logged_in(&server, &students[1]["link"]);
-    let (status, page, _) = student.get("/ladder/people/2");
+    let (status, page, _) = student.get(&ann_page);
     assert_eq!(status, 200, "{page}");
+    assert!(
+        !ann_page.ends_with("/2"),
+        "the page's address carries no id: {ann_page}"
+    );
+    let (status, page, _) = student.get("/ladder/people/2");
+    assert_eq!(status, 404, "a classmate's page by database id: {page}");
     assert!(
         !page.contains("Ann Lee"),
         "a classmate's name, at once after a restart: {page}"

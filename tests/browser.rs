@@ -193,6 +193,74 @@ fn rank(r: u64, game: &str) -> String {
     }
 }
 
+/// A replay as the course server shows it to a student (issue 47: their
+/// own seat's hidden cards only, `arena::replay::for_viewer`) draws in
+/// Chromium: seat 0's hand face up, the other seats' face down, each with
+/// its count, after every event, and no error on the page.
+#[test]
+fn a_replay_hidden_for_one_seat_draws_the_others_cards_face_down() {
+    let dir = temp("browser-hidden");
+    let browser = browser();
+    for (game, bots, hand) in [
+        ("en-garde", &["house:random", "house:aggressive"][..], ".hand.seat"),
+        (
+            "president",
+            &["house:random", "house:lowest", "house:random"][..],
+            ".seatrow:nth-child(N) .hand",
+        ),
+    ] {
+        let bots: Vec<String> = bots.iter().map(|b| b.to_string()).collect();
+        let (mut lines, _) = replay_page(&dir, game, game, &bots, "2");
+        arena::replay::for_viewer(&mut lines, &|bot| bot == 0);
+        let hidden = dir.join(format!("{game}-hidden.jsonl"));
+        let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+        std::fs::write(&hidden, text).expect("write");
+        let page = dir.join(format!("{game}-hidden.html"));
+        let out = arena(&["view".as_ref(), hidden.as_os_str(), "-o".as_ref(), page.as_os_str()]);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let tab = open(&browser, &page);
+        let seat = |n: usize| {
+            if game == "en-garde" {
+                format!("{hand}{n}")
+            } else {
+                hand.replace('N', &(n + 1).to_string())
+            }
+        };
+        for step in 1..6 {
+            let (mine, theirs) = (seat(0), seat(1));
+            let counts = eval(
+                &tab,
+                &format!(
+                    "return [document.querySelectorAll('{mine} > .card:not(.back)').length, \
+                     document.querySelectorAll('{mine} > .card.back').length, \
+                     document.querySelectorAll('{theirs} > .card:not(.back)').length, \
+                     document.querySelectorAll('{theirs} > .card.back').length];"
+                ),
+            );
+            assert_eq!(
+                counts[1], 0,
+                "{game} step {step}: seat 0's own cards face down: {counts}"
+            );
+            assert!(
+                counts[0].as_u64() > Some(0),
+                "{game} step {step}: seat 0's hand: {counts}"
+            );
+            assert_eq!(counts[2], 0, "{game} step {step}: seat 1's cards shown: {counts}");
+            assert_eq!(
+                counts[3], 1,
+                "{game} step {step}: seat 1's hand as one face-down count: {counts}"
+            );
+            tab.press_key("ArrowRight").expect("step");
+            wait_until(&tab, &format!("return arenaView.at >= {step};"));
+        }
+        screenshot(&tab, &format!("{game}-hidden"));
+        assert_eq!(
+            eval(&tab, "return document.getElementById('message').hidden;"),
+            Value::Bool(true)
+        );
+    }
+}
+
 #[test]
 fn every_game_redraws_to_the_replays_end_in_chromium() {
     let dir = temp("browser-games");

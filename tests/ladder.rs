@@ -654,7 +654,13 @@ fn a_student_watches_only_matches_of_their_own_versions(on: &On) {
     let mut ann = logged_in(&server, &students[0]["link"]);
     let (status, page, _) = ann.get(&format!("/ladder/matches/{theirs}"));
     assert_eq!(status, 403, "Ann may not watch Bo's match: {page}");
-    let (status, page, _) = ann.get(&format!("/ladder/people/{bo}"));
+    let (status, _, _) = ann.get(&format!("/ladder/people/{bo}"));
+    assert_eq!(status, 404, "a classmate's ladder page by database id");
+    let bo_page = row(&b, |r| r["name"] == "Bo Wu").unwrap()["page"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (status, page, _) = ann.get(&bo_page);
     assert_eq!(status, 200);
     assert!(
         !page.contains("/ladder/matches/"),
@@ -895,3 +901,214 @@ fn two_servers_share_one_postgres_course() {
         students_with(board, 20) == 2
     });
 }
+
+/// The replay a viewer page carries (its header, then every line), read back.
+fn replay_in(page: &str) -> Vec<Value> {
+    use base64::Engine;
+    use std::io::Read;
+    let data = page
+        .split("id=\"replay-data\">")
+        .nth(1)
+        .and_then(|r| r.split("</script>").next())
+        .unwrap_or_else(|| panic!("not a viewer page: {page}"));
+    let bytes = base64::engine::general_purpose::STANDARD
+        .decode(data.trim())
+        .expect("base64");
+    let mut text = String::new();
+    flate2::read::GzDecoder::new(&bytes[..])
+        .read_to_string(&mut text)
+        .expect("gzip");
+    text.lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect()
+}
+
+/// For each event of an En Garde replay that lists the hands: how many
+/// seats' cards it shows (a card left out is `null`); and whether any
+/// deck's order is shown.
+fn cards_shown(lines: &[Value]) -> (Vec<usize>, bool) {
+    let shown = |hand: &Value| {
+        hand.as_array()
+            .is_some_and(|h| !h.is_empty() && h.iter().all(|c| !c.is_null()))
+    };
+    let hands = lines
+        .iter()
+        .filter_map(|l| l["hands"].as_array())
+        .map(|h| h.iter().filter(|hand| shown(hand)).count())
+        .collect();
+    let deck = lines
+        .iter()
+        .any(|l| l["deck"].as_array().is_some_and(|d| d.iter().any(|c| !c.is_null())));
+    (hands, deck)
+}
+
+/// The one privacy rule (docs/server.md, "Privacy"), walked route by
+/// route: Ann, a student, asks every route that takes a person, a version,
+/// a match or a file for Bo's data (and ladder matches by number); each
+/// refuses, or shows only what the leaderboard shows (pseudonyms, and no
+/// ids beside them); a game she played shows her hand and neither Bo's nor
+/// the deck's order, where the teacher's shows every card. A route added
+/// to the server without a place in this walk fails the test.
+fn a_student_walks_every_route_and_sees_only_their_own(on: &On) {
+    let (dir, students) = ladder_course(on, "privacy");
+    let server = on.serve(&dir);
+    let token = |i: usize| students[i]["token"].clone();
+    accepted(&server, &token(0), &bot("en-garde/aggressive"));
+    accepted(&server, &token(1), &bot("en-garde/random"));
+    wait_board(&server, &token(0), 300, "10 games each", |b| students_with(b, 10) == 2);
+    let link = std::fs::read_to_string(dir.join("teacher-link.txt")).unwrap();
+    let mut teacher = logged_in(&server, link.trim());
+    let (_, ladder, _) = teacher.get("/ladder");
+    let (status, _) = teacher.post_form(
+        "/teacher/ladder",
+        &[
+            ("authenticity_token", &crate::server::csrf(&ladder)),
+            ("switch", "pseudonyms"),
+            ("on", "on"),
+        ],
+    );
+    assert_eq!(status, 303);
+    let (_, json, _) = teacher.get("/api/leaderboard");
+    let all: Value = serde_json::from_str(&json).unwrap();
+    let id = |name: &str| {
+        row(&all, |r| r["real_name"] == name).expect("a row")["person"]
+            .as_i64()
+            .unwrap()
+    };
+    let (ann, bo) = (id("Ann Lee"), id("Bo Wu"));
+    // A match of Ann's with Bo, and one of Bo's without her, from the teacher's page of Bo.
+    let started = Instant::now();
+    let (together, apart) = loop {
+        let (_, page, _) = teacher.get(&format!("/ladder/people/{bo}"));
+        let game = |with_ann: bool| {
+            page.split("<tr>")
+                .find(|row| row.contains("/ladder/matches/") && row.contains("Ann Lee") == with_ann)
+                .and_then(|row| row.split("href=\"/ladder/matches/").nth(1))
+                .and_then(|r| r.split('"').next())
+                .map(|r| format!("/ladder/matches/{}", r.replace("&amp;", "&")))
+        };
+        if let (Some(t), Some(a)) = (game(true), game(false)) {
+            break (t, a);
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(300),
+            "no match of Ann's with Bo and one of Bo's without her: {page}"
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    };
+
+    let mut student = logged_in(&server, &students[0]["link"]);
+    let v = format!("/people/{bo}/versions/1");
+    // Every route with a parameter, what Ann asks of it, and the answer the rule gives.
+    let walk: Vec<(&str, String, u16)> = vec![
+        ("/people/{pid}", format!("/people/{bo}"), 403),
+        ("/people/{pid}/versions/{n}", v.clone(), 403),
+        ("/people/{pid}/versions/{n}/verdict", format!("{v}/verdict"), 403),
+        // Only a redirect to the version's page (the report's "back" link), which refuses.
+        ("/people/{pid}/versions/{n}/index.html", format!("{v}/index.html"), 303),
+        (
+            "/people/{pid}/versions/{n}/replays/{file}",
+            format!("{v}/replays/bot-item1.html"),
+            403,
+        ),
+        (
+            "/people/{pid}/versions/{n}/items/{i}/games",
+            format!("{v}/items/1/games?game=1"),
+            403,
+        ),
+        (
+            "/people/{pid}/versions/{n}/results.json",
+            format!("{v}/results.json"),
+            403,
+        ),
+        ("/ladder/people/{pid}", format!("/ladder/people/{bo}"), 404),
+        ("/ladder/matches/{id}/games/{g}", apart.clone(), 403),
+        ("/tournament/{*file}", "/tournament/replays/game-1.html".into(), 403),
+        (
+            "/api/worker/bots/{sha}",
+            format!("/api/worker/bots/{}", "0".repeat(64)),
+            401,
+        ),
+        // A student's own versions by their own token: a session is no token.
+        ("/api/submissions/{n}", "/api/submissions/1".into(), 401),
+    ];
+    // Routes whose parameter is the credential itself, not anyone's data.
+    let credentials = ["/login/{token}"];
+    let routes = std::fs::read_to_string(arena_tests::root().join("host/server/src/web/routes.rs")).unwrap();
+    for path in routes.split(".route(\"").skip(1).filter_map(|r| r.split('"').next()) {
+        if path.contains('{') {
+            assert!(
+                walk.iter().any(|(route, _, _)| *route == path) || credentials.contains(&path),
+                "the route {path} is not walked by this test: add what a student may see of it"
+            );
+        }
+    }
+    for (route, path, status) in &walk {
+        let (got, page, _) = student.get(path);
+        assert_eq!(got, *status, "{route} as {path}: {page}");
+        assert!(!page.contains("Bo Wu"), "{route} as {path} names Bo: {page}");
+    }
+
+    // The board: pseudonyms, and neither ids nor keys beside a classmate's.
+    let b = board(&server, &token(0));
+    let theirs = b["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["house"] == false && r["person"] != ann)
+        .expect("Bo's row");
+    assert!(
+        theirs.get("person").is_none() && theirs.get("key").is_none(),
+        "{theirs}"
+    );
+    assert!(theirs["name"] != "Bo Wu");
+    let page_of_bo = theirs["page"].as_str().expect("a page").to_string();
+    assert!(!page_of_bo.ends_with(&format!("/{bo}")), "{page_of_bo}");
+    assert!(
+        row(&b, |r| r["person"] == ann).is_some(),
+        "her own row keeps her id: {b}"
+    );
+    let (_, table, _) = student.get("/fragment/ladder");
+    assert!(!table.contains("Bo Wu") && table.contains(&page_of_bo), "{table}");
+    assert!(!table.contains(&format!("/ladder/people/{bo}\"")), "{table}");
+    let (status, page, _) = student.get(&page_of_bo);
+    assert_eq!(status, 200, "{page}");
+    assert!(!page.contains("Bo Wu") && !page.contains("/ladder/matches/"), "{page}");
+
+    // A game of Ann's with Bo: her hand, not his, and no deck order; the teacher's: every card.
+    let (status, page, _) = student.get(&together);
+    assert_eq!(status, 200, "{page}");
+    assert!(!page.contains("Bo Wu"), "{page}");
+    let (hands, deck) = cards_shown(&replay_in(&page));
+    assert!(!hands.is_empty() && hands.iter().all(|&n| n == 1), "{hands:?}");
+    assert!(!deck, "the deck's order shown to a student");
+    let (_, page, _) = teacher.get(&together);
+    let (hands, deck) = cards_shown(&replay_in(&page));
+    assert!(
+        hands.iter().all(|&n| n == 2) && deck,
+        "the teacher sees every card: {hands:?}"
+    );
+    // A graded game against a house bot: the same rule.
+    let graded = format!("/people/{ann}/versions/1/items/1/games?game=1");
+    let (status, page, _) = student.get(&graded);
+    assert_eq!(status, 200, "{page}");
+    let (hands, deck) = cards_shown(&replay_in(&page));
+    assert!(!hands.is_empty() && hands.iter().all(|&n| n == 1) && !deck, "{hands:?}");
+    let (_, page, _) = teacher.get(&graded);
+    let (hands, _) = cards_shown(&replay_in(&page));
+    assert!(hands.iter().all(|&n| n == 2), "{hands:?}");
+    // Ladder games asked for by number: only her own open, each with her hand alone.
+    let mut opened = 0;
+    for id in 1..=40 {
+        let (status, page, _) = student.get(&format!("/ladder/matches/{id}/games/1"));
+        assert!([200, 403, 404].contains(&status), "match {id}: {status} {page}");
+        if status == 200 {
+            let (hands, deck) = cards_shown(&replay_in(&page));
+            assert!(hands.iter().all(|&n| n == 1) && !deck, "match {id}: {hands:?}");
+            opened += 1;
+        }
+    }
+    assert!(opened > 0, "none of the first 40 matches is Ann's");
+}
+
+on_both!(a_student_walks_every_route_and_sees_only_their_own);

@@ -362,6 +362,87 @@ fn president_states_redrawn_from_the_replay_are_the_rules_own() {
     check(games);
 }
 
+/// The replays a student is shown keep only their own seat's hidden cards
+/// (docs/server.md, "Privacy"): with every event hidden as the game says for
+/// a viewer of one seat, the viewer's model still redraws exactly what the
+/// rules showed that seat at each of its decisions (its hand, the others'
+/// card counts), and of every other seat's hand and of the deck's order
+/// it holds not one card.
+#[test]
+fn a_replay_hidden_for_one_seat_keeps_all_that_seat_saw_and_no_other_card() {
+    let mut games = Vec::new();
+    for seed in 0..6 {
+        games.push(record_en_garde(seed, eg::Variant::Standard, ["random", "aggressive"]));
+        games.push(record_connect_fwar(seed, "basic"));
+        games.extend(record_president(
+            seed * 100,
+            &["random", "lowest", "random", "lowest"],
+            2,
+        ));
+    }
+    let mut hidden = Vec::new();
+    for g in &games {
+        let game = arena::adapters::game(g.game).expect("a game");
+        let seats = g
+            .events
+            .iter()
+            .find_map(|e| e["hands"].as_array().map(Vec::len))
+            .unwrap_or(1);
+        for me in 0..seats {
+            let mut events = g.events.clone();
+            for e in &mut events {
+                game.hide_event(e, &|seat| seat == me);
+            }
+            let seen = g.seen.iter().filter(|s| s.seat == me).cloned().collect();
+            hidden.push(Recorded {
+                game: g.game,
+                events,
+                seen,
+            });
+        }
+    }
+    // A solitaire's one seat sees its own game whole; a viewer of no seat sees no deck.
+    let mut nobody = games
+        .iter()
+        .find(|g| g.game == "connect-fwar")
+        .expect("a solitaire")
+        .events
+        .clone();
+    for e in &mut nobody {
+        arena::adapters::game("connect-fwar")
+            .expect("a game")
+            .hide_event(e, &|_| false);
+    }
+    assert!(
+        nobody[0]["deck"]
+            .as_array()
+            .is_some_and(|d| !d.is_empty() && d.iter().all(Value::is_null))
+    );
+    let states = redraw(&hidden);
+    for (rec, states) in hidden.iter().zip(&states) {
+        let me = rec.seen.first().map_or(0, |s| s.seat);
+        for (at, state) in states.iter().enumerate() {
+            for (seat, hand) in state["hands"].as_array().into_iter().flatten().enumerate() {
+                if seat != me {
+                    assert!(
+                        hand.as_array().is_some_and(|h| h.iter().all(Value::is_null)),
+                        "{} after event {at}: seat {seat}'s hand shown to seat {me}: {hand}",
+                        rec.game
+                    );
+                }
+            }
+            if rec.game != "connect-fwar" {
+                assert!(
+                    state["deck"].as_array().is_none_or(|d| d.iter().all(Value::is_null)),
+                    "{} after event {at}: the deck's order shown to seat {me}",
+                    rec.game
+                );
+            }
+        }
+    }
+    check(hidden);
+}
+
 // ---- the commands: arena view and arena replay verify ----
 
 use arena_tests::{arena, assert_one_line_error, bot_arg, temp};

@@ -332,3 +332,34 @@ pub fn derive_seed(parent: u64, label: u64) -> u64 {
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)
 }
+
+/// What a replay shown to one person leaves out: which cards, where they
+/// may not see them. Every card of the list `cards` becomes `null`, so how
+/// many there were stays and which they were goes.
+pub fn hide_cards(cards: &mut serde_json::Value) {
+    if let Some(list) = cards.as_array_mut() {
+        list.iter_mut().for_each(|c| *c = serde_json::Value::Null);
+    }
+}
+
+/// In an event whose `field` lists something per seat (each seat's hand),
+/// hide the cards of every seat the viewer may not see ([`hide_cards`]);
+/// an entry that is a list of lists (a seat's `[gave, received]`) has each
+/// of its lists hidden.
+pub fn hide_per_seat(event: &mut serde_json::Value, field: &str, sees: &dyn Fn(Seat) -> bool) {
+    let Some(seats) = event.get_mut(field).and_then(serde_json::Value::as_array_mut) else {
+        return;
+    };
+    for (seat, entry) in seats.iter_mut().enumerate() {
+        if sees(seat) {
+            continue;
+        }
+        let nested = entry
+            .as_array()
+            .is_some_and(|l| !l.is_empty() && l.iter().all(serde_json::Value::is_array));
+        match entry.as_array_mut() {
+            Some(lists) if nested => lists.iter_mut().for_each(hide_cards),
+            _ => hide_cards(entry),
+        }
+    }
+}

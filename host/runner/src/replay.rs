@@ -123,13 +123,20 @@ pub fn write_match(out: &mut dyn Write, outcome: &MatchOutcome, entrants: &[Entr
     out.flush()
 }
 
-/// Drop from a replay's `lines` (its header first) the log lines of every
-/// bot `keep` refuses (by its index in the header's `bots`): a replay shown
-/// to one student keeps their own bot's log and no one else's. Each game's
-/// `game` line says which bot sits in which seat; a log line names its seat.
-pub fn drop_logs(lines: &mut Vec<Value>, keep: &dyn Fn(usize) -> bool) {
+/// Leave out of a replay's `lines` (its header first) what one viewer may
+/// not see: the log lines and the hidden cards (as the game's rules say
+/// what each seat sees) of every bot `keep` refuses, by its index in the
+/// header's `bots`. A replay shown to one student keeps their own bot's
+/// log and hand and no one else's. Each game's `game` line says which bot
+/// sits in which seat; a log line and an event name their seat.
+pub fn for_viewer(lines: &mut Vec<Value>, keep: &dyn Fn(usize) -> bool) {
+    let game = lines
+        .first()
+        .and_then(|h| h.get("game"))
+        .and_then(Value::as_str)
+        .and_then(crate::adapters::game);
     let mut seats: Vec<usize> = Vec::new();
-    lines.retain(|l| match l.get("type").and_then(Value::as_str) {
+    lines.retain_mut(|l| match l.get("type").and_then(Value::as_str) {
         Some("game") => {
             seats = l
                 .get("seats")
@@ -147,7 +154,13 @@ pub fn drop_logs(lines: &mut Vec<Value>, keep: &dyn Fn(usize) -> bool) {
             .and_then(Value::as_u64)
             .and_then(|s| seats.get(usize::try_from(s).ok()?))
             .is_some_and(|&bot| keep(bot)),
-        _ => true,
+        Some("match" | "result") => true,
+        _ => {
+            if let Some(game) = game {
+                game.hide_event(l, &|seat| seats.get(seat).is_some_and(|&bot| keep(bot)));
+            }
+            true
+        }
     });
 }
 
@@ -870,7 +883,7 @@ mod tests {
     /// there (docs/replay-format.md): only the kept bots' logs stay, in
     /// every game, whichever seat they sit in.
     #[test]
-    fn drop_logs_keeps_the_kept_bots_logs_in_every_seat() {
+    fn for_viewer_keeps_the_kept_bots_logs_in_every_seat() {
         let mut lines = vec![
             json!({"type": "match", "bots": [{"name": "ann"}, {"name": "bo"}]}),
             json!({"type": "game", "game": 0, "seats": [0, 1]}),
@@ -882,7 +895,7 @@ mod tests {
             json!({"type": "log", "game": 1, "seat": 1, "lines": ["ann 1"]}),
             json!({"type": "log", "game": 1, "seat": 7, "lines": ["no such seat"]}),
         ];
-        drop_logs(&mut lines, &|bot| bot == 1);
+        for_viewer(&mut lines, &|bot| bot == 1);
         let logs: Vec<&str> = lines
             .iter()
             .filter(|l| l["type"] == "log")

@@ -276,7 +276,9 @@ impl Grading {
                 Some(ref bot) => bot,
                 None => loaded.insert(self.load(file, student)?),
             };
-            let html = self.replay_page_of(bot, item, game, back)?;
+            // Stored once for the student and the teacher alike, so as the
+            // student may see it; the teacher plays it again to see every hand.
+            let html = self.replay_page_of(bot, item, game, back, false)?;
             let path = folder.join(format!("bot-item{}.html", item + 1));
             std::fs::write(&path, html).map_err(|e| format!("{}: cannot write ({e})", path.display()))?;
         }
@@ -362,22 +364,31 @@ impl Grading {
     /// The viewer page of game `game` (from 0) of rubric item `item` of the
     /// bot at `file`, played again: a game is a pure function of the bots,
     /// the seed and the limits, so every graded game can be watched without
-    /// keeping its replay. `back` is the link back to the version's page.
+    /// keeping its replay. `back` is the link back to the version's page;
+    /// the house bots' hidden cards are shown only where `everything` (the
+    /// teacher), since a student sees their own bot's cards only.
     pub fn replay_page(
         &self,
         file: &Path,
         student: &str,
-        item: usize,
-        game: usize,
+        (item, game): (usize, usize),
         back: &str,
+        everything: bool,
     ) -> Result<String, String> {
         self.replay_item(item, game)?;
         let bot = self.load(file, student)?;
-        self.replay_page_of(&bot, item, game, back)
+        self.replay_page_of(&bot, item, game, back, everything)
     }
 
     /// [`Grading::replay_page`] of a bot loaded once by [`Grading::load`].
-    pub fn replay_page_of(&self, bot: &Loaded, item: usize, game: usize, back: &str) -> Result<String, String> {
+    pub fn replay_page_of(
+        &self,
+        bot: &Loaded,
+        item: usize,
+        game: usize,
+        back: &str,
+        everything: bool,
+    ) -> Result<String, String> {
         let rubric_item = self.replay_item(item, game)?;
         let grader = Grader {
             game: self.game,
@@ -395,7 +406,8 @@ impl Grading {
             game + 1,
             self.rubric.games
         );
-        viewer_page(&bytes, &note, back, &|_| true)
+        // The graded bot is the first entrant ([`arena_grading::grade::Grader::item_spec`]).
+        viewer_page(&bytes, &note, back, &|bot| everything || bot == 0)
     }
 
     /// Rubric item `item`, if game `game` of it can be played again.
@@ -419,15 +431,16 @@ impl Grading {
 
 /// The viewer page of one game's replay file (`bytes`: a header line, then
 /// its events), with `note` above it and `back` as the link back; the log
-/// of each bot `keep_log` refuses (by its index among the header's bots) is left out.
-pub fn viewer_page(bytes: &[u8], note: &str, back: &str, keep_log: &dyn Fn(usize) -> bool) -> Result<String, String> {
+/// and the hidden cards of each bot `sees` refuses (by its index among the
+/// header's bots) are left out ([`arena_runner::replay::for_viewer`]).
+pub fn viewer_page(bytes: &[u8], note: &str, back: &str, sees: &dyn Fn(usize) -> bool) -> Result<String, String> {
     let mut lines = bytes
         .split(|b| *b == b'\n')
         .filter(|l| !l.is_empty())
         .map(serde_json::from_slice)
         .collect::<Result<Vec<serde_json::Value>, _>>()
         .map_err(|e| format!("the replay did not read back ({e})"))?;
-    arena_runner::replay::drop_logs(&mut lines, keep_log);
+    arena_runner::replay::for_viewer(&mut lines, sees);
     let Some((header, events)) = lines.split_first() else {
         return Err("the replay is empty".into());
     };

@@ -39,3 +39,14 @@ pub enum Event {
         board: Board,
     },
 }
+
+/// Leave out of `event` (a replay line) what the viewer may not see: the
+/// order of the deck (rule 6.1), unless they may see the game's one seat,
+/// whose cards every draw shows in turn anyway.
+pub fn hide(event: &mut serde_json::Value, sees: &dyn Fn(arena_core::Seat) -> bool) {
+    if !sees(0)
+        && let Some(deck) = event.get_mut("deck")
+    {
+        arena_core::hide_cards(deck);
+    }
+}

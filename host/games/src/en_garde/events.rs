@@ -89,3 +89,15 @@ pub enum Event {
         rounds: u32,
     },
 }
+
+/// Leave out of `event` (a replay line) what the viewer may not see: the
+/// hand of every seat `sees` refuses and the order of the deck, which no
+/// bot ever sees (rule 9.1). How many cards each holds stays.
+pub fn hide(event: &mut serde_json::Value, sees: &dyn Fn(Seat) -> bool) {
+    arena_core::hide_per_seat(event, "hands", sees);
+    if !(sees(0) && sees(1))
+        && let Some(deck) = event.get_mut("deck")
+    {
+        arena_core::hide_cards(deck);
+    }
+}

@@ -10,7 +10,7 @@ mod rules;
 #[cfg(test)]
 mod tests;
 
-pub use events::Event;
+pub use events::{Event, hide};
 pub use house::{HOUSE_BOTS, house_bot};
 pub use play::play_game;
 pub use rules::*;

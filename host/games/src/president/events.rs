@@ -58,3 +58,12 @@ pub enum Event {
         titles: Vec<String>,
     },
 }
+
+/// Leave out of `event` (a replay line) what the viewer may not see: the
+/// hand of every seat `sees` refuses, and the cards it gave and received
+/// (a bot knows only its own, rule 9.1). How many cards each holds stays;
+/// plays are public.
+pub fn hide(event: &mut serde_json::Value, sees: &dyn Fn(Seat) -> bool) {
+    arena_core::hide_per_seat(event, "hands", sees);
+    arena_core::hide_per_seat(event, "exchange", sees);
+}

@@ -73,3 +73,7 @@ pub enum Event {
         kills: [i64; 2],
     },
 }
+
+/// Leave out of `event` what the viewer may not see: nothing, since every
+/// bot sees the whole grid (nothing of Sugar is hidden).
+pub fn hide(_event: &mut serde_json::Value, _sees: &dyn Fn(Seat) -> bool) {}

@@ -343,6 +343,8 @@
     return { 11: "J", 12: "Q", 13: "K", 14: "A" }[r] || String(r);
   }
   function card(c, text, cls) {
+    // A card left out of the replay shown to this viewer (not theirs to see).
+    if (c === null) return text ? "?" : h`<span class="card back" title="hidden">?</span>`;
     if (!c || typeof c !== "object") return text ? String(c) : h`<span class="card">${c}</span>`;
     if (c.kind === "joker") return text ? "Joker" : h`<span class="card joker ${cls || ""}" title="joker">★</span>`;
     const [sym, , red] = SUITS[c.suit] || ["?", "?", false];
@@ -352,11 +354,14 @@
   const back = (n) => h`<span class="card back" title="${n} hidden">${n}</span>`;
   // Lists from the replay: an edited file may hold anything where a list belongs.
   const list = (v) => (Array.isArray(v) ? v : []);
+  // Whether every card of a list is in the replay: a server leaves out the
+  // cards a viewer may not see (each `null`), and those show face down.
+  const known = (v) => !list(v).includes(null);
 
   // ---- boards ----
   // What a game's file draws its board with (`board(state, event, ui)`).
   // Every board is made with `h`: each value from the replay is escaped.
-  const ui = { h, joined, view, name, card, back, list, ordinal, scored, describe, forfeitBox };
+  const ui = { h, joined, view, name, card, back, list, known, ordinal, scored, describe, forfeitBox };
 
   // ---- wiring ----
   function wire() {

@@ -178,6 +178,10 @@ pub struct About {
     /// Why a replay line is not one of the game's events (its typed
     /// `Event` enum, read and written back unchanged), or `Ok`: [`typed_event`].
     pub check_event: fn(&serde_json::Value) -> Result<(), String>,
+    /// Leaves out of a replay's game event what a viewer may not see (the
+    /// hands of seats that are not theirs, a deck's order), as the rules
+    /// say what each bot sees: the server's one privacy rule for replays.
+    pub hide_event: fn(&mut serde_json::Value, &dyn Fn(Seat) -> bool),
 }
 
 /// Whether `line`, a replay's game event, is exactly an `E`: read as one,
@@ -252,6 +256,11 @@ pub trait GameDef: Send + Sync {
     /// Why `line` (a replay's game event) is not one of this game's events, or `Ok`.
     fn check_event(&self, line: &serde_json::Value) -> Result<(), String> {
         (self.about().check_event)(line)
+    }
+    /// Leave out of `event` (a replay's game event) what a viewer who may
+    /// see only the seats `sees` accepts may not see.
+    fn hide_event(&self, event: &mut serde_json::Value, sees: &dyn Fn(Seat) -> bool) {
+        (self.about().hide_event)(event, sees)
     }
     /// Reject settings the game cannot use, before any game is played.
     fn check_setup(&self, setup: &GameSetup<'_>) -> Result<(), SetupError> {

@@ -255,6 +255,11 @@ impl Ladder {
         types::pseudonym(&self.secret, person)
     }
 
+    /// The address of student `person`'s ladder page, which tells no one who it is.
+    pub fn page_of(&self, person: i64) -> String {
+        format!("/ladder/people/{}", types::handle(&self.secret, person))
+    }
+
     /// Set a course-wide switch, then fit again (names or the freeze show on the board).
     pub async fn set(&self, name: &str, on: bool) -> Result<(), String> {
         sqlx::query(

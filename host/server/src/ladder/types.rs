@@ -110,6 +110,13 @@ pub enum Untaken {
     Malformed(String),
 }
 
+/// The opaque part of student `person`'s ladder page address
+/// (`/ladder/people/HANDLE`), drawn from the course's secret: a database id
+/// follows roster order and would undo a pseudonym.
+pub fn handle(secret: &Secret, person: i64) -> String {
+    format!("{:016x}", secret.derive("ladder-page", person))
+}
+
 /// A stable, friendly name for a student whose name is hidden: an
 /// adjective, an animal and a number, all drawn from the course's secret,
 /// so nothing in it (not the number either) tells who it is. With 230,400

@@ -3,8 +3,8 @@
 //! recent matches whose games replay on request, and the teacher's switches
 //! (pseudonyms, freeze).
 
+use super::access::Viewer;
 use super::{App, Shared, error, internal, me, page, set_note, shown_time};
-use crate::db::Person;
 use crate::ladder::{Board, FROZEN, Ladder, PSEUDONYMS};
 use askama::Template;
 use axum::extract::{Path, Query, State};
@@ -72,14 +72,14 @@ pub(crate) fn board_html(ladder: &Ladder, board: &Board, teacher: bool) -> Resul
     {
         return Ok(r[slot].1.clone());
     }
-    let html: Arc<str> = render_board(board, teacher)?.into();
+    let html: Arc<str> = render_board(ladder, board, teacher)?.into();
     if let Ok(mut r) = ladder.rendered.lock() {
         r[slot] = (board.serial, html.clone());
     }
     Ok(html)
 }
 
-fn render_board(board: &Board, teacher: bool) -> Result<String, String> {
+fn render_board(ladder: &Ladder, board: &Board, teacher: bool) -> Result<String, String> {
     let rows = board
         .rows
         .iter()
@@ -94,7 +94,7 @@ fn render_board(board: &Board, teacher: bool) -> Result<String, String> {
             } else {
                 r.name.clone()
             },
-            href: r.person.map(|p| format!("/ladder/people/{p}")),
+            href: r.person.map(|p| ladder.page_of(p)),
             rating: format!("{:.0} [{:.0}, {:.0}]", r.rating, r.interval[0], r.interval[1]),
             games: r.games,
             record: format!("{} / {} / {}", r.wins, r.draws, r.losses),
@@ -119,10 +119,8 @@ fn render_board(board: &Board, teacher: bool) -> Result<String, String> {
     .map_err(|e| e.to_string())
 }
 
-async fn viewer(app: &App, session: &Session) -> Result<Person, Response> {
-    me(app, session)
-        .await
-        .ok_or_else(|| error(StatusCode::UNAUTHORIZED, "log in with your link"))
+async fn viewer(app: &App, session: &Session) -> Result<Viewer, Response> {
+    Viewer::of(app, session).await
 }
 
 /// `GET /ladder`: the leaderboard.
@@ -141,15 +139,15 @@ pub async fn ladder_page(State(s): State<Shared>, session: Session) -> Response 
         .map(|n| n.0);
     let csrf = super::csrf::token(&session).await;
     let rule = &app.queue.course.config.ladder;
-    let html = board_html(&app.ladder, &board, who.is_teacher).and_then(|table| {
+    let html = board_html(&app.ladder, &board, who.sees_everything()).and_then(|table| {
         LadderPage {
             course: &app.queue.course.config.name,
-            who: if who.is_teacher {
+            who: if who.sees_everything() {
                 "teacher".into()
             } else {
-                who.name.clone()
+                who.person.name.clone()
             },
-            teacher: who.is_teacher,
+            teacher: who.sees_everything(),
             csrf,
             resting: app.ladder.resting() && !board.frozen,
             min_matches: rule.min_matches,
@@ -177,7 +175,7 @@ pub async fn ladder_fragment(State(s): State<Shared>, session: Session) -> Respo
         Ok(p) => p,
         Err(r) => return r,
     };
-    match board_html(&app.ladder, &app.ladder.board(), who.is_teacher) {
+    match board_html(&app.ladder, &app.ladder.board(), who.sees_everything()) {
         Ok(html) => page(html.to_string()),
         Err(e) => internal(e),
     }
@@ -187,8 +185,8 @@ pub async fn ladder_fragment(State(s): State<Shared>, session: Session) -> Respo
 /// student's token (`Authorization: Bearer`).
 pub async fn api_leaderboard(State(s): State<Shared>, session: Session, headers: HeaderMap) -> Response {
     let app = &s.0;
-    let teacher = match me(app, &session).await {
-        Some(p) => p.is_teacher,
+    let person = match me(app, &session).await {
+        Some(p) => p,
         None => {
             let token = headers
                 .get(header::AUTHORIZATION)
@@ -196,7 +194,7 @@ pub async fn api_leaderboard(State(s): State<Shared>, session: Session, headers:
                 .and_then(|v| v.strip_prefix("Bearer "));
             match token {
                 Some(t) => match app.queue.db.person_by_token(t.trim()).await {
-                    Ok(Some(p)) => p.is_teacher,
+                    Ok(Some(p)) => p,
                     Ok(None) => {
                         return (
                             StatusCode::UNAUTHORIZED,
@@ -216,11 +214,27 @@ pub async fn api_leaderboard(State(s): State<Shared>, session: Session, headers:
             }
         }
     };
+    let who = match Viewer::with(app, person).await {
+        Ok(who) => who,
+        Err(r) => return r,
+    };
     let board = app.ladder.board();
     let mut value = serde_json::to_value(&*board).unwrap_or_default();
-    if teacher && let Some(rows) = value["rows"].as_array_mut() {
+    if let Some(rows) = value["rows"].as_array_mut() {
         for (row, r) in rows.iter_mut().zip(&board.rows) {
-            row["real_name"] = serde_json::Value::from(r.real_name.clone());
+            let Some(pid) = r.person else { continue };
+            row["page"] = serde_json::Value::from(app.ladder.page_of(pid));
+            if who.sees_everything() {
+                row["real_name"] = serde_json::Value::from(r.real_name.clone());
+            } else if board.pseudonyms
+                && !who.sees_person(pid)
+                && let Some(o) = row.as_object_mut()
+            {
+                // Ids follow roster order and submission order: beside a
+                // pseudonym they would tell who it is.
+                o.remove("person");
+                o.remove("key");
+            }
         }
     }
     let mut r = Json(value).into_response();
@@ -293,18 +307,47 @@ struct PersonPage<'a> {
     recent: Vec<MatchView>,
 }
 
-/// `GET /ladder/people/{pid}`: a student's ratings over versions, head to head, recent matches.
-pub async fn ladder_person(State(s): State<Shared>, session: Session, Path(pid): Path<i64>) -> Response {
+/// The student whose ladder page `at` names, as `who` may ask for it: by
+/// its opaque handle ([`Ladder::page_of`]), or by database id for the
+/// teacher and for one's own page. Another's id is no address for a
+/// student (an id follows roster order, and would undo a pseudonym).
+async fn person_at(app: &App, who: &Viewer, at: &str) -> Result<Option<crate::db::Person>, String> {
+    let pid = match at.parse::<i64>() {
+        Ok(pid) if who.sees_person(pid) => Some(pid),
+        Ok(_) => None,
+        Err(_) => app
+            .queue
+            .db
+            .students()
+            .await?
+            .iter()
+            .map(|p| p.id)
+            .find(|&p| app.ladder.page_of(p).ends_with(&format!("/{at}"))),
+    };
+    match pid {
+        Some(pid) => Ok(app.queue.db.person(pid).await?.filter(|p| !p.is_teacher)),
+        None => Ok(None),
+    }
+}
+
+/// `GET /ladder/people/{at}`: a student's ratings over versions, head to head, recent matches.
+pub async fn ladder_person(State(s): State<Shared>, session: Session, Path(at): Path<String>) -> Response {
     let app = &s.0;
     let who = match viewer(app, &session).await {
         Ok(p) => p,
         Err(r) => return r,
     };
-    let person = match app.queue.db.person(pid).await {
-        Ok(Some(p)) if !p.is_teacher => p,
-        Ok(_) => return error(StatusCode::NOT_FOUND, "no such student"),
+    let person = match person_at(app, &who, &at).await {
+        Ok(Some(p)) => p,
+        Ok(None) => {
+            return error(
+                StatusCode::NOT_FOUND,
+                "no such student: open a classmate's page from the leaderboard",
+            );
+        }
         Err(e) => return internal(e),
     };
+    let pid = person.id;
     let board = app.ladder.board();
     let shown = |key: &str| -> String {
         board
@@ -312,7 +355,7 @@ pub async fn ladder_person(State(s): State<Shared>, session: Session, Path(pid):
             .iter()
             .find(|r| r.key == key)
             .map(|r| {
-                if who.is_teacher && !r.house {
+                if who.sees_everything() && !r.house {
                     r.real_name.clone()
                 } else {
                     r.name.clone()
@@ -320,11 +363,7 @@ pub async fn ladder_person(State(s): State<Shared>, session: Session, Path(pid):
             })
             .unwrap_or_else(|| "an earlier version".into())
     };
-    let name = if board.pseudonyms && !who.is_teacher && who.id != pid {
-        app.ladder.pseudonym(pid)
-    } else {
-        person.name.clone()
-    };
+    let name = who.name_of(pid, &person.name, board.pseudonyms, || app.ladder.pseudonym(pid));
     let row = board.rows.iter().find(|r| r.person == Some(pid));
     let now = row.map(|r| {
         format!(
@@ -347,17 +386,17 @@ pub async fn ladder_person(State(s): State<Shared>, session: Session, Path(pid):
         None => (Vec::new(), Vec::new()),
     };
     // Another student's games are theirs to watch, not this one's.
-    if !who.is_teacher && who.id != pid {
+    if !who.sees_person(pid) {
         for m in &mut recent {
             m.games.clear();
         }
     }
     let html = PersonPage {
         course: &app.queue.course.config.name,
-        who: if who.is_teacher {
+        who: if who.sees_everything() {
             "teacher".into()
         } else {
-            who.name.clone()
+            who.person.name.clone()
         },
         name,
         now,
@@ -521,21 +560,14 @@ pub async fn ladder_game(
         Err(e) => return internal(e),
     };
     // A student watches only matches one of their own versions played.
-    match plays_in(app, &who, &job.bots.iter().map(|b| b.key.as_str()).collect::<Vec<_>>()).await {
-        Ok(true) => {}
-        Ok(false) => {
-            return error(
-                StatusCode::FORBIDDEN,
-                "that match is not yours to watch: open one of your own",
-            );
-        }
-        Err(e) => return internal(e),
+    if !who.watches(&job.bots.iter().map(|b| b.key.as_str()).collect::<Vec<_>>()) {
+        return error(
+            StatusCode::FORBIDDEN,
+            "that match is not yours to watch: open one of your own",
+        );
     }
     let names = entrant_names(app, &who, &job);
-    let readable = match readable_logs(app, &who, &job, q.entrant).await {
-        Ok(r) => r,
-        Err(e) => return internal(e),
-    };
+    let readable = seen_bots(app, &who, &job, q.entrant);
     let Ok(_permit) = app.replaying.clone().acquire_owned().await else {
         return internal("the server is stopping");
     };
@@ -566,7 +598,7 @@ pub async fn ladder_game(
 
 /// The names `who` sees for the entrants of `job`: the teacher the real
 /// ones, a student those of the board (pseudonyms when names are hidden).
-fn entrant_names(app: &App, who: &Person, job: &crate::play::Job) -> Vec<String> {
+fn entrant_names(app: &App, who: &Viewer, job: &crate::play::Job) -> Vec<String> {
     let board = app.ladder.board();
     job.bots
         .iter()
@@ -576,52 +608,32 @@ fn entrant_names(app: &App, who: &Person, job: &crate::play::Job) -> Vec<String>
                 .iter()
                 .find(|r| r.key == b.key)
                 .map(|r| {
-                    if who.is_teacher {
+                    if who.sees_everything() {
                         r.real_name.clone()
                     } else {
                         r.name.clone()
                     }
                 })
-                .unwrap_or_else(|| b.key.clone())
+                .unwrap_or_else(|| {
+                    if who.sees_everything() {
+                        b.key.clone()
+                    } else {
+                        "an earlier version".into()
+                    }
+                })
         })
         .collect()
 }
 
-/// Whether `who` may watch a match of the entrants `keys`: the teacher
-/// any, a student only one that a version of theirs played.
-async fn plays_in(app: &App, who: &Person, keys: &[&str]) -> Result<bool, String> {
-    if who.is_teacher {
-        return Ok(true);
-    }
-    let mine = own_keys(app, who).await?;
-    Ok(keys.iter().any(|k| mine.iter().any(|m| m == k)))
-}
-
 /// For each bot of a ladder game's replay (a solitaire's: the one entrant
-/// asked for), whether `who` may read its log: the teacher every one, a
-/// student their own bot's only.
-async fn readable_logs(app: &App, who: &Person, job: &crate::play::Job, entrant: usize) -> Result<Vec<bool>, String> {
-    let mine = own_keys(app, who).await?;
+/// asked for), whether `who` may see its log and hidden cards ([`Viewer::sees_bot`]).
+fn seen_bots(app: &App, who: &Viewer, job: &crate::play::Job, entrant: usize) -> Vec<bool> {
     let solitaire = app.ladder.player.game.kind() == arena_core::Kind::Solitaire;
     let replayed = job.bots.iter().skip(if solitaire { entrant } else { 0 });
-    Ok(replayed
+    replayed
         .take(if solitaire { 1 } else { usize::MAX })
-        .map(|b| who.is_teacher || mine.contains(&b.key))
-        .collect())
-}
-
-/// The ladder keys of `who`'s versions (none for the teacher).
-async fn own_keys(app: &App, who: &Person) -> Result<Vec<String>, String> {
-    if who.is_teacher {
-        return Ok(Vec::new());
-    }
-    Ok(app
-        .queue
-        .versions(who.id)
-        .await?
-        .iter()
-        .map(|v| format!("s{}", v.id))
-        .collect())
+        .map(|b| who.sees_bot(&b.key))
+        .collect()
 }
 
 #[derive(Deserialize)]
@@ -690,7 +702,7 @@ pub async fn tournament_file(State(s): State<Shared>, session: Session, Path(fil
     };
     // The report's replay pages carry every bot's own log: a student's
     // strategy notes are not their classmates' to read (issue 47).
-    if !who.is_teacher && file.starts_with(arena_report::report::REPLAYS) {
+    if !who.sees_everything() && file.starts_with(arena_report::report::REPLAYS) {
         return error(
             StatusCode::FORBIDDEN,
             "the final tournament's replays show every bot's own log, so only the teacher opens them; \

@@ -9,8 +9,8 @@
 //! class, grades and exports), [`ladder`] (the leaderboard and its games),
 //! [`student_api`] (the students' API), [`remote`] (external workers' API); the
 //! routes in [`routes`]. What they share is here: the state every handler
-//! gets, the response helpers, and who may see what ([`allowed`],
-//! [`teacher`]).
+//! gets, the response helpers, and who may see what: the one rule in
+//! [`access`] ([`allowed`], [`teacher`]).
 
 use crate::course::Course;
 use crate::db::Person;
@@ -18,6 +18,7 @@ use crate::ladder::Ladder;
 use crate::queue::{Queue, Submission};
 use crate::work::Grading;
 use crate::workers::Workers;
+use access::Viewer;
 use axum::Json;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
@@ -25,6 +26,7 @@ use serde::Deserialize;
 use std::sync::Arc;
 use tower_sessions::Session;
 
+pub(crate) mod access;
 pub(crate) mod csrf;
 pub mod ladder;
 pub mod limits;
@@ -220,28 +222,35 @@ fn deadline_text(course: &Course) -> String {
     }
 }
 
-/// Whom `me` may see: themselves, or anyone for the teacher.
-async fn allowed(app: &App, session: &Session, pid: i64) -> Result<(Person, Person), Response> {
-    let Some(me) = me(app, session).await else {
-        return Err(error(StatusCode::UNAUTHORIZED, "log in with your link"));
-    };
-    if me.id != pid && !me.is_teacher {
-        return Err(error(StatusCode::FORBIDDEN, "that is not yours to see"));
-    }
+/// Person `pid`, if the one logged in may see them ([`access::Viewer`]):
+/// who looks, and whom.
+async fn allowed(app: &App, session: &Session, pid: i64) -> Result<(Viewer, Person), Response> {
+    let viewer = Viewer::of(app, session).await?;
+    viewer.may_open(pid)?;
     match app.queue.db.person(pid).await {
-        Ok(Some(p)) => Ok((me, p)),
+        Ok(Some(p)) => Ok((viewer, p)),
         Ok(None) => Err(error(StatusCode::NOT_FOUND, "no such student")),
         Err(e) => Err(internal(e)),
     }
 }
 
-async fn version_of(app: &App, session: &Session, pid: i64, n: i64) -> Result<(Person, Submission), Response> {
-    let (_, person) = allowed(app, session, pid).await?;
+/// Version `n` of person `pid`, if the one logged in may see it: who looks, whose, and the version.
+async fn version_seen(
+    app: &App,
+    session: &Session,
+    pid: i64,
+    n: i64,
+) -> Result<(Viewer, Person, Submission), Response> {
+    let (viewer, person) = allowed(app, session, pid).await?;
     match app.queue.version(pid, n).await {
-        Ok(Some(v)) => Ok((person, v)),
+        Ok(Some(v)) => Ok((viewer, person, v)),
         Ok(None) => Err(error(StatusCode::NOT_FOUND, format!("there is no version {n}"))),
         Err(e) => Err(internal(e)),
     }
+}
+
+async fn version_of(app: &App, session: &Session, pid: i64, n: i64) -> Result<(Person, Submission), Response> {
+    version_seen(app, session, pid, n).await.map(|(_, p, v)| (p, v))
 }
 
 async fn teacher(app: &App, session: &Session) -> Result<Person, Response> {

@@ -322,7 +322,7 @@ pub(super) async fn history(State(s): State<Shared>, session: Session, Path(pid)
         Ok(p) => p,
         Err(r) => return r,
     };
-    if !me.is_teacher {
+    if !me.sees_everything() {
         return Redirect::to("/").into_response();
     }
     let versions = match app.queue.versions(pid).await {
@@ -348,10 +348,11 @@ pub(super) async fn history(State(s): State<Shared>, session: Session, Path(pid)
 
 pub(super) async fn events(State(s): State<Shared>, session: Session) -> Response {
     let app = &s.0;
-    let Some(me) = me(app, &session).await else {
-        return error(StatusCode::UNAUTHORIZED, "log in with your link");
+    let me = match super::Viewer::of(app, &session).await {
+        Ok(me) => me,
+        Err(r) => return r,
     };
-    let slot = match super::Streams::open(&s.0, me.id) {
+    let slot = match super::Streams::open(&s.0, me.person.id) {
         Ok(slot) => slot,
         Err(why) => return error(StatusCode::TOO_MANY_REQUESTS, why),
     };
@@ -365,7 +366,7 @@ pub(super) async fn events(State(s): State<Shared>, session: Session) -> Respons
         loop {
             let event = tokio::select! {
                 got = rx.recv() => match got {
-                    Ok(Finished { person, version }) if me.is_teacher || person == me.id => {
+                    Ok(Finished { person, version }) if me.sees_person(person) => {
                         Event::default().event("finished").data(version.to_string())
                     }
                     Ok(_) | Err(RecvError::Lagged(_)) => continue,
@@ -374,7 +375,7 @@ pub(super) async fn events(State(s): State<Shared>, session: Session) -> Respons
                 got = board.recv() => match got {
                     Ok(()) | Err(RecvError::Lagged(_)) => {
                         let ladder = &slot.app.ladder;
-                        match super::ladder::board_html(ladder, &ladder.board(), me.is_teacher) {
+                        match super::ladder::board_html(ladder, &ladder.board(), me.sees_everything()) {
                             Ok(html) => Event::default().event("ladder").data(&*html),
                             Err(_) => Event::default().event("ladder").data("fitted"),
                         }

@@ -2,7 +2,10 @@
 //! points, the test against the version before it), its replay pages, any
 //! graded game played again, and its Gradescope `results.json`.
 
-use super::{App, Shared, download, error, internal, me, page, points_text, shown_time, version_of, viewer_response};
+use super::{
+    App, Shared, download, error, internal, me, page, points_text, shown_time, version_of, version_seen,
+    viewer_response,
+};
 use crate::queue::Submission;
 use askama::Template;
 use axum::extract::{Path, State};
@@ -282,7 +285,7 @@ pub(super) async fn replay_game(
     axum::extract::Query(q): axum::extract::Query<GameQuery>,
 ) -> Response {
     let app = &s.0;
-    let (person, v) = match version_of(app, &session, pid, n).await {
+    let (viewer, person, v) = match version_seen(app, &session, pid, n).await {
         Ok(x) => x,
         Err(r) => return r,
     };
@@ -298,9 +301,11 @@ pub(super) async fn replay_game(
     let grading = app.grading.clone();
     let file = app.queue.course.file_path(&v.sha256);
     let back = format!("/people/{pid}/versions/{n}");
-    let made =
-        tokio::task::spawn_blocking(move || grading.replay_page(&file, &person.name, item - 1, q.game - 1, &back))
-            .await;
+    let everything = viewer.sees_everything();
+    let made = tokio::task::spawn_blocking(move || {
+        grading.replay_page(&file, &person.name, (item - 1, q.game - 1), &back, everything)
+    })
+    .await;
     match made {
         Ok(Ok(html)) => viewer_response(html),
         Ok(Err(why)) => error(StatusCode::NOT_FOUND, why),

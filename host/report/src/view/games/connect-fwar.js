@@ -44,7 +44,7 @@ ArenaModel.game({
     return `drew ${card(e.card, true)}, named column ${e.answer}: ${e.placed === null ? "discarded" : "placed in column " + e.placed}${e.connected ? `, connects ${e.connected.kind} ${e.connected.index}` : ""}`;
   },
 
-  board(s, e, { h, view, card, list, forfeitBox }) {
+  board(s, e, { h, view, card, list, known, forfeitBox }) {
     const line = new Set();
     if (s.connected) {
       for (let k = 0; k < 4; k++) {
@@ -64,7 +64,7 @@ ArenaModel.game({
     for (let c = 0; c < 4; c++) grid.push(h`<div class=colno>${c}</div>`);
     const drawn = s.last && e.type === "draw" ? h`<div>drawn: ${card(s.last.card)} named column ${s.last.answer}: ${s.last.placed === null ? h`<b>discarded</b>` : "placed"}</div>` : "";
     const upcoming = list(s.deck).slice(s.deck ? s.deck.length - s.deckRemaining : 0).slice(0, 5);
-    const next = view.showHidden && s.deck && s.deckRemaining > 0 ? h`<div class=dim>next in the deck: ${upcoming.map((c) => card(c, true)).join(" ")}</div>` : "";
+    const next = view.showHidden && s.deck && known(s.deck) && s.deckRemaining > 0 ? h`<div class=dim>next in the deck: ${upcoming.map((c) => card(c, true)).join(" ")}</div>` : "";
     const discard = list(s.discard);
     return h`<div class=cf><div class=grid4>${grid}</div><div class=side>${drawn}
         <div>${s.deckRemaining} cards in the deck${s.score !== null ? h` · <b>score ${s.score}</b>` : ""}</div>

@@ -66,7 +66,7 @@ ArenaModel.game({
     }
   },
 
-  board(s, e, { h, view, name, back, list, describe, forfeitBox }) {
+  board(s, e, { h, view, name, back, list, known, describe, forfeitBox }) {
     const strip = [];
     for (let i = 0; i < 23; i++) {
       const who = s.positions[0] === i ? 0 : s.positions[1] === i ? 1 : -1;
@@ -74,14 +74,14 @@ ArenaModel.game({
     }
     const hand = (seat) => {
       const cards = list(s.hands[seat]);
-      const shown = view.showHidden ? cards.map((c) => h`<span class="card">${c}</span>`) : back(cards.length);
+      const shown = view.showHidden && known(cards) ? cards.map((c) => h`<span class="card">${c}</span>`) : back(cards.length);
       const played = s.last && s.last.seat === seat && (e.type === "move") ? h`<span class="played">played <span class="card hot">${s.last.card}</span> ${s.last.direction}${s.last.parried ? " - parried" : ""}</span>` : "";
       return h`<div class="hand seat${seat}"><b>${name(seat)}</b> <span class=score>${list(s.scores)[seat]}</span> ${shown} ${played}</div>`;
     };
     const extra = [];
     if (e.type === "last-chance" && s.lastChance) extra.push(h`<div class=banner>Last chance: ${name(s.lastChance.seat)} attacks with ${s.lastChance.card}${s.lastChance.parried ? " - parried" : ""}</div>`);
     if (s.end) extra.push(h`<div class=banner>${describe(e, s)}</div>`);
-    const deck = view.showHidden && s.deck && s.deckRemaining > 0 ? `deck order: ${list(s.deck).slice(s.deck.length - s.deckRemaining).join(" ")}` : "";
+    const deck = view.showHidden && s.deck && known(s.deck) && s.deckRemaining > 0 ? `deck order: ${list(s.deck).slice(s.deck.length - s.deckRemaining).join(" ")}` : "";
     return h`<div class=eg>${hand(0)}<div class=strip>${strip}</div>${hand(1)}
         <div class=facts>round ${s.round} · first to 5 points · ${s.deckRemaining} cards in the deck · discarded: ${list(s.discard).join(" ") || "none"} ${deck ? "· " + deck : ""}</div>
         ${extra}${forfeitBox(s.forfeit)}</div>`;

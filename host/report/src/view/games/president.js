@@ -25,8 +25,10 @@ ArenaModel.game({
           if (e.cards) {
             const hand = s.hands[e.seat];
             for (const c of e.cards) {
-              const i = hand.findIndex((h) => sameCard(h, c));
-              if (i >= 0) hand.splice(i, 1);
+              const i = hand.findIndex((h) => h && sameCard(h, c));
+              // A hand left out of this replay (not the viewer's): one face-down card goes.
+              const at = i >= 0 ? i : hand.indexOf(null);
+              if (at >= 0) hand.splice(at, 1);
             }
           }
           if (e.meets === "lead") { s.passed = s.passed.map(() => false); s.trick = []; }
@@ -60,7 +62,7 @@ ArenaModel.game({
     return e.cards ? `${name(e.seat)} plays ${e.cards.map((c) => card(c, true)).join(" ")} (${e.meets})` : `${name(e.seat)} passes`;
   },
 
-  board(s, e, { h, view, name, card, back, list, joined, ordinal, describe, forfeitBox }) {
+  board(s, e, { h, view, name, card, back, list, known, joined, ordinal, describe, forfeitBox }) {
     const rows = [];
     const counts = list(s.counts);
     for (let seat = 0; seat < counts.length; seat++) {
@@ -68,7 +70,7 @@ ArenaModel.game({
       const title = s.titles ? s.titles[seat] : null;
       const turn = e.type === "turn" && e.seat === seat;
       // A player out of the game holds nothing (its cards left the game, rule 10.1).
-      const hand = counts[seat] === 0 ? "" : view.showHidden ? list(s.hands[seat]).map((c) => card(c)) : back(counts[seat]);
+      const hand = counts[seat] === 0 ? "" : view.showHidden && known(s.hands[seat]) ? list(s.hands[seat]).map((c) => card(c)) : back(counts[seat]);
       const swap = s.exchange && s.exchange[seat];
       const ex = swap && (list(swap[0]).length || list(swap[1]).length) && e.type === "game-start"
         ? h`<div class=dim>gave ${list(swap[0]).map((c) => card(c, true)).join(" ") || "nothing"}, received ${list(swap[1]).map((c) => card(c, true)).join(" ") || "nothing"}</div>` : "";

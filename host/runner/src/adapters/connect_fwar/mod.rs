@@ -25,6 +25,7 @@ pub static ABOUT: About = About {
     starter: "basic",
     places: ["first", "last"],
     check_event: crate::runner::typed_event::<crate::games::connect_fwar::Event>,
+    hide_event: crate::games::connect_fwar::hide,
 };
 
 /// Under `--illegal forfeit` a column where the card does not fit forfeits

@@ -53,6 +53,7 @@ pub static ABOUT: About = About {
     starter: "aggressive",
     places: ["first", "last"],
     check_event: crate::runner::typed_event::<crate::games::en_garde::Event>,
+    hide_event: crate::games::en_garde::hide,
 };
 
 /// En Garde as the runner sees it.

@@ -27,6 +27,7 @@ pub static ABOUT: About = About {
     starter: "lowest",
     places: ["president", "bum"],
     check_event: crate::runner::typed_event::<crate::games::president::Event>,
+    hide_event: crate::games::president::hide,
 };
 
 /// President as the runner sees it.

@@ -38,6 +38,7 @@ pub static ABOUT: About = About {
     starter: "greedy",
     places: ["first", "last"],
     check_event: crate::runner::typed_event::<crate::games::sugar::Event>,
+    hide_event: crate::games::sugar::hide,
 };
 
 /// Under `--illegal forfeit` an illegal step (rules 4.3, 4.4) forfeits
