@@ -13,6 +13,7 @@
 
 use super::{App, error, internal, me};
 use crate::db::Person;
+use crate::queue::Submission;
 use axum::http::StatusCode;
 use axum::response::Response;
 use tower_sessions::Session;
@@ -93,4 +94,40 @@ impl Viewer {
             real.to_string()
         }
     }
+}
+
+/// Person `pid`, if the one logged in may see them ([`access::Viewer`]):
+/// who looks, and whom.
+pub(crate) async fn allowed(app: &App, session: &Session, pid: i64) -> Result<(Viewer, Person), Response> {
+    let viewer = Viewer::of(app, session).await?;
+    viewer.may_open(pid)?;
+    match app.queue.db.person(pid).await {
+        Ok(Some(p)) => Ok((viewer, p)),
+        Ok(None) => Err(error(StatusCode::NOT_FOUND, "no such student")),
+        Err(e) => Err(internal(e)),
+    }
+}
+
+/// Version `n` of person `pid`, if the one logged in may see it: who looks, whose, and the version.
+pub(crate) async fn version_seen(
+    app: &App,
+    session: &Session,
+    pid: i64,
+    n: i64,
+) -> Result<(Viewer, Person, Submission), Response> {
+    let (viewer, person) = allowed(app, session, pid).await?;
+    match app.queue.version(pid, n).await {
+        Ok(Some(v)) => Ok((viewer, person, v)),
+        Ok(None) => Err(error(StatusCode::NOT_FOUND, format!("there is no version {n}"))),
+        Err(e) => Err(internal(e)),
+    }
+}
+
+pub(crate) async fn version_of(
+    app: &App,
+    session: &Session,
+    pid: i64,
+    n: i64,
+) -> Result<(Person, Submission), Response> {
+    version_seen(app, session, pid, n).await.map(|(_, p, v)| (p, v))
 }

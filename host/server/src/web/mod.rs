@@ -9,8 +9,8 @@
 //! class, grades and exports), [`ladder`] (the leaderboard and its games),
 //! [`student_api`] (the students' API), [`remote`] (external workers' API); the
 //! routes in [`routes`]. What they share is here: the state every handler
-//! gets, the response helpers, and who may see what: the one rule in
-//! [`access`] ([`allowed`], [`teacher`]).
+//! gets and the response helpers; who may see what is the one rule of
+//! [`access`].
 
 use crate::course::Course;
 use crate::db::Person;
@@ -18,7 +18,6 @@ use crate::ladder::Ladder;
 use crate::queue::{Queue, Submission};
 use crate::work::Grading;
 use crate::workers::Workers;
-use access::Viewer;
 use axum::Json;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{Html, IntoResponse, Response};
@@ -220,37 +219,6 @@ fn deadline_text(course: &Course) -> String {
             if n == 1 { "" } else { "s" }
         ),
     }
-}
-
-/// Person `pid`, if the one logged in may see them ([`access::Viewer`]):
-/// who looks, and whom.
-async fn allowed(app: &App, session: &Session, pid: i64) -> Result<(Viewer, Person), Response> {
-    let viewer = Viewer::of(app, session).await?;
-    viewer.may_open(pid)?;
-    match app.queue.db.person(pid).await {
-        Ok(Some(p)) => Ok((viewer, p)),
-        Ok(None) => Err(error(StatusCode::NOT_FOUND, "no such student")),
-        Err(e) => Err(internal(e)),
-    }
-}
-
-/// Version `n` of person `pid`, if the one logged in may see it: who looks, whose, and the version.
-async fn version_seen(
-    app: &App,
-    session: &Session,
-    pid: i64,
-    n: i64,
-) -> Result<(Viewer, Person, Submission), Response> {
-    let (viewer, person) = allowed(app, session, pid).await?;
-    match app.queue.version(pid, n).await {
-        Ok(Some(v)) => Ok((viewer, person, v)),
-        Ok(None) => Err(error(StatusCode::NOT_FOUND, format!("there is no version {n}"))),
-        Err(e) => Err(internal(e)),
-    }
-}
-
-async fn version_of(app: &App, session: &Session, pid: i64, n: i64) -> Result<(Person, Submission), Response> {
-    version_seen(app, session, pid, n).await.map(|(_, p, v)| (p, v))
 }
 
 async fn teacher(app: &App, session: &Session) -> Result<Person, Response> {

@@ -2,11 +2,12 @@
 //! the one that counts), and the events that refresh them; the teacher's
 //! view of one student's history.
 
+use super::access::allowed;
 use super::csrf;
 use super::teacher::teacher_page;
 use super::{
-    App, CsrfForm, PERSON, Shared, allowed, deadline_text, error, internal, me, page, points_text, set_note,
-    shown_time, take_note,
+    App, CsrfForm, PERSON, Shared, deadline_text, error, internal, me, page, points_text, set_note, shown_time,
+    take_note,
 };
 use crate::db::Person;
 use crate::export::counted;
@@ -348,7 +349,7 @@ pub(super) async fn history(State(s): State<Shared>, session: Session, Path(pid)
 
 pub(super) async fn events(State(s): State<Shared>, session: Session) -> Response {
     let app = &s.0;
-    let me = match super::Viewer::of(app, &session).await {
+    let me = match super::access::Viewer::of(app, &session).await {
         Ok(me) => me,
         Err(r) => return r,
     };

@@ -2,10 +2,8 @@
 //! points, the test against the version before it), its replay pages, any
 //! graded game played again, and its Gradescope `results.json`.
 
-use super::{
-    App, Shared, download, error, internal, me, page, points_text, shown_time, version_of, version_seen,
-    viewer_response,
-};
+use super::access::{version_of, version_seen};
+use super::{App, Shared, download, error, internal, me, page, points_text, shown_time, viewer_response};
 use crate::queue::Submission;
 use askama::Template;
 use axum::extract::{Path, State};
