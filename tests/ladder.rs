@@ -1112,3 +1112,53 @@ fn a_student_walks_every_route_and_sees_only_their_own(on: &On) {
 }
 
 on_both!(a_student_walks_every_route_and_sees_only_their_own);
+
+/// Grading first (issue 47 item 7): an upload made while the server's own
+/// thread plays a batch of ladder matches does not wait for the batch. The
+/// batch stops between two matches and gives back those it had not
+/// started: once the upload is graded, some of the batch's matches are
+/// waiting again or were claimed a second time. (Without it, every match
+/// of the batch is played, once, before the upload's turn.)
+fn an_upload_does_not_wait_for_a_ladder_batch(on: &On) {
+    // Long matches (400 games each), so a batch lasts many seconds.
+    let (dir, students) = ladder_course_with(on, "grading-first", &LADDER.replace("games = 10\n", "games = 400\n"));
+    let server = on.serve(&dir);
+    let token = |i: usize| students[i]["token"].clone();
+    accepted(&server, &token(0), &bot("en-garde/aggressive"));
+    accepted(&server, &token(1), &bot("en-garde/random"));
+    // A batch the server's own thread has just claimed, most of it still to play.
+    let started = Instant::now();
+    let (first, last) = loop {
+        let leased: u64 = on
+            .scalar(&dir, "SELECT COUNT(*) FROM ladder_matches WHERE state = 'leased'")
+            .parse()
+            .unwrap();
+        if leased >= 3 {
+            let first = on.scalar(&dir, "SELECT MIN(id) FROM ladder_matches WHERE state = 'leased'");
+            let last = on.scalar(&dir, "SELECT MAX(id) FROM ladder_matches WHERE state = 'leased'");
+            break (first, last);
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(300),
+            "the ladder never leased a batch of 3 matches"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    accepted(&server, &token(2), &bot("en-garde/cowardly"));
+    let given_back: u64 = on
+        .scalar(
+            &dir,
+            &format!(
+                "SELECT COUNT(*) FROM ladder_matches WHERE id BETWEEN {first} AND {last} \
+                 AND (state = 'queued' OR attempts >= 2)"
+            ),
+        )
+        .parse()
+        .unwrap();
+    assert!(
+        given_back > 0,
+        "every match of the batch running at the upload was played before it was graded"
+    );
+}
+
+on_both!(an_upload_does_not_wait_for_a_ladder_batch);

@@ -1,6 +1,7 @@
 //! The server's own threads: each grades the next waiting job, or else
 //! checks an external worker's result, or else plays a batch of ladder
-//! matches, and sleeps only when there is nothing of the three.
+//! matches (which gives way between two matches when a job comes), and
+//! sleeps only when there is nothing of the three.
 
 use crate::ladder::Ladder;
 use crate::queue::Queue;
@@ -23,7 +24,7 @@ pub fn start(threads: usize, queue: Queue, ladder: Arc<Ladder>, grading: Arc<Gra
                         // thread looks wake it, instead of being missed until
                         // the 2 s timeout.
                         let (woken, queued) = (queue.wake.notified(), ladder.wake.notified());
-                        if !queue.check_one(&grading).await && !ladder.play_own().await {
+                        if !queue.check_one(&grading).await && !ladder.play_own(&queue.added).await {
                             tokio::select! {
                                 _ = woken => {}
                                 _ = queued => {}

@@ -11,6 +11,8 @@ use crate::play::{Bot, Job, Outcome};
 use arena_core::derive_seed;
 use sqlx::Row as _;
 use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 impl Ladder {
@@ -212,7 +214,12 @@ impl Ladder {
     }
 
     /// Play one batch of matches with the server's own pool; whether there was one.
-    pub async fn play_own(&self) -> bool {
+    ///
+    /// A batch gives way to grading: between two matches it stops as soon
+    /// as `grading` (the queue's count of jobs added, [`crate::queue::Queue::added`])
+    /// moves, and gives back the matches it has not started, so an upload
+    /// waits for one match, not a batch.
+    pub async fn play_own(&self, grading: &Arc<AtomicU64>) -> bool {
         if self.check_one().await {
             return true;
         }
@@ -223,7 +230,10 @@ impl Ladder {
             return false;
         }
         let mut played = Vec::new();
-        let outcomes = self.play_all(&lease.matches).await;
+        let outcomes = self.play_all(&lease.matches, grading).await;
+        for job in &lease.matches[outcomes.len()..] {
+            let _ = self.leases.put_back(job.id, &lease.lease).await;
+        }
         for (job, outcome) in lease.matches.iter().zip(outcomes) {
             match outcome {
                 Ok(o) => played.push((job, o)),
@@ -249,17 +259,24 @@ impl Ladder {
         true
     }
 
-    /// Play `jobs` here one after another, off the async threads.
-    async fn play_all(&self, jobs: &[Job]) -> Vec<Result<Outcome, String>> {
+    /// Play `jobs` here one after another, off the async threads, until
+    /// `grading` moves: the outcomes of the first of them.
+    async fn play_all(&self, jobs: &[Job], grading: &Arc<AtomicU64>) -> Vec<Result<Outcome, String>> {
         let player = self.player.clone();
         let batch = jobs.to_vec();
         let course = self.course.clone();
+        let grading = grading.clone();
+        let start = grading.load(Ordering::SeqCst);
         tokio::task::spawn_blocking(move || {
             let files = move |sha: &str| {
                 let p = course.file_path(sha);
                 p.is_file().then_some(p)
             };
-            batch.iter().map(|job| player.play(job, &files)).collect()
+            batch
+                .iter()
+                .take_while(|_| grading.load(Ordering::SeqCst) == start)
+                .map(|job| player.play(job, &files))
+                .collect()
         })
         .await
         .unwrap_or_else(|e| vec![Err(format!("the ladder thread ended: {e}")); jobs.len()])

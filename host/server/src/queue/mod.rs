@@ -123,6 +123,9 @@ pub struct Queue {
     workers: Arc<Workers>,
     /// Jobs were queued or results arrived.
     pub wake: Arc<Notify>,
+    /// Jobs added from outside (uploads, re-grades), counted: a ladder
+    /// batch stops between two matches when it moves (`Ladder::play_own`).
+    pub added: Arc<std::sync::atomic::AtomicU64>,
     finished: broadcast::Sender<Finished>,
 }
 
@@ -178,6 +181,7 @@ impl Queue {
             leases,
             workers,
             wake: Arc::new(Notify::new()),
+            added: Arc::new(std::sync::atomic::AtomicU64::new(0)),
             finished,
         })
     }
@@ -256,6 +260,7 @@ impl Queue {
         .await
         .map_err(|e| e.to_string())?;
         tx.commit().await.map_err(|e| e.to_string())?;
+        self.added.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         self.wake.notify_waiters();
         Ok(Ok(sub))
     }
@@ -279,6 +284,7 @@ impl Queue {
                 .map_err(|e| e.to_string())?;
         }
         tx.commit().await.map_err(|e| e.to_string())?;
+        self.added.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
         self.wake.notify_waiters();
         Ok(ids.len())
     }
