@@ -31,6 +31,8 @@ pub struct WorkerSeen {
     pub matches: i64,
     /// Disabled or revoked, and why.
     pub disabled: Option<String>,
+    /// Why it was last in doubt (its results were then checked as a new worker's).
+    pub doubt: Option<String>,
 }
 
 /// The server's health.
@@ -57,22 +59,24 @@ impl Health {
             .fetch_one(&db.pool)
             .await
             .map_err(|e| e.to_string())?;
-        let workers = sqlx::query("SELECT name, last_seen, matches, disabled_at, reason FROM workers ORDER BY id")
-            .fetch_all(&db.pool)
-            .await
-            .map_err(|e| e.to_string())?
-            .iter()
-            .map(|r| WorkerSeen {
-                name: r.try_get(0).unwrap_or_default(),
-                last_seen: r.try_get(1).ok().flatten(),
-                matches: r.try_get(2).unwrap_or_default(),
-                disabled: r
-                    .try_get::<Option<String>, _>(3)
-                    .ok()
-                    .flatten()
-                    .map(|_| r.try_get::<Option<String>, _>(4).ok().flatten().unwrap_or_default()),
-            })
-            .collect();
+        let workers =
+            sqlx::query("SELECT name, last_seen, matches, disabled_at, reason, doubt FROM workers ORDER BY id")
+                .fetch_all(&db.pool)
+                .await
+                .map_err(|e| e.to_string())?
+                .iter()
+                .map(|r| WorkerSeen {
+                    name: r.try_get(0).unwrap_or_default(),
+                    last_seen: r.try_get(1).ok().flatten(),
+                    matches: r.try_get(2).unwrap_or_default(),
+                    disabled: r
+                        .try_get::<Option<String>, _>(3)
+                        .ok()
+                        .flatten()
+                        .map(|_| r.try_get::<Option<String>, _>(4).ok().flatten().unwrap_or_default()),
+                    doubt: r.try_get::<Option<String>, _>(5).ok().flatten(),
+                })
+                .collect();
         let last_backup = sqlx::query("SELECT value FROM settings WHERE name = $1")
             .bind(LAST_BACKUP)
             .fetch_optional(&db.pool)

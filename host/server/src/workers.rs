@@ -1,6 +1,8 @@
-//! External workers: who they are (by token), what they say they run, and
-//! disabling one whose result differed when a server did the work again,
-//! which sends back everything it did, of every kind of work.
+//! External workers: who they are (by token), what they say they run,
+//! doubting one (its results are checked as a new worker's again), and
+//! disabling one whose result differed when a server did the work again or
+//! whose results the statistics find too unlikely, which sends back
+//! everything it did, of every kind of work.
 
 use crate::course::{now, stamp};
 use crate::db::{Db, Secret, token_hash};
@@ -78,8 +80,22 @@ impl Workers {
         Ok(row.is_some())
     }
 
-    /// Record what a worker says it runs.
+    /// Record what a worker says it runs; a worker that says it runs
+    /// something else than at its last hello (another build, another
+    /// machine behind the same token) is in doubt.
     pub async fn hello(&self, worker: i64, engine: &str) -> Result<(), String> {
+        let before: Option<String> = sqlx::query("SELECT engine FROM workers WHERE id = $1")
+            .bind(worker)
+            .fetch_optional(&self.db.pool)
+            .await
+            .map_err(|e| e.to_string())?
+            .and_then(|r| r.try_get(0).ok().flatten());
+        if let Some(before) = before
+            && before != engine
+        {
+            self.doubt(worker, &format!("it ran {before}, it now says it runs {engine}"))
+                .await?;
+        }
         sqlx::query("UPDATE workers SET engine = $1, last_seen = $2 WHERE id = $3")
             .bind(engine)
             .bind(stamp(now()))
@@ -88,6 +104,23 @@ impl Workers {
             .await
             .map(|_| ())
             .map_err(|e| e.to_string())
+    }
+
+    /// Put `worker` in doubt: its results are checked again as a new
+    /// worker's are (the falling share of [`sampled`] starts over from its
+    /// counts now), and the teacher's health panel says why.
+    pub async fn doubt(&self, worker: i64, why: &str) -> Result<(), String> {
+        sqlx::query(
+            "UPDATE workers SET matches_at_doubt = matches, jobs_at_doubt = (SELECT COUNT(*) FROM jobs \
+             WHERE done_by = $1 OR (worker_id = $1 AND state = 'checking')), doubt = $2 WHERE id = $1",
+        )
+        .bind(worker)
+        .bind(why)
+        .execute(&self.db.pool)
+        .await
+        .map_err(|e| e.to_string())?;
+        eprintln!("arena serve: worker {worker} is in doubt, its results are checked as a new worker's: {why}");
+        Ok(())
     }
 
     /// Disable `worker` and send every match it played and every job it

@@ -147,7 +147,8 @@ impl Ladder {
         let generation = self.workers.generation();
         let before = match holder {
             Holder::Server => 0,
-            Holder::Worker(w) => sqlx::query("SELECT matches FROM workers WHERE id = $1")
+            // Counted from its last doubt: the share checked starts over then.
+            Holder::Worker(w) => sqlx::query("SELECT matches - matches_at_doubt FROM workers WHERE id = $1")
                 .bind(w)
                 .fetch_optional(&self.db.pool)
                 .await

@@ -237,6 +237,12 @@ pub async fn results(
         }
     }
     if let Some(why) = malformed {
+        // An honest worker returns what the match played: a result that
+        // cannot be one puts the rest of its results in doubt.
+        let _ =
+            s.0.workers
+                .doubt(id, &format!("it returned a malformed result ({why})"))
+                .await;
         return refuse(StatusCode::UNPROCESSABLE_ENTITY, why);
     }
     Json(out).into_response()

@@ -97,10 +97,14 @@ fn health_lines(h: &Health) -> Vec<String> {
         lines.push(match (&w.disabled, &w.last_seen) {
             (Some(why), _) => format!("Worker {}: disabled ({why}).", w.name),
             (None, Some(at)) => format!(
-                "Worker {}: last heard from {}, {} matches taken.",
+                "Worker {}: last heard from {}, {} matches taken{}.",
                 w.name,
                 health::shown(at),
-                w.matches
+                w.matches,
+                w.doubt
+                    .as_ref()
+                    .map(|d| format!("; checked as a new worker again since {d}"))
+                    .unwrap_or_default()
             ),
             (None, None) => format!("Worker {}: never started.", w.name),
         });
