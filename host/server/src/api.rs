@@ -185,7 +185,8 @@ pub struct VersionView {
     pub sha256: String,
     /// Its size in bytes.
     pub size: i64,
-    /// `queued`, `running`, `accepted`, `rejected` or `failed`.
+    /// `queued`, `running`, `checking` (a worker graded it; the server
+    /// grades it again before it counts), `accepted`, `rejected` or `failed`.
     pub state: String,
     /// When it was received (RFC 3339, UTC).
     pub submitted: String,

@@ -48,7 +48,8 @@ pub async fn class(queue: &Queue) -> Result<Vec<Entry>, String> {
 
 /// The version that counts: the one chosen, else the latest on time, else the latest.
 pub fn counted(person: &Person, versions: &[Submission]) -> Option<i64> {
-    let accepted = |v: &&Submission| v.state == "accepted" || v.state == "queued" || v.state == "running";
+    let accepted =
+        |v: &&Submission| v.state == "accepted" || v.state == "queued" || v.state == "running" || v.state == "checking";
     person
         .counted
         .filter(|c| versions.iter().any(|v| v.version == *c))

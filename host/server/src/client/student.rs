@@ -61,8 +61,8 @@ impl Client {
             std::thread::sleep(Duration::from_millis(500));
             let v = self.version(n)?;
             match v.state.as_str() {
-                "queued" | "running" if started.elapsed() < wait => continue,
-                "queued" | "running" => {
+                "queued" | "running" | "checking" if started.elapsed() < wait => continue,
+                "queued" | "running" | "checking" => {
                     return Err(Failure::Unreachable(format!(
                         "no verdict after {} s; it will appear at {}",
                         wait.as_secs(),

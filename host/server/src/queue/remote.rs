@@ -1,7 +1,8 @@
 //! Jobs external workers do: handed out under a lease, renewed by the
 //! worker's heartbeat, and taken only from the lease's holder; a worker's
-//! first results and a sample after them wait in `checking` until a
-//! server has done the job again ([`Queue::check_one`]).
+//! first results, a sample after them and every grading verdict that
+//! would change a student's points wait in `checking` until a server has
+//! done the job again ([`Queue::check_one`]).
 
 use super::Queue;
 use super::record::By;
@@ -101,16 +102,21 @@ impl Queue {
             }
         };
         let config = &self.course.config.ladder;
-        let before: i64 =
-            sqlx::query("SELECT COUNT(*) FROM jobs WHERE done_by = $1 OR (worker_id = $1 AND state = 'checking')")
-                .bind(worker)
-                .fetch_one(&self.db.pool)
-                .await
-                .and_then(|r| r.try_get(0))
-                .map_err(|e| e.to_string())?;
-        if self
-            .workers
-            .checks(&JOBS, r.job, before, config.verify_first, config.verify_percent)
+        // Counted from its last doubt: the share checked starts over then.
+        let before: i64 = sqlx::query(
+            "SELECT (SELECT COUNT(*) FROM jobs WHERE done_by = $1 OR (worker_id = $1 AND state = 'checking')) \
+             - jobs_at_doubt FROM workers WHERE id = $1",
+        )
+        .bind(worker)
+        .fetch_one(&self.db.pool)
+        .await
+        .and_then(|r| r.try_get(0))
+        .map_err(|e| e.to_string())?;
+        let changes_points = kind == "grade" && self.changes_points(id, r.verdict.as_ref()).await?;
+        if changes_points
+            || self
+                .workers
+                .checks(&JOBS, r.job, before, config.verify_first, config.verify_percent)
         {
             let mut conn = self.db.pool.acquire().await.map_err(|e| e.to_string())?;
             let held = self
@@ -124,11 +130,49 @@ impl Queue {
                     Some(&json),
                 )
                 .await?;
+            if held && kind == "grade" {
+                // Shown as being checked, not graded, until the server's own verdict counts.
+                let _ = sqlx::query("UPDATE submissions SET state = 'checking' WHERE id = $1")
+                    .bind(id)
+                    .execute(&self.db.pool)
+                    .await;
+            }
             self.wake.notify_waiters();
             return Ok(held);
         }
         let by = By::Lease(Holder::Worker(worker), &r.lease);
         self.record_remote(r.job, id, &kind, &json, by, grading).await
+    }
+
+    /// Whether a worker's grading verdict `v` of submission `id` would
+    /// change a student's points: the version has no verdict yet (its
+    /// first could make it the version that counts), or another acceptance
+    /// or score than it has now. Such a verdict is always done again here
+    /// before it counts; one that changes nothing (a re-grade that agrees)
+    /// is only sampled, which keeps re-grading a class cheap.
+    async fn changes_points(&self, id: i64, v: Option<&Verdict>) -> Result<bool, String> {
+        let Some(v) = v else { return Ok(true) };
+        let row = sqlx::query("SELECT finished_at, state, score FROM submissions WHERE id = $1")
+            .bind(id)
+            .fetch_optional(&self.db.pool)
+            .await
+            .map_err(|e| e.to_string())?;
+        let Some(row) = row else { return Ok(true) };
+        let graded: Option<String> = row.try_get(0).ok().flatten();
+        let state: String = row.try_get(1).unwrap_or_default();
+        let score: Option<f64> = row.try_get(2).ok().flatten();
+        // A version being re-graded waits as `queued` or `running`, its
+        // last score kept: then only a score tells what it had.
+        let same_acceptance = match &state[..] {
+            "accepted" => v.accepted,
+            "rejected" => !v.accepted,
+            _ => true,
+        };
+        let same_score = match (score, v.score) {
+            (Some(a), Some(b)) => (a - b).abs() < 1e-9,
+            _ => false,
+        };
+        Ok(graded.is_none() || v.failed || !same_acceptance || !same_score)
     }
 
     /// Record a worker's verdict `json` of job `job` (of submission `id`),

@@ -218,6 +218,7 @@ pub(super) fn versions_html(
         .map(|v| {
             let (verdict, class) = match v.state.as_str() {
                 "queued" | "running" => ("checking and grading...".to_string(), "busy"),
+                "checking" => ("graded by a worker, being checked...".to_string(), "busy"),
                 "accepted" => ("accepted".to_string(), "ok"),
                 "rejected" => ("rejected".to_string(), "bad"),
                 _ => ("the arena failed".to_string(), "bad"),
