@@ -4,7 +4,8 @@
 //! duplicate match played by the server's own pool or by an external
 //! worker under a lease ([`crate::lease`]); ratings are fitted to every
 //! game among the current versions at once, and a sample of every worker's
-//! matches is played again here and compared.
+//! matches is played again here and compared, and every worker's results
+//! are compared with the server's own ([`audit`]).
 //!
 //! By concern: [`schedule`] (which matches to queue), [`results`] (leasing
 //! matches, taking and checking their results, the server's own play),
@@ -27,6 +28,7 @@ use std::time::{Duration, Instant};
 use tokio::sync::{Notify, broadcast};
 use types::{Counted, Current, Done};
 
+pub mod audit;
 pub mod results;
 pub mod schedule;
 pub mod standings;
@@ -111,6 +113,8 @@ pub struct Ladder {
     counted: Mutex<Counted>,
     /// Every version has its matches: the scheduler queues none until one changes.
     resting: std::sync::atomic::AtomicBool,
+    /// Workers the statistical check put in doubt, until it finds them unremarkable again.
+    doubted: Mutex<std::collections::HashSet<i64>>,
 }
 
 /// A course-wide switch, as the database has it (off unless set on).
@@ -216,6 +220,7 @@ impl Ladder {
             shas: Mutex::new(HashMap::new()),
             counted: Mutex::new(Counted::default()),
             resting: std::sync::atomic::AtomicBool::new(false),
+            doubted: Mutex::new(std::collections::HashSet::new()),
         })
     }
 

@@ -194,7 +194,11 @@ impl Ladder {
         }
         tx.commit().await.map_err(|e| e.to_string())?;
         for (job, outcome) in counted {
-            self.count_done(job, outcome.clone(), &at, generation);
+            let by = match holder {
+                Holder::Server => 0,
+                Holder::Worker(w) => w,
+            };
+            self.count_done(job, outcome.clone(), &at, generation, by, false);
         }
         if taken > 0 {
             self.refit.notify_one();
@@ -332,7 +336,7 @@ impl Ladder {
                 Err(e) => Err(e.to_string()),
             };
             if confirmed == Ok(true) {
-                self.count_done(&job, mine, &stamp(now()), generation);
+                self.count_done(&job, mine, &stamp(now()), generation, worker, true);
             }
             self.refit.notify_one();
         } else {

@@ -3,6 +3,7 @@
 //! Plackett-Luce at a table); the leaderboard it gives, and each student
 //! version's last standing kept for their history.
 
+use super::audit;
 use super::types::{Board, Current, Done, Row, pseudonym};
 use super::{FROZEN, KEEP_EVERY, Ladder, PSEUDONYMS, RECOUNT, elapsed, mark, turn};
 use crate::course::{now, stamp};
@@ -36,10 +37,15 @@ impl Ladder {
             .map(|d| d.values().cloned().collect())
             .unwrap_or_default();
         let secret = pseudonyms.then(|| self.secret.clone());
-        let mut board =
-            tokio::task::spawn_blocking(move || standings(&current, &done, table_game, secret.as_ref(), frozen))
-                .await
-                .map_err(|e| e.to_string())?;
+        let (mut board, suspects) = tokio::task::spawn_blocking(move || {
+            let board = standings(&current, &done, table_game, secret.as_ref(), frozen);
+            let ratings = board.rows.iter().map(|r| (r.key.clone(), r.rating)).collect();
+            let suspects = audit::audit(done.iter().map(|d| &**d), &ratings);
+            (board, suspects)
+        })
+        .await
+        .map_err(|e| e.to_string())?;
+        self.judge(&suspects).await;
         board.serial = self.board().serial + 1;
         self.keep_standings(&board).await?;
         if let Ok(mut b) = self.board.write() {
@@ -47,6 +53,33 @@ impl Ladder {
         }
         let _ = self.changed.send(());
         Ok(())
+    }
+
+    /// Act on what the statistical check found ([`audit`]): a worker past
+    /// [`audit::DISABLE_Z`] is disabled and everything it did goes back (the
+    /// next fit is without it); one past [`audit::DOUBT_Z`] is in doubt, once
+    /// until it is judged honest again.
+    async fn judge(&self, suspects: &[audit::Suspect]) {
+        let mut calm: std::collections::HashSet<i64> = self.doubted.lock().map(|d| d.clone()).unwrap_or_default();
+        for s in suspects {
+            calm.remove(&s.worker);
+            if s.z > audit::DISABLE_Z {
+                let why = s.why();
+                eprintln!("arena serve: worker {} disabled: {why}", s.worker);
+                if let Err(e) = self.workers.disable(s.worker, &why).await {
+                    eprintln!("arena serve: cannot disable worker {} ({e})", s.worker);
+                }
+            } else if self.doubted.lock().is_ok_and(|mut d| d.insert(s.worker)) {
+                let why = format!(
+                    "its ladder results differ from the server's own: {} {:+.2} a match against {:+.2} (z = {:.1})",
+                    s.key, s.theirs.1, s.own.1, s.z
+                );
+                let _ = self.workers.doubt(s.worker, &why).await;
+            }
+        }
+        if let Ok(mut d) = self.doubted.lock() {
+            d.retain(|w| !calm.contains(w));
+        }
     }
 
     /// Write each student version's standing whose games changed, so it

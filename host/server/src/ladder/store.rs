@@ -9,7 +9,7 @@ use sqlx::Row as _;
 use std::collections::HashSet;
 use std::sync::Arc;
 
-/// A finished match from its row (`id, entrants, outcome, finished_at`);
+/// A finished match from its row (`id, entrants, outcome, finished_at, played_by, verified`);
 /// `None` for an outcome that does not read.
 fn done_of(r: &sqlx::any::AnyRow) -> Option<Done> {
     let entrants: String = r.try_get(1).unwrap_or_default();
@@ -22,6 +22,8 @@ fn done_of(r: &sqlx::any::AnyRow) -> Option<Done> {
         keys: entrants.split(',').map(String::from).collect(),
         outcome,
         finished_at: r.try_get(3).unwrap_or_default(),
+        by: r.try_get::<Option<i64>, _>(4).ok().flatten().unwrap_or(0),
+        verified: r.try_get::<i64, _>(5).is_ok_and(|v| v != 0),
     })
 }
 
@@ -46,7 +48,7 @@ impl Ladder {
             return Ok(Some(d));
         }
         let row = sqlx::query(
-            "SELECT id, entrants, outcome, finished_at FROM ladder_matches WHERE state = 'done' AND id = $1",
+            "SELECT id, entrants, outcome, finished_at, played_by, verified FROM ladder_matches WHERE state = 'done' AND id = $1",
         )
         .bind(id)
         .fetch_optional(&self.db.pool)
@@ -56,13 +58,16 @@ impl Ladder {
     }
 
     /// A match whose result was just taken here counts at once, without
-    /// reading it back from the database.
-    pub(super) fn count_done(&self, job: &Job, outcome: Outcome, at: &str, generation: u64) {
+    /// reading it back from the database; `by` played it (0: a server),
+    /// `verified` when a server played it again.
+    pub(super) fn count_done(&self, job: &Job, outcome: Outcome, at: &str, generation: u64, by: i64, verified: bool) {
         let done = Done {
             id: job.id,
             keys: job.bots.iter().map(|b| b.key.clone()).collect(),
             outcome,
             finished_at: at.to_string(),
+            by,
+            verified,
         };
         if let Ok(mut d) = self.done.lock()
             // A worker disabled meanwhile: its results were just sent back.
@@ -107,7 +112,7 @@ impl Ladder {
             let list: Vec<String> = chunk.iter().map(i64::to_string).collect();
             // Integers the database gave: no one's text reaches this statement.
             let rows = sqlx::query(&format!(
-                "SELECT id, entrants, outcome, finished_at FROM ladder_matches WHERE state = 'done' AND id IN ({})",
+                "SELECT id, entrants, outcome, finished_at, played_by, verified FROM ladder_matches WHERE state = 'done' AND id IN ({})",
                 list.join(",")
             ))
             .fetch_all(&self.db.pool)

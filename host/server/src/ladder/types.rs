@@ -86,6 +86,10 @@ pub struct Done {
     pub outcome: Outcome,
     /// When it finished.
     pub finished_at: String,
+    /// Who played the result that counts: a worker's id, or 0 for a server.
+    pub by: i64,
+    /// A server played a worker's result again and got the same.
+    pub verified: bool,
 }
 
 /// The scheduler's count of matches per entrant, kept up to date by reading

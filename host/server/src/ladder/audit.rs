@@ -1,0 +1,179 @@
+//! The statistical check of external workers, as fishtest checks its
+//! workers with residuals: a worker's ladder results are compared with the
+//! server's own (the matches a server played, and the workers' results a
+//! server played again and found the same), which no worker controls.
+//!
+//! A match's residual for one of its two entrants is its mean score in the
+//! match (a win 1, a draw 1/2) minus the score the fitted ratings expect
+//! of it against the other. Matches are independent (each has its own
+//! seed), so for each entrant the mean residual over a worker's matches
+//! (not played again) and over the server's own estimate the same number,
+//! whatever the ratings get wrong: matchmaking does not look at who plays
+//! a match, and a worker's results that are played again are drawn under
+//! the course's secret. A two-sample z-test (Welch's, each side with its
+//! own variance) tells how unlikely the difference is; the worst entrant names the worker's z. A worker past
+//! [`DISABLE_Z`] is disabled (its results go back, see
+//! [`crate::workers::Workers::disable`]); past [`DOUBT_Z`] it is in doubt
+//! (checked as a new worker again, [`crate::workers::Workers::doubt`]).
+//! A forger that makes one bot win its matches moves that bot's residual
+//! by about how much the bot loses honestly, which a few dozen matches show.
+
+use super::types::Done;
+use std::collections::HashMap;
+
+/// A worker's results are judged once it has this many not played again.
+pub const MIN_RESULTS: usize = 30;
+
+/// An entrant is compared once the worker has this many matches of it...
+pub const MIN_ENTRANT: usize = 10;
+
+/// ... and the server has this many of its own.
+pub const MIN_OWN: usize = 5;
+
+/// A z beyond which a worker is disabled: under honest play a normal z
+/// passes 6 about twice in a billion tests, so even a test after every fit,
+/// for every entrant and worker, of a whole semester stays far from a false
+/// alarm (the residuals are bounded, and the variance floor keeps the tails
+/// of a small sample near the normal's).
+pub const DISABLE_Z: f64 = 6.0;
+
+/// A z beyond which a worker is in doubt (about 3 in a thousand tests of
+/// honest results): more of its results are played again, which settles
+/// the doubt either way.
+pub const DOUBT_Z: f64 = 3.0;
+
+/// The least variance assumed of a match's residual (a standard deviation
+/// of 0.14): a pairing that always ends alike has none, and a z must not
+/// grow without bound from a difference of a few games there.
+const FLOOR: f64 = 0.02;
+
+/// The residuals of one worker (or the server) for one entrant.
+#[derive(Debug, Clone, Copy, Default)]
+struct Sums {
+    n: usize,
+    sum: f64,
+    squares: f64,
+}
+
+impl Sums {
+    fn add(&mut self, r: f64) {
+        self.n += 1;
+        self.sum += r;
+        self.squares += r * r;
+    }
+
+    fn mean(&self) -> f64 {
+        self.sum / self.n.max(1) as f64
+    }
+
+    /// The sum of squared deviations from the mean.
+    fn deviations(&self) -> f64 {
+        (self.squares - self.sum * self.mean()).max(0.0)
+    }
+}
+
+/// A worker whose results differ from the server's own more than chance
+/// lets them often.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Suspect {
+    /// The worker.
+    pub worker: i64,
+    /// The entrant whose results differ most.
+    pub key: String,
+    /// How unlikely (the two-sample z).
+    pub z: f64,
+    /// The worker's matches of the entrant and their mean residual.
+    pub theirs: (usize, f64),
+    /// The server's own matches of the entrant and their mean residual.
+    pub own: (usize, f64),
+    /// The worker's results judged (not played again).
+    pub results: usize,
+}
+
+impl Suspect {
+    /// Why, in the teacher's words.
+    pub fn why(&self) -> String {
+        format!(
+            "its ladder results are too unlikely against the server's own: {} scored {:+.2} a match against the \
+             ratings in its {} matches and {:+.2} in the server's {} (z = {:.1} over {} results; the limit is {})",
+            self.key, self.theirs.1, self.theirs.0, self.own.1, self.own.0, self.z, self.results, DISABLE_Z
+        )
+    }
+}
+
+/// A duel's mean score of its first entrant, if every game is a duel.
+fn first_score(d: &Done) -> Option<f64> {
+    if d.keys.len() != 2 || d.outcome.games.is_empty() {
+        return None;
+    }
+    let mut total = 0.0;
+    for g in &d.outcome.games {
+        if g.seats.len() != 2 {
+            return None;
+        }
+        total += match g.winner {
+            None => 0.5,
+            Some(w) => match g.seats.get(w) {
+                Some(0) => 1.0,
+                Some(_) => 0.0,
+                None => return None,
+            },
+        };
+    }
+    Some(total / d.outcome.games.len() as f64)
+}
+
+/// The workers whose duel results are beyond [`DOUBT_Z`] against the
+/// server's own, under `ratings` (Elo, by entrant key), each with its
+/// worst entrant, worst first. Matches at a table are checked by replay only.
+pub fn audit<'a>(done: impl IntoIterator<Item = &'a Done>, ratings: &HashMap<String, f64>) -> Vec<Suspect> {
+    // Source 0: the server's own; any other: that worker's, not played again.
+    let mut sums: HashMap<(i64, &'a str), Sums> = HashMap::new();
+    let mut results: HashMap<i64, usize> = HashMap::new();
+    for d in done {
+        let source = if d.by == 0 || d.verified { 0 } else { d.by };
+        let (Some(score), Some(a), Some(b)) = (first_score(d), ratings.get(&d.keys[0]), ratings.get(&d.keys[1])) else {
+            continue;
+        };
+        let expected = 1.0 / (1.0 + 10f64.powf((b - a) / 400.0));
+        let r = score - expected;
+        sums.entry((source, &d.keys[0])).or_default().add(r);
+        sums.entry((source, &d.keys[1])).or_default().add(-r);
+        if source != 0 {
+            *results.entry(source).or_default() += 1;
+        }
+    }
+    let mut out: Vec<Suspect> = Vec::new();
+    for (&(worker, key), theirs) in &sums {
+        let judged = results.get(&worker).copied().unwrap_or(0);
+        if worker == 0 || judged < MIN_RESULTS || theirs.n < MIN_ENTRANT {
+            continue;
+        }
+        let Some(own) = sums.get(&(0, key)).filter(|o| o.n >= MIN_OWN) else {
+            continue;
+        };
+        // Each side's own variance (Welch): a forger's results mix honest
+        // and forged ones, and pooling would lend that spread to the server's.
+        let variance = |s: &Sums| (s.deviations() / (s.n - 1) as f64).max(FLOOR);
+        let z =
+            (theirs.mean() - own.mean()) / (variance(theirs) / theirs.n as f64 + variance(own) / own.n as f64).sqrt();
+        if z.abs() <= DOUBT_Z {
+            continue;
+        }
+        let suspect = Suspect {
+            worker,
+            key: key.to_string(),
+            z: z.abs(),
+            theirs: (theirs.n, theirs.mean()),
+            own: (own.n, own.mean()),
+            results: judged,
+        };
+        match out.iter_mut().find(|s| s.worker == worker) {
+            Some(s) if s.z < suspect.z || (s.z == suspect.z && s.key > suspect.key) => *s = suspect,
+            Some(_) => {}
+            None => out.push(suspect),
+        }
+    }
+    out.sort_by(|a, b| b.z.total_cmp(&a.z).then(a.worker.cmp(&b.worker)));
+    out
+}
