@@ -132,13 +132,14 @@ pub fn audit<'a>(done: impl IntoIterator<Item = &'a Done>, ratings: &HashMap<Str
     let mut results: HashMap<i64, usize> = HashMap::new();
     for d in done {
         let source = if d.by == 0 || d.verified { 0 } else { d.by };
-        let (Some(score), Some(a), Some(b)) = (first_score(d), ratings.get(&d.keys[0]), ratings.get(&d.keys[1])) else {
+        let [first, second] = &d.keys[..] else { continue };
+        let (Some(score), Some(a), Some(b)) = (first_score(d), ratings.get(first), ratings.get(second)) else {
             continue;
         };
         let expected = 1.0 / (1.0 + 10f64.powf((b - a) / 400.0));
         let r = score - expected;
-        sums.entry((source, &d.keys[0])).or_default().add(r);
-        sums.entry((source, &d.keys[1])).or_default().add(-r);
+        sums.entry((source, first)).or_default().add(r);
+        sums.entry((source, second)).or_default().add(-r);
         if source != 0 {
             *results.entry(source).or_default() += 1;
         }
