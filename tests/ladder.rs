@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 /// sets its own stopping rule.
 const LADDER: &str = "\n[ladder]\ngames = 10\nversus_games = 300\nversus_elo = 20.0\nverify_first = 3\nverify_percent = 2\nlease_seconds = 4\nmin_matches = 20\nrest_width = 0.0\nmax_matches = 0\n";
 
-fn ladder_course(
+pub(crate) fn ladder_course(
     on: &On,
     name: &str,
 ) -> (
@@ -28,7 +28,7 @@ fn ladder_course(
 }
 
 /// A course whose `[ladder]` table is `ladder`.
-fn ladder_course_with(
+pub(crate) fn ladder_course_with(
     on: &On,
     name: &str,
     ladder: &str,
@@ -47,7 +47,7 @@ fn ladder_course_with(
 }
 
 /// `GET /api/leaderboard` with a student's token.
-fn board(server: &Server, token: &str) -> Value {
+pub(crate) fn board(server: &Server, token: &str) -> Value {
     let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
     let mut r = agent
         .get(&format!("{}/api/leaderboard", server.url))
@@ -59,7 +59,13 @@ fn board(server: &Server, token: &str) -> Value {
 }
 
 /// Wait up to `seconds` for `done` to hold of the leaderboard; the last board.
-fn wait_board(server: &Server, token: &str, seconds: u64, what: &str, done: impl Fn(&Value) -> bool) -> Value {
+pub(crate) fn wait_board(
+    server: &Server,
+    token: &str,
+    seconds: u64,
+    what: &str,
+    done: impl Fn(&Value) -> bool,
+) -> Value {
     let started = Instant::now();
     loop {
         let b = board(server, token);
@@ -74,12 +80,12 @@ fn wait_board(server: &Server, token: &str, seconds: u64, what: &str, done: impl
     }
 }
 
-fn row(b: &Value, matches: impl Fn(&Value) -> bool) -> Option<&Value> {
+pub(crate) fn row(b: &Value, matches: impl Fn(&Value) -> bool) -> Option<&Value> {
     b["rows"].as_array()?.iter().find(|r| matches(r))
 }
 
 /// The students' rows whose version has at least `games` games.
-fn students_with(b: &Value, games: u64) -> usize {
+pub(crate) fn students_with(b: &Value, games: u64) -> usize {
     b["rows"].as_array().map_or(0, |rows| {
         rows.iter()
             .filter(|r| !r["house"].as_bool().unwrap_or(true) && r["games"].as_u64().unwrap_or(0) >= games)
@@ -87,14 +93,14 @@ fn students_with(b: &Value, games: u64) -> usize {
     })
 }
 
-fn accepted(server: &Server, token: &str, file: &Path) -> Value {
+pub(crate) fn accepted(server: &Server, token: &str, file: &Path) -> Value {
     let (code, json, err) = submit(server, token, file);
     assert_eq!(code, 0, "{err} {json:#}");
     json
 }
 
 /// [`accepted`] for a server at `url`, from another thread.
-fn accepted_at(url: &str, token: &str, file: &Path) -> Value {
+pub(crate) fn accepted_at(url: &str, token: &str, file: &Path) -> Value {
     let out = arena(&[
         "submit",
         "--server",
@@ -241,7 +247,7 @@ fn the_ladder_plays_by_itself_rates_and_tests_new_versions(on: &On) {
 }
 
 /// A running `arena worker`, killed when dropped.
-struct Worker(Child);
+pub(crate) struct Worker(Child);
 
 impl Drop for Worker {
     fn drop(&mut self) {
@@ -250,7 +256,7 @@ impl Drop for Worker {
     }
 }
 
-fn worker(server: &Server, token: &str, cache: &Path) -> Worker {
+pub(crate) fn worker(server: &Server, token: &str, cache: &Path) -> Worker {
     Worker(
         Command::new(arena_bin())
             .args([
@@ -284,7 +290,7 @@ pub(crate) fn worker_token(on: &On, dir: &Path, name: &str) -> String {
         .to_string()
 }
 
-fn post(server: &Server, token: &str, path: &str, body: &Value) -> (u16, Value) {
+pub(crate) fn post(server: &Server, token: &str, path: &str, body: &Value) -> (u16, Value) {
     let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
     let mut r = agent
         .post(&format!("{}{path}", server.url))

@@ -17,6 +17,7 @@ mod corpus;
 mod events;
 mod failures;
 mod fixtures;
+mod forgery;
 mod fuzz;
 mod grade;
 mod gradescope;
