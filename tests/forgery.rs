@@ -741,6 +741,14 @@ fn the_statistics_catch_a_forger_that_no_replay_checks(on: &On) {
         "0",
         "nothing the forger returned counts"
     );
+    // The teacher reads why, in the list of workers and on the health panel (the same column).
+    let mut args = vec!["course", "worker-token", dir.to_str().unwrap_or_default(), "--list"];
+    args.extend(on.database());
+    let listed = String::from_utf8_lossy(&arena(&args).stdout).to_string();
+    assert!(
+        listed.contains("(forger)") && listed.contains("too unlikely against the server's own"),
+        "{listed}"
+    );
     wait_board(
         &server,
         &tokens[0],
