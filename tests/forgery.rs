@@ -146,7 +146,21 @@ fn the_statistics_catch_a_forger_no_replay_found_and_spare_honest_workers() {
                 .any(|s| s.worker == 9 && s.z > DISABLE_Z)
         })
         .expect("the forger is found within 200 forged results");
-    eprintln!("the statistics alone disable a forger after {fewest} forged results among its 40 honest ones");
+    // Before it is disabled it is in doubt (checked as a new worker again).
+    let doubted = (1..=fewest)
+        .find(|&forged| {
+            let mut all = done.clone();
+            all.extend(forger(forged, &mut Mix(9)));
+            audit::audit(all.iter(), &ratings).iter().any(|s| s.worker == 9)
+        })
+        .unwrap_or(fewest);
+    eprintln!(
+        "the statistics alone put a forger in doubt after {doubted} and disable it after {fewest} forged results among its 40 honest ones"
+    );
+    assert!(
+        doubted < fewest,
+        "in doubt ({doubted}) before it is disabled ({fewest})"
+    );
     assert!(
         fewest <= 40,
         "a forger that makes the weakest bot win is found within 40 forged results ({fewest})"
