@@ -1299,7 +1299,61 @@ macro_rules! on_both {
 // Other areas' server tests (`ladder`) use it too.
 pub(crate) use on_both;
 
+/// A student's own way in (issue 47 item 6): the page links the game's
+/// rules, served by the server as a page of their own (the rules document's
+/// own words), names the `arena new` command for the course's game and the
+/// exact `arena submit` one, and every page a student opens has a log-out
+/// button that logs them out.
+fn a_student_finds_the_rules_arena_new_and_log_out_on_every_page(on: &On) {
+    let (dir, students) = on.course("srv-way-in", &[]);
+    let server = on.serve(&dir);
+    let (code, json, err) = submit(&server, &students[0]["token"], &bot("en-garde/aggressive"));
+    assert_eq!(code, 0, "{err} {json}");
+    let mut ann = logged_in(&server, &students[0]["link"]);
+    let (_, home, _) = ann.get("/");
+    assert!(home.contains("href=\"/rules\""), "{home}");
+    assert!(
+        home.contains("arena new --game en-garde --lang python my-bot"),
+        "{home}"
+    );
+    assert!(home.contains("arena submit --server"), "{home}");
+    let rules_doc = std::fs::read_to_string(arena_tests::root().join("docs/rules/en-garde.md")).unwrap();
+    for (who, browser) in [("a student", &mut ann), ("anyone", &mut Browser::new(&server))] {
+        let (status, rules, _) = browser.get("/rules");
+        assert_eq!(status, 200, "{who}: {rules}");
+        assert!(
+            rules.contains("<h2>9. What a bot sees</h2>") && rules_doc.contains("## 9. What a bot sees"),
+            "{who}: {rules}"
+        );
+    }
+    let ann_id = home
+        .split("/people/")
+        .nth(1)
+        .and_then(|r| r.split('/').next())
+        .unwrap()
+        .to_string();
+    for path in [
+        "/".to_string(),
+        "/rules".into(),
+        "/ladder".into(),
+        format!("/ladder/people/{ann_id}"),
+        format!("/people/{ann_id}/versions/1"),
+    ] {
+        let (status, page, _) = ann.get(&path);
+        assert_eq!(status, 200, "{path}: {page}");
+        assert!(page.contains("action=\"/logout\""), "no log-out on {path}: {page}");
+    }
+    let (_, version, _) = ann.get(&format!("/people/{ann_id}/versions/1"));
+    assert_eq!(
+        ann.post_form("/logout", &[("authenticity_token", &csrf(&version))]).0,
+        303
+    );
+    let (_, after, _) = ann.get("/");
+    assert!(after.contains("Log in with the link"), "still logged in: {after}");
+}
+
 on_both!(
+    a_student_finds_the_rules_arena_new_and_log_out_on_every_page,
     a_student_submits_from_the_terminal_and_gets_the_grade_by_the_rubric,
     a_file_that_is_no_bot_is_rejected_and_a_bad_token_is_one_line,
     pages_keep_each_student_to_their_own_and_the_teacher_to_the_class,

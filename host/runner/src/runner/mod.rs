@@ -182,6 +182,9 @@ pub struct About {
     /// hands of seats that are not theirs, a deck's order), as the rules
     /// say what each bot sees: the server's one privacy rule for replays.
     pub hide_event: fn(&mut serde_json::Value, &dyn Fn(Seat) -> bool),
+    /// The rules document (`docs/rules/<game>.md`, Markdown), which the
+    /// course server shows its students at `/rules`.
+    pub rules: &'static str,
 }
 
 /// Whether `line`, a replay's game event, is exactly an `E`: read as one,

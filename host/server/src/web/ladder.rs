@@ -300,6 +300,7 @@ struct MatchView {
 struct PersonPage<'a> {
     course: &'a str,
     who: String,
+    csrf: String,
     name: String,
     now: Option<String>,
     plot: String,
@@ -393,6 +394,7 @@ pub async fn ladder_person(State(s): State<Shared>, session: Session, Path(at): 
     }
     let html = PersonPage {
         course: &app.queue.course.config.name,
+        csrf: super::csrf::token(&session).await,
         who: if who.sees_everything() {
             "teacher".into()
         } else {

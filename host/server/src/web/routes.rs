@@ -35,6 +35,7 @@ pub fn router(shared: Shared) -> Router {
     let pages = Router::new()
         .route("/", get(student::home))
         .route("/logout", post(student::logout))
+        .route("/rules", get(student::rules))
         .route("/count", post(student::count))
         .route("/fragment/versions", get(student::my_versions_fragment))
         .route("/fragment/class", get(teacher::class_fragment))

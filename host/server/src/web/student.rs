@@ -262,6 +262,8 @@ pub(super) struct StudentPage<'a> {
     late: bool,
     /// The server's address, for the terminal's command.
     server: &'a str,
+    /// The game's command-line name, for `arena new`.
+    game_name: &'a str,
 }
 
 pub(super) async fn student_page(
@@ -287,6 +289,7 @@ pub(super) async fn student_page(
         open: !course.config.frozen_at(crate::course::now()),
         late: course.config.late_days > 0,
         server: course.config.url.trim_end_matches('/'),
+        game_name: app.grading.game.name(),
     }
     .render()
     .map_err(|e| e.to_string())
@@ -312,6 +315,7 @@ pub(super) async fn my_versions_fragment(State(s): State<Shared>, session: Sessi
 #[template(path = "history.html")]
 pub(super) struct History<'a> {
     course: &'a str,
+    csrf: String,
     name: &'a str,
     school_id: &'a str,
     email: &'a str,
@@ -331,9 +335,11 @@ pub(super) async fn history(State(s): State<Shared>, session: Session, Path(pid)
         Ok(v) => v,
         Err(e) => return internal(e),
     };
+    let csrf = csrf::token(&session).await;
     let html = versions_html(&person, &versions, "", false).and_then(|versions| {
         History {
             course: &app.queue.course.config.name,
+            csrf: csrf.clone(),
             name: &person.name,
             school_id: &person.school_id,
             email: &person.email,
@@ -389,4 +395,41 @@ pub(super) async fn events(State(s): State<Shared>, session: Session) -> Respons
         }
     });
     Sse::new(stream).keep_alive(KeepAlive::default()).into_response()
+}
+
+#[derive(Template)]
+#[template(path = "rules.html")]
+struct RulesPage<'a> {
+    course: &'a str,
+    game: &'a str,
+    /// The form token of a logged-in person (for the log-out button).
+    csrf: Option<String>,
+    rules: String,
+}
+
+/// `GET /rules`: the course's game's rules document (ours, from
+/// `docs/rules/`), for anyone: a student reads it before writing a bot.
+pub(super) async fn rules(State(s): State<Shared>, session: Session) -> Response {
+    let app = &s.0;
+    let about = app.grading.game.about();
+    let mut rules = String::new();
+    pulldown_cmark::html::push_html(
+        &mut rules,
+        pulldown_cmark::Parser::new_ext(about.rules, pulldown_cmark::Options::ENABLE_TABLES),
+    );
+    let csrf = match me(app, &session).await {
+        Some(_) => Some(csrf::token(&session).await),
+        None => None,
+    };
+    let html = RulesPage {
+        course: &app.queue.course.config.name,
+        game: about.title,
+        csrf,
+        rules,
+    }
+    .render();
+    match html {
+        Ok(html) => page(html),
+        Err(e) => internal(e),
+    }
 }

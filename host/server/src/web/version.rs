@@ -64,6 +64,7 @@ pub(super) struct VerdictPart {
 #[template(path = "version.html")]
 pub(super) struct VersionPage<'a> {
     course: &'a str,
+    csrf: String,
     name: &'a str,
     back: String,
     version: i64,
@@ -196,6 +197,7 @@ pub(super) async fn version_page(
     let me_is_teacher = me(app, &session).await.is_some_and(|m| m.is_teacher);
     let html = VersionPage {
         course: &app.queue.course.config.name,
+        csrf: super::csrf::token(&session).await,
         name: &person.name,
         back: if me_is_teacher {
             format!("/people/{pid}")

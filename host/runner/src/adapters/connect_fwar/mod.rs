@@ -26,6 +26,7 @@ pub static ABOUT: About = About {
     places: ["first", "last"],
     check_event: crate::runner::typed_event::<crate::games::connect_fwar::Event>,
     hide_event: crate::games::connect_fwar::hide,
+    rules: include_str!("../../../../../docs/rules/connect-fwar.md"),
 };
 
 /// Under `--illegal forfeit` a column where the card does not fit forfeits

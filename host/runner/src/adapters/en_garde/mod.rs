@@ -54,6 +54,7 @@ pub static ABOUT: About = About {
     places: ["first", "last"],
     check_event: crate::runner::typed_event::<crate::games::en_garde::Event>,
     hide_event: crate::games::en_garde::hide,
+    rules: include_str!("../../../../../docs/rules/en-garde.md"),
 };
 
 /// En Garde as the runner sees it.

@@ -28,6 +28,7 @@ pub static ABOUT: About = About {
     places: ["president", "bum"],
     check_event: crate::runner::typed_event::<crate::games::president::Event>,
     hide_event: crate::games::president::hide,
+    rules: include_str!("../../../../../docs/rules/president.md"),
 };
 
 /// President as the runner sees it.

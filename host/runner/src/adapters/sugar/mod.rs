@@ -39,6 +39,7 @@ pub static ABOUT: About = About {
     places: ["first", "last"],
     check_event: crate::runner::typed_event::<crate::games::sugar::Event>,
     hide_event: crate::games::sugar::hide,
+    rules: include_str!("../../../../../docs/rules/sugar.md"),
 };
 
 /// Under `--illegal forfeit` an illegal step (rules 4.3, 4.4) forfeits
