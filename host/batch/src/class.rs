@@ -249,7 +249,7 @@ fn write_students(
         let class_rating = tournament.and_then(|t| {
             let s = t.standings.iter().find(|s| s.name == report.student)?;
             // A solitaire has no rating: its mean score ranks it instead.
-            s.rating.map(|r| r.value).or(s.score.map(|e| e.mean))
+            s.rating.as_ref().map(|r| r.value).or(s.score.map(|e| e.mean))
         });
         std::fs::write(
             dir.join("results.json"),

@@ -2,11 +2,13 @@
 //! for two-player games, Plackett-Luce on finishing orders for tables.
 
 use super::MatchRecord;
-use super::fit::{FitGame, PRIOR_DRAWS, fit_counted};
+use super::fit::{Fit, FitGame, PRIOR_DRAWS, fit_counted};
 use serde::Serialize;
+use std::sync::Arc;
 
-/// A rating with its 95% interval.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+/// A rating with its 95% interval, and the fit it came from, which
+/// compares it with the other bots' ratings.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Rating {
     /// The rating.
     pub value: f64,
@@ -16,6 +18,26 @@ pub struct Rating {
     pub high: f64,
     /// `bradley-terry` (two players) or `plackett-luce` (tables).
     pub system: &'static str,
+    /// This bot's index in `fit`.
+    #[serde(skip)]
+    pub index: usize,
+    /// The fit of every bot of the tournament.
+    #[serde(skip)]
+    pub fit: Arc<Fit>,
+}
+
+impl Rating {
+    /// This rating is clearly ahead of `other` (see [`Fit::clearly_ahead`]);
+    /// `None` when they come from different fits.
+    pub fn clearly_ahead(&self, other: &Rating) -> Option<bool> {
+        Arc::ptr_eq(&self.fit, &other.fit).then(|| self.fit.clearly_ahead(self.index, other.index))
+    }
+
+    /// This rating minus `other`'s and that difference's standard error,
+    /// in Elo points; `None` when they come from different fits.
+    pub fn difference(&self, other: &Rating) -> Option<(f64, f64)> {
+        Arc::ptr_eq(&self.fit, &other.fit).then(|| self.fit.difference(self.index, other.index))
+    }
 }
 
 /// Every game of `matches` as the fit sees it, with how often it came out:
@@ -46,8 +68,10 @@ fn games(matches: &[MatchRecord]) -> Vec<(FitGame, u32)> {
 }
 
 /// Ratings of `n` bots fitted to every game of `matches`, with 95% intervals
-/// (the mean is 1500); tables of more than two use Plackett-Luce.
-pub fn fitted(n: usize, matches: &[MatchRecord]) -> Vec<Rating> {
+/// (the anchor bots' mean is 1500); tables of more than two use
+/// Plackett-Luce. A bot without games has none: nothing but the prior
+/// would place it.
+pub fn fitted(n: usize, matches: &[MatchRecord]) -> Vec<Option<Rating>> {
     let games = games(matches);
     let system = if games.iter().any(|(g, _)| matches!(g, FitGame::Order(_))) {
         "plackett-luce"
@@ -55,13 +79,19 @@ pub fn fitted(n: usize, matches: &[MatchRecord]) -> Vec<Rating> {
         "bradley-terry"
     };
     let counted: Vec<(&FitGame, u32)> = games.iter().map(|(g, c)| (g, *c)).collect();
-    fit_counted(n, &counted, PRIOR_DRAWS)
-        .into_iter()
-        .map(|f| Rating {
-            value: f.elo,
-            low: f.low,
-            high: f.high,
-            system,
+    let fit = Arc::new(fit_counted(n, &counted, PRIOR_DRAWS));
+    fit.ratings
+        .iter()
+        .enumerate()
+        .map(|(index, f)| {
+            f.played.then(|| Rating {
+                value: f.elo,
+                low: f.low,
+                high: f.high,
+                system,
+                index,
+                fit: fit.clone(),
+            })
         })
         .collect()
 }

@@ -1,6 +1,7 @@
 //! Standings: the ranking, with each bot's record, rating and forfeits, and a
 //! short reading of which differences are real and which are noise.
 
+use super::fit::CLEAR_Z;
 use super::ratings::Rating;
 use super::{Bracket, Format, MatchRecord, TournamentSpec, ratings};
 use arena_core::{ForfeitReason, Kind};
@@ -66,7 +67,7 @@ impl Standing {
 
     /// Its rating with the 95% interval as the reports print it, `-` if none.
     pub fn rating_text(&self) -> String {
-        self.rating.map_or("-".into(), |r| {
+        self.rating.as_ref().map_or("-".into(), |r| {
             format!("{:.0} [{:.0} to {:.0}]", r.value, r.low, r.high)
         })
     }
@@ -97,7 +98,7 @@ pub fn standings(spec: &TournamentSpec<'_>, matches: &[MatchRecord], bracket: Op
     };
     if let Some(r) = &ratings {
         for (row, rating) in rows.iter_mut().zip(r) {
-            row.rating = Some(*rating);
+            row.rating = rating.clone();
         }
     }
     if spec.format == Format::Swiss {
@@ -197,7 +198,8 @@ fn tally(spec: &TournamentSpec<'_>, matches: &[MatchRecord]) -> Vec<Standing> {
 fn order(spec: &TournamentSpec<'_>, rows: &mut [Standing], bracket: Option<&Bracket>) -> Vec<usize> {
     let n = rows.len();
     let kind = spec.game.kind();
-    let rating = |r: &Standing| r.rating.map_or(0.0, |x| x.value);
+    // A bot without games has no rating and comes last.
+    let rating = |r: &Standing| r.rating.as_ref().map_or(f64::NEG_INFINITY, |x| x.value);
     let mut order: Vec<usize> = (0..n).collect();
     match (spec.format, bracket) {
         (Format::DoubleElimination, Some(b)) => {
@@ -231,27 +233,32 @@ fn order(spec: &TournamentSpec<'_>, rows: &mut [Standing], bracket: Option<&Brac
     order
 }
 
-/// The 95% interval a standing is judged by: its rating's, or for a
-/// solitaire its mean score's.
-fn interval(r: &Standing) -> Option<(f64, f64)> {
-    r.rating
-        .map(|x| (x.low, x.high))
-        .or(r.score.map(|s| (s.ci95[0], s.ci95[1])))
+/// The standing has something to be judged by: a rating, or for a
+/// solitaire a mean score.
+fn judged(r: &Standing) -> bool {
+    r.rating.is_some() || r.score.is_some()
+}
+
+/// `a` is clearly ahead of `b`. Ratings: by the interval of their
+/// difference, from the fit's covariance, which no anchoring of the shown
+/// ratings changes (see `fit::CLEAR_Z`). Solitaires' mean scores come from
+/// separate games, so they are independent: by their 95% intervals.
+fn ahead(a: &Standing, b: &Standing) -> bool {
+    match (&a.rating, &b.rating, a.score, b.score) {
+        (Some(x), Some(y), _, _) => x.clearly_ahead(y).unwrap_or(false),
+        (None, None, Some(s), Some(t)) => s.ci95[0] > t.ci95[1],
+        _ => false,
+    }
 }
 
 /// Group the ranked bots: a bot joins the group above while that group's
-/// first bot is not clearly ahead of it (their 95% intervals overlap), and
-/// starts a new group otherwise. Comparing with the group's first bot, not
+/// first bot is not clearly ahead of it, and starts a new group otherwise. Comparing with the group's first bot, not
 /// the bot just above, keeps a chain of small overlaps from putting a clear
 /// winner and a clear loser in one group.
 fn set_tiers(rows: &mut [Standing]) {
     let mut leader = 0;
     for i in 0..rows.len() {
-        let joins = i > 0
-            && match (interval(&rows[leader]), interval(&rows[i])) {
-                (Some((leader_low, _)), Some((_, high))) => leader_low <= high,
-                _ => false,
-            };
+        let joins = i > 0 && judged(&rows[leader]) && judged(&rows[i]) && !ahead(&rows[leader], &rows[i]);
         if !joins {
             leader = i;
         }
@@ -260,16 +267,14 @@ fn set_tiers(rows: &mut [Standing]) {
 }
 
 /// A rank that noise cannot change: one more than the number of bots
-/// clearly ahead (whose whole 95% interval is above this bot's), whatever
-/// the format's order. Byte-identical bots get the same one.
+/// clearly ahead (see [`ahead`]), whatever the format's order.
+/// Byte-identical bots get the same one, and a bot below all others (one
+/// that forfeits every game) changes no other bot's.
 pub fn rank_beyond_noise(rows: &[Standing], i: usize) -> usize {
-    let Some((_, high)) = interval(&rows[i]) else {
+    if !judged(&rows[i]) {
         return rows[i].rank;
-    };
-    1 + rows
-        .iter()
-        .filter(|r| interval(r).is_some_and(|(low, _)| low > high))
-        .count()
+    }
+    1 + rows.iter().filter(|r| ahead(r, &rows[i])).count()
 }
 
 /// A double-elimination placement without its note ("out in losers' round
@@ -316,36 +321,36 @@ fn swiss_points(bot: usize, n: usize, matches: &[MatchRecord]) -> f64 {
 
 /// A few sentences on which neighbours in the standings are clearly apart.
 pub fn reading(rows: &[Standing]) -> Vec<String> {
-    let interval = |r: &Standing| -> Option<(f64, f64, String)> {
-        if let Some(x) = r.rating {
-            return Some((
-                x.low,
-                x.high,
-                format!("rating {:.0} [{:.0} to {:.0}]", x.value, x.low, x.high),
-            ));
+    let shown = |r: &Standing| -> Option<String> {
+        if let Some(x) = &r.rating {
+            return Some(format!("rating {:.0} [{:.0} to {:.0}]", x.value, x.low, x.high));
         }
-        r.score.map(|s| {
-            (
-                s.ci95[0],
-                s.ci95[1],
-                format!("mean {:.2} [{:.2} to {:.2}]", s.mean, s.ci95[0], s.ci95[1]),
-            )
-        })
+        r.score
+            .map(|s| format!("mean {:.2} [{:.2} to {:.2}]", s.mean, s.ci95[0], s.ci95[1]))
     };
     let mut out = Vec::new();
     for pair in rows.windows(2).take(8) {
         let (a, b) = (&pair[0], &pair[1]);
-        let (Some((alo, _, at)), Some((_, bhi, bt))) = (interval(a), interval(b)) else {
+        let (Some(at), Some(bt)) = (shown(a), shown(b)) else {
             continue;
         };
-        if alo > bhi {
+        // Ratings are judged by their difference, which the shown intervals
+        // (each anchored on the field) do not give: say it.
+        let apart = match (&a.rating, &b.rating) {
+            (Some(x), Some(y)) => x
+                .difference(y)
+                .map(|(d, se)| format!(", {d:+.0} Elo apart, ±{:.0}", CLEAR_Z * se))
+                .unwrap_or_default(),
+            _ => String::new(),
+        };
+        if ahead(a, b) {
             out.push(format!(
-                "{} is clearly ahead of {} ({at} against {bt}).",
+                "{} is clearly ahead of {} ({at} against {bt}{apart}).",
                 a.name, b.name
             ));
         } else {
             out.push(format!(
-                "{} and {} are within noise of each other ({at} against {bt}): these games cannot tell them apart.",
+                "{} and {} are within noise of each other ({at} against {bt}{apart}): these games cannot tell them apart.",
                 a.name, b.name
             ));
         }
@@ -355,9 +360,11 @@ pub fn reading(rows: &[Standing]) -> Vec<String> {
 
 #[cfg(test)]
 mod tests {
+    use super::super::fit::{Fit, Fitted};
     use super::*;
 
-    fn row(rank: usize, value: f64, low: f64, high: f64) -> Standing {
+    fn row(rank: usize, fit: &std::sync::Arc<Fit>) -> Standing {
+        let f = fit.ratings[rank - 1];
         Standing {
             rank,
             tier: 0,
@@ -372,10 +379,12 @@ mod tests {
             score: None,
             mean_position: None,
             rating: Some(Rating {
-                value,
-                low,
-                high,
+                value: f.elo,
+                low: f.low,
+                high: f.high,
                 system: "bradley-terry",
+                index: rank - 1,
+                fit: fit.clone(),
             }),
             placement: None,
             forfeits: BTreeMap::new(),
@@ -384,12 +393,23 @@ mod tests {
 
     #[test]
     fn a_chain_of_overlaps_does_not_group_a_clear_winner_with_a_clear_loser() {
-        // The middle bot overlaps both neighbours; first and last do not overlap.
-        let mut rows = vec![
-            row(1, 1898.0, 1533.0, 2263.0),
-            row(2, 1500.0, 1241.0, 1759.0),
-            row(3, 1102.0, 737.0, 1467.0),
-        ];
+        // The middle bot overlaps both neighbours; first and last do not
+        // overlap (independent ratings: a difference is clear exactly
+        // when the 95% intervals of equal standard errors do not overlap).
+        let rated = |elo: f64, se: f64| Fitted {
+            elo,
+            se,
+            low: elo - 1.96 * se,
+            high: elo + 1.96 * se,
+            played: true,
+            anchor: true,
+        };
+        let fit = std::sync::Arc::new(Fit::independent(vec![
+            rated(1898.0, 186.0),
+            rated(1500.0, 186.0),
+            rated(1102.0, 186.0),
+        ]));
+        let mut rows = vec![row(1, &fit), row(2, &fit), row(3, &fit)];
         set_tiers(&mut rows);
         assert_eq!(rows.iter().map(|r| r.tier).collect::<Vec<_>>(), [1, 1, 3]);
         assert_eq!(

@@ -8,7 +8,7 @@ use super::types::{Board, Current, Done, Row, pseudonym};
 use super::{FROZEN, KEEP_EVERY, Ladder, PSEUDONYMS, RECOUNT, elapsed, mark, turn};
 use crate::course::{now, stamp};
 use crate::db::Secret;
-use arena_competition::tournament::fit::{FitGame, Fitted, PRIOR_DRAWS, fit_counted};
+use arena_competition::tournament::fit::{FitGame, PRIOR_DRAWS, fit_counted};
 use sqlx::Row as _;
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -96,7 +96,8 @@ impl Ladder {
             board
                 .rows
                 .iter()
-                .filter(|r| r.person.is_some() && written.get(&r.key) != Some(&r.games))
+                // A version without games has no rating to keep, only the prior.
+                .filter(|r| r.person.is_some() && r.ranked && written.get(&r.key) != Some(&r.games))
                 .filter(|r| due || written.get(&r.key).is_none_or(|&g| g == 0))
                 .collect()
         };
@@ -254,13 +255,16 @@ fn standings(
 ) -> Board {
     let t = tally(current, done, table_game);
     let counted: Vec<(&FitGame, u32)> = t.games.iter().map(|(g, n)| (g, *n)).collect();
-    let fitted: Vec<Fitted> = fit_counted(current.len(), &counted, PRIOR_DRAWS);
+    let fit = fit_counted(current.len(), &counted, PRIOR_DRAWS);
+    let fitted = &fit.ratings;
+    // Versions without games have only the prior: not ranked, listed last.
+    let ranked = fitted.iter().filter(|f| f.played).count();
     let mut order: Vec<usize> = (0..current.len()).collect();
     order.sort_by(|&a, &b| {
         fitted[b]
-            .elo
-            .partial_cmp(&fitted[a].elo)
-            .unwrap_or(std::cmp::Ordering::Equal)
+            .played
+            .cmp(&fitted[a].played)
+            .then(fitted[b].elo.total_cmp(&fitted[a].elo))
             .then(current[a].key.cmp(&current[b].key))
     });
     let rows = order
@@ -268,13 +272,15 @@ fn standings(
         .enumerate()
         .map(|(rank, &i)| {
             let f = fitted[i];
-            // Certainly above: others whose whole interval is above this one's.
-            let above = fitted.iter().filter(|o| o.low > f.high).count();
-            let below = fitted.iter().filter(|o| o.high < f.low).count();
+            // Certainly above: others whose difference from this one is
+            // clear (from the fit's covariance, whatever the anchor).
+            let above = (0..fitted.len()).filter(|&o| fit.clearly_ahead(o, i)).count();
+            let below = (0..fitted.len()).filter(|&o| fit.clearly_ahead(i, o)).count();
             let c = &current[i];
             Row {
                 rank: rank + 1,
-                ranks: [above + 1, current.len() - below],
+                ranks: if f.played { [above + 1, ranked - below] } else { [0, 0] },
+                ranked: f.played,
                 key: c.key.clone(),
                 person: c.person,
                 name: match (c.person, pseudonyms) {

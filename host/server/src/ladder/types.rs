@@ -11,8 +11,12 @@ use std::collections::HashMap;
 pub struct Row {
     /// The rank (1 = best).
     pub rank: usize,
-    /// The ranks its interval allows: best and worst (equal when no one is within noise).
+    /// The ranks the differences allow: best and worst (equal when no one
+    /// is within noise); `[0, 0]` when not ranked.
     pub ranks: [usize; 2],
+    /// It has games: a version without any has only the prior, so no rank
+    /// (it is listed last, and its rating only steers matchmaking).
+    pub ranked: bool,
     /// `s<submission id>` or `house:<name>`.
     pub key: String,
     /// The student's database id; none for a house bot.

@@ -84,7 +84,9 @@ fn render_board(ladder: &Ladder, board: &Board, teacher: bool) -> Result<String,
         .rows
         .iter()
         .map(|r| RowView {
-            rank: if r.ranks[0] == r.ranks[1] {
+            rank: if !r.ranked {
+                "not ranked".into()
+            } else if r.ranks[0] == r.ranks[1] {
                 r.rank.to_string()
             } else {
                 format!("{} ({}–{})", r.rank, r.ranks[0], r.ranks[1])
@@ -95,7 +97,11 @@ fn render_board(ladder: &Ladder, board: &Board, teacher: bool) -> Result<String,
                 r.name.clone()
             },
             href: r.person.map(|p| ladder.page_of(p)),
-            rating: format!("{:.0} [{:.0}, {:.0}]", r.rating, r.interval[0], r.interval[1]),
+            rating: if r.ranked {
+                format!("{:.0} [{:.0}, {:.0}]", r.rating, r.interval[0], r.interval[1])
+            } else {
+                "no games yet".into()
+            },
             games: r.games,
             record: format!("{} / {} / {}", r.wins, r.draws, r.losses),
             version: r.version.map_or("house bot".into(), |v| format!("v{v}")),
@@ -366,12 +372,19 @@ pub async fn ladder_person(State(s): State<Shared>, session: Session, Path(at): 
     };
     let name = who.name_of(pid, &person.name, board.pseudonyms, || app.ladder.pseudonym(pid));
     let row = board.rows.iter().find(|r| r.person == Some(pid));
+    let ranked = board.rows.iter().filter(|r| r.ranked).count();
     let now = row.map(|r| {
+        if !r.ranked {
+            return format!(
+                "v{} has no ladder games yet, so it is not ranked.",
+                r.version.unwrap_or(0)
+            );
+        }
         format!(
             "v{} is ranked {} of {}: rating {:.0}, 95% interval {:.0} to {:.0}, after {} games.",
             r.version.unwrap_or(0),
             r.rank,
-            board.rows.len(),
+            ranked,
             r.rating,
             r.interval[0],
             r.interval[1],
