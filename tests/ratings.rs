@@ -423,3 +423,68 @@ fn president_copies_get_plackett_luce_ratings_inside_each_others_intervals() {
         }
     }
 }
+
+/// Issue 47 item 9: a bot that forfeits every game used to widen every
+/// other bot's interval about four times (aggressive 1767 [1741 to 1793]
+/// without it, 2078 [1978 to 2179] with it). The ratings are now anchored
+/// on the bots whose games pin them down, and compared by their
+/// differences: the same four bots with and without a fifth that traps at
+/// the start of every game keep their ratings and interval ends within 1
+/// Elo (the broken bot's games leave a trace of about 0.4 of a game won by
+/// it, through the prior; `fit.rs` works it out), and their ranks, tiers
+/// and reading exactly.
+#[test]
+fn a_bot_that_forfeits_every_game_moves_no_other_interval_or_tier() {
+    let field = [
+        bot_arg("en-garde/aggressive"),
+        "house:random".to_string(),
+        "house:cowardly".to_string(),
+        bot_arg("en-garde/random"),
+    ];
+    let run = |extra: Option<String>| -> Value {
+        let mut args: Vec<String> = [
+            "tournament",
+            "--game",
+            "en-garde",
+            "--format",
+            "round-robin",
+            "--json",
+            "--games",
+            "100",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        args.extend(field.iter().cloned());
+        args.extend(extra);
+        arena_json(&args)
+    };
+    let four = run(None);
+    let five = run(Some(bot_arg("hostile/en-garde-start-trap")));
+    let rows = |v: &Value| v["standings"].as_array().expect("standings").clone();
+    let (four, five) = (rows(&four), rows(&five));
+    assert_eq!(five.len(), 5);
+    let broken = &five[4];
+    assert_eq!(
+        broken["name"], "en-garde-start-trap",
+        "the broken bot is last: {five:#?}"
+    );
+    assert_eq!(broken["points"], 0.0, "{broken}");
+    let f = |v: &Value| v.as_f64().expect("a number");
+    for (a, b) in four.iter().zip(&five) {
+        assert_eq!(a["name"], b["name"]);
+        assert_eq!((&a["rank"], &a["tier"]), (&b["rank"], &b["tier"]), "{a} vs {b}");
+        for end in ["value", "low", "high"] {
+            let (x, y) = (f(&a["rating"][end]), f(&b["rating"][end]));
+            assert!(
+                (x - y).abs() < 1.0,
+                "{}: {end} {x} without the broken bot, {y} with it",
+                a["name"]
+            );
+        }
+    }
+    // The broken bot is clearly behind the best one, and its own interval says how little is known.
+    let width = |r: &Value| f(&r["rating"]["high"]) - f(&r["rating"]["low"]);
+    assert!(width(broken) > 5.0 * width(&five[0]), "{broken} vs {}", five[0]);
+    assert_ne!(broken["tier"], five[0]["tier"]);
+}

@@ -4,7 +4,9 @@
 //! n - 1 choices: first among all, second among the rest, ...), which is
 //! Bradley-Terry when n = 2. Maximum likelihood by Newton's method on the
 //! log-strengths, with 95% intervals from the observed information (the
-//! inverse Hessian), on the Elo scale, anchored so the bots' mean is 1500.
+//! inverse Hessian), on the Elo scale, anchored so the mean of the bots
+//! whose games pin them down is 1500; comparisons read the difference of
+//! two ratings with its own standard error, which no anchor changes.
 //!
 //! References: Hunter, "MM algorithms for generalized Bradley-Terry
 //! models", Annals of Statistics 32 (2004), for the model and its MM

@@ -422,4 +422,64 @@ mod tests {
             [1, 1, 2]
         );
     }
+
+    /// Rows of the standings for the ratings of `fit`, in rating order, tiered.
+    fn ranked(fit: &std::sync::Arc<Fit>) -> Vec<Standing> {
+        let mut order: Vec<usize> = (0..fit.ratings.len()).collect();
+        order.sort_by(|&a, &b| fit.ratings[b].elo.total_cmp(&fit.ratings[a].elo));
+        let mut rows: Vec<Standing> = order
+            .iter()
+            .enumerate()
+            .map(|(place, &i)| {
+                let mut r = row(i + 1, fit);
+                r.rank = place + 1;
+                r
+            })
+            .collect();
+        set_tiers(&mut rows);
+        rows
+    }
+
+    #[test]
+    fn a_bot_that_forfeits_every_game_moves_no_tier_or_rank_for_points() {
+        // Six bots, two pairs of equals, 40 games a pairing drawn from the
+        // model; then the same games and a seventh bot that lost 40 to each.
+        use super::super::fit::{FitGame, PRIOR_DRAWS, fit};
+        use rand::{Rng, SeedableRng};
+        let strengths = [0.0, 0.0, -150.0, -150.0, -300.0, -700.0];
+        let mut rng = rand_chacha::ChaCha8Rng::seed_from_u64(11);
+        let mut games = Vec::new();
+        for a in 0..6 {
+            for b in a + 1..6 {
+                let p = 1.0 / (1.0 + 10f64.powf((strengths[b] - strengths[a]) / 400.0));
+                for _ in 0..40 {
+                    let score = f64::from(u8::from(rng.random_bool(p)));
+                    games.push(FitGame::Duel { a, b, score });
+                }
+            }
+        }
+        let six = std::sync::Arc::new(fit(6, &games, PRIOR_DRAWS));
+        for a in 0..6 {
+            games.extend(std::iter::repeat_n(FitGame::Duel { a: 6, b: a, score: 0.0 }, 40));
+        }
+        let seven = std::sync::Arc::new(fit(7, &games, PRIOR_DRAWS));
+        let (before, after) = (ranked(&six), ranked(&seven));
+        assert_eq!(after[6].name, "bot7", "the broken bot is last");
+        let tiers = |rows: &[Standing]| {
+            rows.iter()
+                .take(6)
+                .map(|r| (r.name.clone(), r.tier))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(tiers(&before), tiers(&after));
+        let points = |rows: &[Standing]| (0..6).map(|i| rank_beyond_noise(rows, i)).collect::<Vec<_>>();
+        assert_eq!(points(&before), points(&after));
+        // Not every bot shares one tier: the games separate some of them,
+        // so the equality above is not that of an all-equal field.
+        assert!(before.iter().any(|r| r.tier > 1), "{:?}", tiers(&before));
+        assert!(
+            rank_beyond_noise(&after, 6) > 1,
+            "someone is clearly ahead of the broken bot"
+        );
+    }
 }

@@ -310,3 +310,85 @@ fn standings(
         serial: 0,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::play::{Game, Outcome};
+
+    fn entrant(i: i64) -> Current {
+        Current {
+            key: format!("s{i}"),
+            person: Some(i),
+            name: format!("student {i}"),
+            version: Some(1),
+            submitted: None,
+            id: i,
+        }
+    }
+
+    /// A match of `a` against `b`: `a` wins `wins` of `games`, `b` the rest.
+    fn duel(id: i64, a: i64, b: i64, wins: usize, games: usize) -> Arc<Done> {
+        let games = (0..games)
+            .map(|g| Game {
+                seats: vec![0, 1],
+                scores: vec![0, 0],
+                winner: Some(usize::from(g >= wins)),
+                positions: None,
+                forfeits: Vec::new(),
+            })
+            .collect();
+        Arc::new(Done {
+            id,
+            keys: vec![format!("s{a}"), format!("s{b}")],
+            outcome: Outcome {
+                games,
+                fuel: vec![0, 0],
+            },
+            finished_at: String::new(),
+        })
+    }
+
+    #[test]
+    fn a_version_without_games_is_not_ranked_and_one_that_forfeits_moves_no_other() {
+        // Students 1 to 3 trade wins over 600 games a pairing; student 4
+        // has no games yet; student 5 (the second board) lost all of its
+        // 600 games against each. Student 4 is not ranked and counts in
+        // no one's rank range; student 5 moves no one's rating or
+        // interval end by 1 Elo (what its games leave through the prior,
+        // see `fit.rs`) and no one's rank range at all.
+        let mut done = vec![
+            duel(1, 1, 2, 360, 600),
+            duel(2, 2, 3, 330, 600),
+            duel(3, 1, 3, 400, 600),
+        ];
+        let four: Vec<Current> = (1..=4).map(entrant).collect();
+        let before = standings(&four, &done, false, None, false);
+        let last = &before.rows[3];
+        assert_eq!((last.key.as_str(), last.ranked, last.ranks), ("s4", false, [0, 0]));
+        let rated: Vec<&Row> = before.rows.iter().filter(|r| r.ranked).collect();
+        assert_eq!(rated.len(), 3);
+        assert!(rated.iter().all(|r| r.ranks[1] <= 3), "{rated:?}");
+        // 1 beat 3 400 to 200: clearly ahead, so 1's worst rank is not 3.
+        assert_eq!(rated[0].key, "s1");
+        assert!(rated[0].ranks[1] < 3, "{:?}", rated[0]);
+        for (id, s) in (1..=3).enumerate() {
+            done.push(duel(10 + id as i64, s, 5, 600, 600));
+        }
+        let five: Vec<Current> = (1..=5).map(entrant).collect();
+        let after = standings(&five, &done, false, None, false);
+        assert_eq!(after.rows[3].key, "s5");
+        assert!(after.rows[3].ranked);
+        for r in &rated {
+            let a = after.rows.iter().find(|x| x.key == r.key).expect("still there");
+            assert_eq!((a.rank, a.ranks), (r.rank, r.ranks), "{r:?} then {a:?}");
+            for (x, y) in [
+                (r.rating, a.rating),
+                (r.interval[0], a.interval[0]),
+                (r.interval[1], a.interval[1]),
+            ] {
+                assert!((x - y).abs() < 1.0, "{} moved from {x} to {y}", r.key);
+            }
+        }
+    }
+}
