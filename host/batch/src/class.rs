@@ -229,8 +229,9 @@ fn ranks_for_points(report: &TournamentReport) -> String {
         return String::new();
     }
     format!(
-        "\nClass-ranking points follow each bot's rank beyond noise: 1 + the bots whose whole 95% \
-         interval lies above its own. Where that differs from the place above:\n{}\n",
+        "\nClass-ranking points follow each bot's rank beyond noise: 1 + the bots clearly ahead of \
+         it (their rating minus its own more than 2.77 standard errors of that difference above 0). \
+         Where that differs from the place above:\n{}\n",
         differ.join("\n")
     )
 }

@@ -14,10 +14,11 @@ use std::collections::BTreeMap;
 pub struct Standing {
     /// 1 = first.
     pub rank: usize,
-    /// The rank of the first bot of this bot's group: bots whose 95%
-    /// intervals (rating, or mean score for solitaires) do not separate them
-    /// from the bot above share a group, so `tier` says where a bot stands
-    /// beyond noise (equal tiers: too close to call).
+    /// The rank of the first bot of this bot's group: bots the group's
+    /// first bot is not clearly ahead of (by the difference of ratings, or
+    /// for solitaires the 95% intervals of mean scores) share a group, so
+    /// `tier` says where a bot stands beyond noise (equal tiers: too close
+    /// to call).
     pub tier: usize,
     /// The bot's name.
     pub name: String,

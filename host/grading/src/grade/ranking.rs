@@ -17,7 +17,7 @@ pub fn apply_ranking(report: &mut GradeReport, rubric: &Rubric, rank: usize, pla
     } else {
         let ahead = rank - 1;
         format!(
-            "; {} in the standings, but {} clearly ahead of it (a whole 95% interval above): \
+            "; {} in the standings, but {} clearly ahead of it (a rating difference beyond noise): \
              the games cannot tell it from the rest; more --tournament-games would tell them apart",
             arena_runner::text::ordinal(u32::try_from(place).unwrap_or(u32::MAX)),
             match ahead {

@@ -27,7 +27,7 @@ pub struct Row {
     /// The student's own name (the teacher always sees it).
     #[serde(skip)]
     pub real_name: String,
-    /// The rating (Elo scale, the ladder's mean 1500).
+    /// The rating (Elo scale, 1500 the mean of the versions whose games pin them down).
     pub rating: f64,
     /// Its 95% interval.
     pub interval: [f64; 2],
