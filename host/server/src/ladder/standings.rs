@@ -346,6 +346,8 @@ mod tests {
                 fuel: vec![0, 0],
             },
             finished_at: String::new(),
+            by: 0,
+            verified: false,
         })
     }
 
