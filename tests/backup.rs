@@ -189,8 +189,8 @@ fn sqlite_script(db: &std::path::Path, sql: &str) {
 }
 
 /// Upgrades keep every course (issue 49): a course whose database an
-/// older arena left at schema 3 (migration 4 undone: its columns dropped,
-/// its row gone) is backed up into `backups/` before its tables change,
+/// older arena left at schema 3 (migrations 4 and later undone: their
+/// columns dropped, their rows gone) is backed up into `backups/` before its tables change,
 /// then served at today's schema, and a student's upload is graded; a
 /// course a newer arena made (schema 99) is refused in one line naming
 /// both schemas, and left as it was.
@@ -204,7 +204,19 @@ fn a_course_of_an_older_arena_is_backed_up_then_upgraded_and_a_newer_ones_refuse
         "ALTER TABLE jobs DROP COLUMN worker_id; ALTER TABLE jobs DROP COLUMN lease; \
          ALTER TABLE jobs DROP COLUMN lease_until; ALTER TABLE jobs DROP COLUMN result; \
          ALTER TABLE jobs DROP COLUMN done_by; ALTER TABLE jobs DROP COLUMN verified; \
-         DELETE FROM _sqlx_migrations WHERE version = 4;",
+         ALTER TABLE workers DROP COLUMN matches_at_doubt; ALTER TABLE workers DROP COLUMN jobs_at_doubt; \
+         ALTER TABLE workers DROP COLUMN doubt; \
+         DELETE FROM _sqlx_migrations WHERE version >= 4;",
+    );
+    // Today's schema: the newest migration of the server's folder.
+    let newest = std::fs::read_dir(arena_tests::root().join("host/server/migrations/sqlite"))
+        .unwrap()
+        .filter_map(|e| e.ok()?.file_name().to_str()?.split('_').next()?.parse::<u32>().ok())
+        .max()
+        .unwrap();
+    assert_eq!(
+        newest, 5,
+        "a new migration: undo it above too, so the course is at schema 3"
     );
     let server = on.serve(&dir);
     let backups: Vec<_> = std::fs::read_dir(dir.join("backups"))
@@ -214,11 +226,14 @@ fn a_course_of_an_older_arena_is_backed_up_then_upgraded_and_a_newer_ones_refuse
         .collect();
     assert_eq!(backups.len(), 1, "{backups:?}");
     let name = backups[0].file_name().unwrap().to_string_lossy().into_owned();
-    assert!(name.starts_with("before-schema-4-"), "{name}");
+    assert!(name.starts_with(&format!("before-schema-{newest}-")), "{name}");
     assert!(backups[0].join("manifest.json").is_file() && backups[0].join("course.db").is_file());
     let (code, _, err) = submit(&server, &students[0]["token"], &bot("en-garde/random"));
     assert_eq!(code, 0, "graded after the upgrade: {err}");
-    assert_eq!(on.scalar(&dir, "SELECT MAX(version) FROM _sqlx_migrations"), "4");
+    assert_eq!(
+        on.scalar(&dir, "SELECT MAX(version) FROM _sqlx_migrations"),
+        newest.to_string()
+    );
     drop(server);
     // The backup is the course as the older arena left it.
     let old = backups[0].join("course.db");
@@ -245,7 +260,7 @@ fn a_course_of_an_older_arena_is_backed_up_then_upgraded_and_a_newer_ones_refuse
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{err}");
     assert!(
-        err.contains("schema 99, made by a newer arena") && err.contains("schemas up to 4"),
+        err.contains("schema 99, made by a newer arena") && err.contains(&format!("schemas up to {newest}")),
         "{err}"
     );
     assert_eq!(err.trim().lines().count(), 1, "{err}");
