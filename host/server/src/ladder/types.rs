@@ -120,9 +120,10 @@ pub enum Untaken {
 
 /// The opaque part of student `person`'s ladder page address
 /// (`/ladder/people/HANDLE`), drawn from the course's secret: a database id
-/// follows roster order and would undo a pseudonym.
+/// follows roster order and would undo a pseudonym. It begins with a
+/// letter, so no handle ever reads as an id.
 pub fn handle(secret: &Secret, person: i64) -> String {
-    format!("{:016x}", secret.derive("ladder-page", person))
+    format!("p{:016x}", secret.derive("ladder-page", person))
 }
 
 /// A stable, friendly name for a student whose name is hidden: an
