@@ -1321,6 +1321,11 @@ fn a_student_finds_the_rules_arena_new_and_log_out_on_every_page(on: &On) {
     for (who, browser) in [("a student", &mut ann), ("anyone", &mut Browser::new(&server))] {
         let (status, rules, _) = browser.get("/rules");
         assert_eq!(status, 200, "{who}: {rules}");
+        // Each numbered rule on a line of its own, as in the document.
+        assert!(
+            rules.contains("<br />\n2.2 The deck") && rules_doc.contains("\n2.2 The deck"),
+            "{who}: {rules}"
+        );
         assert!(
             rules.contains("<h2>9. What a bot sees</h2>") && rules_doc.contains("## 9. What a bot sees"),
             "{who}: {rules}"

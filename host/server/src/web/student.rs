@@ -413,10 +413,7 @@ pub(super) async fn rules(State(s): State<Shared>, session: Session) -> Response
     let app = &s.0;
     let about = app.grading.game.about();
     let mut rules = String::new();
-    pulldown_cmark::html::push_html(
-        &mut rules,
-        pulldown_cmark::Parser::new_ext(about.rules, pulldown_cmark::Options::ENABLE_TABLES),
-    );
+    pulldown_cmark::html::push_html(&mut rules, rule_lines(about.rules));
     let csrf = match me(app, &session).await {
         Some(_) => Some(csrf::token(&session).await),
         None => None,
@@ -432,4 +429,27 @@ pub(super) async fn rules(State(s): State<Shared>, session: Session) -> Response
         Ok(html) => page(html),
         Err(e) => internal(e),
     }
+}
+
+/// The rules document's Markdown events, each numbered rule on a line of
+/// its own: the document starts every rule (`2.1 At the start ...`) on a
+/// new line of one paragraph, which Markdown would run together.
+fn rule_lines(text: &str) -> impl Iterator<Item = pulldown_cmark::Event<'_>> {
+    use pulldown_cmark::Event;
+    let numbered = |t: &str| {
+        let mut parts = t.splitn(2, ' ');
+        parts.next().is_some_and(|n| {
+            n.split('.').count() == 2
+                && n.split('.')
+                    .all(|d| !d.is_empty() && d.chars().all(|c| c.is_ascii_digit()))
+        }) && parts.next().is_some()
+    };
+    let mut events = pulldown_cmark::Parser::new_ext(text, pulldown_cmark::Options::ENABLE_TABLES).peekable();
+    std::iter::from_fn(move || {
+        let event = events.next()?;
+        Some(match (&event, events.peek()) {
+            (Event::SoftBreak, Some(Event::Text(next))) if numbered(next) => Event::HardBreak,
+            _ => event,
+        })
+    })
 }
