@@ -7,6 +7,7 @@
 //! - [`text`]: number and name formats every command shares.
 
 pub mod adapters;
+pub mod hidden;
 pub mod replay;
 pub mod runner;
 pub mod stats;
