@@ -16,6 +16,7 @@ mod connect_fwar;
 mod corpus;
 mod events;
 mod failures;
+mod faults;
 mod fixtures;
 mod forgery;
 mod fuzz;

@@ -29,6 +29,16 @@ impl Server {
             })
             .map_or(0, |kb| kb >> 10)
     }
+
+    /// The server's process id.
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// The course folder it serves.
+    pub(crate) fn dir(&self) -> &Path {
+        &self.dir
+    }
 }
 
 impl Drop for Server {
@@ -86,7 +96,7 @@ pub(crate) fn serve_with_files(dir: &Path, extra: &[&str], files: u64) -> Server
     serve_by(limited, dir, extra)
 }
 
-fn serve_by(mut command: Command, dir: &Path, extra: &[&str]) -> Server {
+pub(crate) fn serve_by(mut command: Command, dir: &Path, extra: &[&str]) -> Server {
     // One worker of its own unless the test says otherwise.
     let workers: &[&str] = if extra.contains(&"--workers") {
         &[]

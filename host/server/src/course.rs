@@ -231,6 +231,10 @@ impl Course {
         use std::os::unix::fs::PermissionsExt;
         let set = |path: &Path, mode: u32| -> Result<(), String> {
             match std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)) {
+                Err(e) if e.kind() == std::io::ErrorKind::ReadOnlyFilesystem => Err(format!(
+                    "{}: the course folder is on a read-only file system, and the server writes its uploads there: remount it read-write (or copy the course to a writable disk) and start again",
+                    self.dir.display()
+                )),
                 Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
                     Err(format!("{}: cannot make it private to this user ({e})", path.display()))
                 }

@@ -10,6 +10,7 @@ use crate::lease::{JOBS, Leases};
 use crate::workers::Workers;
 use sha2::{Digest, Sha256};
 use sqlx::Row;
+use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use tokio::sync::{Notify, broadcast};
@@ -91,6 +92,8 @@ pub enum Refused {
     TooBig(u64),
     /// Empty.
     Empty,
+    /// The server's disk (or the course folder's quota) has no room for the file.
+    DiskFull,
 }
 
 impl std::fmt::Display for Refused {
@@ -106,6 +109,10 @@ impl std::fmt::Display for Refused {
                 "the file is larger than {max} bytes, the most a bot may be; build it in release mode (see `arena new`)"
             ),
             Refused::Empty => write!(f, "the file is empty: choose the bot.wasm your build made"),
+            Refused::DiskFull => write!(
+                f,
+                "the server's disk is full, so your file was not kept: tell your teacher (the course folder needs free space), then upload it again"
+            ),
         }
     }
 }
@@ -224,7 +231,22 @@ impl Queue {
         }
         let sha256 = hex(&Sha256::digest(bytes));
         let path = self.course.file_path(&sha256);
-        store_file(&path, bytes).await?;
+        match store_file(&path, bytes).await {
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    ErrorKind::StorageFull | ErrorKind::QuotaExceeded | ErrorKind::FileTooLarge
+                ) =>
+            {
+                eprintln!(
+                    "arena serve: {}: the disk is full, an upload was refused ({e})",
+                    path.display()
+                );
+                return Ok(Err(Refused::DiskFull));
+            }
+            Err(e) => return Err(format!("{}: cannot keep the file ({e})", path.display())),
+            Ok(()) => {}
+        }
         // A name is only ever shown: keep what a person can read, short.
         let shown: String = Path::new(file_name)
             .file_name()
@@ -369,12 +391,13 @@ impl Queue {
 
 /// Write a bot file where its SHA-256 says, durably: a temporary file
 /// synced and renamed into place, then the folder synced. A file already
-/// there is the same bytes.
-async fn store_file(path: &Path, bytes: &[u8]) -> Result<(), String> {
+/// there is the same bytes. A write that fails (a full disk) leaves no
+/// temporary file behind.
+async fn store_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     if tokio::fs::try_exists(path).await.unwrap_or(false) {
         return Ok(());
     }
-    let dir = path.parent().ok_or("a file path has a folder")?.to_path_buf();
+    let dir = path.parent().ok_or(ErrorKind::InvalidInput)?.to_path_buf();
     let bytes = bytes.to_vec();
     let path = path.to_path_buf();
     tokio::task::spawn_blocking(move || -> std::io::Result<()> {
@@ -382,23 +405,28 @@ async fn store_file(path: &Path, bytes: &[u8]) -> Result<(), String> {
         std::fs::create_dir_all(&dir)?;
         // Unique per upload: another upload of the same file may be writing too.
         let tmp = dir.join(format!(".upload-{}", unique_suffix()));
-        // Readable by this user only, as the course folder is.
-        let mut f = {
-            use std::os::unix::fs::OpenOptionsExt;
-            std::fs::OpenOptions::new()
-                .write(true)
-                .create_new(true)
-                .mode(0o600)
-                .open(&tmp)?
-        };
-        f.write_all(&bytes)?;
-        f.sync_all()?;
-        std::fs::rename(&tmp, &path)?;
+        let written = (|| {
+            // Readable by this user only, as the course folder is.
+            let mut f = {
+                use std::os::unix::fs::OpenOptionsExt;
+                std::fs::OpenOptions::new()
+                    .write(true)
+                    .create_new(true)
+                    .mode(0o600)
+                    .open(&tmp)?
+            };
+            f.write_all(&bytes)?;
+            f.sync_all()?;
+            std::fs::rename(&tmp, &path)
+        })();
+        if written.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+        written?;
         std::fs::File::open(&dir)?.sync_all()
     })
     .await
-    .map_err(|e| e.to_string())?
-    .map_err(|e| format!("cannot keep the file: {e}"))
+    .map_err(std::io::Error::other)?
 }
 
 /// A name part no other temporary file of this server (or of another

@@ -123,6 +123,7 @@ pub(super) async fn api_submit(
                 Refused::TooMany(_) => StatusCode::TOO_MANY_REQUESTS,
                 Refused::TooBig(_) => StatusCode::PAYLOAD_TOO_LARGE,
                 Refused::Frozen | Refused::Empty => StatusCode::UNPROCESSABLE_ENTITY,
+                Refused::DiskFull => StatusCode::INSUFFICIENT_STORAGE,
             };
             api_error(status, &refused.to_string())
         }
