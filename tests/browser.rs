@@ -801,6 +801,77 @@ fn wait_patient(tab: &Tab, js: &str) {
     wait_long(tab, js, 300);
 }
 
+/// A login link clicked in webmail (a page of another site) logs the
+/// student in at once: the session cookie is SameSite=Strict, which
+/// Chromium does not send along a redirect of a cross-site navigation, so
+/// the link answers a page that moves on by itself and the student's own
+/// page, not the logged-out welcome, is what they see. The "mail" is a
+/// page on `localhost`, another site than the server's `127.0.0.1`.
+#[test]
+fn a_login_link_clicked_in_webmail_lands_on_the_students_page() {
+    let on = crate::server::On::Sqlite;
+    let (dir, students) = on.course("srv-webmail", &[]);
+    let server = on.serve(&dir);
+    let link = format!(
+        "{}/login/{}",
+        server.url,
+        students[0]["link"].split("/login/").nth(1).unwrap_or("")
+    );
+    let mail = temp("webmail");
+    std::fs::write(
+        mail.join("inbox.html"),
+        format!("<!doctype html><p>Your bot course: <a id=\"link\" href=\"{link}\">log in</a></p>"),
+    )
+    .unwrap();
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    drop(listener);
+    let mut webmail = std::process::Command::new("python3")
+        .args(["-m", "http.server", "--bind", "127.0.0.1", &port.to_string()])
+        .current_dir(&mail)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("python3 -m http.server");
+    // The server and the "webmail" on loopback, two sites; nothing else.
+    let browser = browser_with("--proxy-bypass-list=127.0.0.1;localhost");
+    let tab = browser.new_tab().expect("tab");
+    let inbox = format!("http://localhost:{port}/inbox.html");
+    let mut opened = false;
+    for _ in 0..100 {
+        if tab.navigate_to(&inbox).and_then(|t| t.wait_until_navigated()).is_ok()
+            && eval(&tab, "return !!document.getElementById('link')") == Value::Bool(true)
+        {
+            opened = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(opened, "the webmail page never opened");
+    eval(&tab, "document.getElementById('link').click(); return true;");
+    // On the server's home page, logged in (the upload box) or not (the welcome).
+    wait_patient(
+        &tab,
+        "return location.host.startsWith('127.0.0.1') && location.pathname === '/' && document.readyState === 'complete' \
+         && (!!document.querySelector('input[type=file]') || document.body.innerText.includes('Log in with the link'))",
+    );
+    let shown = eval(&tab, "return document.body.innerText");
+    assert!(
+        !shown
+            .as_str()
+            .unwrap_or("")
+            .contains("Log in with the link your teacher sent you"),
+        "logged out after the click: {shown}"
+    );
+    assert_eq!(
+        eval(&tab, "return !!document.querySelector('input[type=file]')"),
+        Value::Bool(true),
+        "{shown}"
+    );
+    screenshot(&tab, "server-from-webmail");
+    let _ = webmail.kill();
+    let _ = webmail.wait();
+}
 /// The course server in Chromium, as its users meet it: a student logs in
 /// by link, uploads with the file picker, and sees the verdict appear in
 /// the page without a reload; the version page shows the rubric and opens

@@ -1103,6 +1103,27 @@ fn a_student_walks_every_route_and_sees_only_their_own(on: &On) {
     let (_, page, _) = teacher.get(&graded);
     let (hands, _) = cards_shown(&replay_in(&page));
     assert!(hands.iter().all(|&n| n == 2), "{hands:?}");
+    // The replay pages grading stored (each item's worst game), linked from her version page: the same rule.
+    let (_, version_page, _) = student.get(&format!("/people/{ann}/versions/1"));
+    let stored: Vec<&str> = version_page
+        .split("href=\"")
+        .skip(1)
+        .filter_map(|r| r.split('"').next())
+        .filter(|h| h.contains("/replays/"))
+        .collect();
+    assert!(
+        !stored.is_empty(),
+        "her version page links its graded games: {version_page}"
+    );
+    for link in stored {
+        let (status, page, _) = student.get(link);
+        assert_eq!(status, 200, "{link}");
+        let (hands, deck) = cards_shown(&replay_in(&page));
+        assert!(
+            !hands.is_empty() && hands.iter().all(|&n| n == 1) && !deck,
+            "{link}: a house bot's hand or the deck shown: {hands:?} {deck}"
+        );
+    }
     // Ladder games asked for by number: only her own open, each with her hand alone.
     let mut opened = 0;
     for id in 1..=40 {

@@ -271,7 +271,35 @@ pub fn play_under(
         seed,
         record,
     };
-    run_match(&spec).expect("the match is set up right")
+    try_run(spec).expect("the match is set up right")
+}
+
+/// An En Garde match as [`en_garde_match`], or the run's own error (a
+/// machine too loaded to give the bots their share of a CPU).
+pub fn try_en_garde_match(
+    limits: Limits,
+    variant: &str,
+    bots: [&str; 2],
+    games: usize,
+    seed: u64,
+) -> Result<MatchOutcome, String> {
+    let sandbox = arena::adapters::sandbox(limits).expect("sandbox");
+    let entrants = bots.iter().map(|b| entrant_for("en-garde", &sandbox, b)).collect();
+    try_run(MatchSpec {
+        game: adapters::game("en-garde").expect("a known game"),
+        setup: GameSetup {
+            variant: Some(variant.to_string()),
+            ..GameSetup::new(&sandbox)
+        },
+        entrants,
+        games,
+        seed,
+        record: true,
+    })
+}
+
+fn try_run(spec: MatchSpec<'_>) -> Result<MatchOutcome, String> {
+    run_match(&spec).map_err(|e| format!("{e:?}"))
 }
 
 /// Every `href="..."` of an HTML page that is not an anchor within it, unescaped.

@@ -228,9 +228,15 @@ impl Grading {
         // Replay pages are named after the folder: one safe name per version's folder.
         report.folder = "bot".into();
         let graded = vec![(report, Some(me))];
+        // Stored once for the student and the teacher alike, so as the
+        // student may see them (their bot is the first entrant); the
+        // teacher plays a game again to see every hand.
         let jobs: Vec<_> = arena_report::report::class_pages(&grader, &graded)
             .into_iter()
-            .map(|(_, job)| job)
+            .map(|(_, job)| arena_report::report::PageJob {
+                shown_to: Some(0),
+                ..job
+            })
             .collect();
         arena_report::report::write_replays(pages, &jobs).map_err(|e| format!("{e:#}"))?;
         let [(mut report, _)]: [_; 1] = graded.try_into().map_err(|_| "one report".to_string())?;

@@ -64,6 +64,7 @@ fn smoke_page<'a>(grader: &'a Grader<'_>, report: &GradeReport, me: &Entrant) ->
         left_out: None,
         forfeit: true,
         minor: false,
+        shown_to: None,
     }
 }
 
@@ -115,6 +116,7 @@ fn item_page<'a>(grader: &'a Grader<'_>, report: &GradeReport, me: &Entrant, i: 
         }),
         forfeit: !result.forfeit_games.is_empty(),
         minor: false,
+        shown_to: None,
     }
 }
 

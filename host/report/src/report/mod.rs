@@ -51,6 +51,11 @@ pub struct PageJob<'a> {
     pub forfeit: bool,
     /// A page of less interest (a seeding match): last under the caps.
     pub minor: bool,
+    /// The one bot (by entrant index) whose viewer the page is made for:
+    /// the others' logs and hidden cards are left out, as the course
+    /// server shows a student their graded games. `None`: everything, for
+    /// the teacher's own offline report.
+    pub shown_to: Option<usize>,
 }
 
 /// One game chosen for a replay page.
@@ -301,7 +306,20 @@ fn make_page(job: &PageJob<'_>) -> anyhow::Result<(String, bool)> {
     );
     let games: Vec<Vec<serde_json::Value>> = played
         .values()
-        .map(|p| arena_runner::replay::game_lines(&p.result, &p.events.values(), &spec.entrants))
+        .map(|p| {
+            let lines = arena_runner::replay::game_lines(&p.result, &p.events.values(), &spec.entrants);
+            match job.shown_to {
+                // What one bot's viewer may see, decided with the header (which names the game).
+                Some(bot) => {
+                    let mut all = Vec::with_capacity(lines.len() + 1);
+                    all.push(header.clone());
+                    all.extend(lines);
+                    arena_runner::replay::for_viewer(&mut all, &|b| b == bot);
+                    all.split_off(1)
+                }
+                None => lines,
+            }
+        })
         .collect();
     let names: Vec<String> = spec.entrants.iter().map(|e| e.name.clone()).collect();
     let (note, same) = page_note(job, &played, &names);

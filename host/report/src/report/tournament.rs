@@ -155,6 +155,7 @@ pub fn tournament_pages<'a>(spec: &TournamentSpec<'a>, report: &TournamentReport
                 left_out: (!left_out.is_empty()).then(|| left_out.join(", ")),
                 forfeit: m.tally.totals.iter().any(|t| !t.forfeits.is_empty()),
                 minor: m.id.starts_with("seed:"),
+                shown_to: None,
             }
         })
         .collect()

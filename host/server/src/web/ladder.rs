@@ -539,7 +539,7 @@ fn plot(history: &[(i64, f64, [f64; 2], u64)]) -> String {
 /// Which entrant's game, for a solitaire.
 pub struct AsQuery {
     #[serde(default, rename = "as")]
-    entrant: usize,
+    entrant: Option<usize>,
 }
 
 /// `GET /ladder/matches/{id}/games/{g}`: game `g` (from 1) of a finished ladder match, played again.
@@ -581,8 +581,20 @@ pub async fn ladder_game(
             "that match is not yours to watch: open one of your own",
         );
     }
+    // A solitaire match is each entrant's own game on one deal: a student
+    // opens their own (by default) and never a classmate's, whose drawn
+    // cards and moves only that player saw.
+    let solitaire = app.ladder.player.game.kind() == arena_core::Kind::Solitaire;
+    let own = job.bots.iter().position(|b| who.sees_bot(&b.key)).unwrap_or(0);
+    let entrant = q.entrant.unwrap_or(if solitaire { own } else { 0 });
+    if solitaire && job.bots.get(entrant).is_some_and(|b| !who.sees_bot(&b.key)) {
+        return error(
+            StatusCode::FORBIDDEN,
+            "that game is a classmate's own, on the same deal as yours: open yours from your ladder page",
+        );
+    }
     let names = entrant_names(app, &who, &job);
-    let readable = seen_bots(app, &who, &job, q.entrant);
+    let readable = seen_bots(app, &who, &job, entrant);
     let Ok(_permit) = app.replaying.clone().acquire_owned().await else {
         return internal("the server is stopping");
     };
@@ -598,7 +610,7 @@ pub async fn ladder_game(
             let p = course.file_path(sha);
             p.is_file().then_some(p)
         };
-        let bytes = player.replay(&job, &files, &names, game - 1, q.entrant)?;
+        let bytes = player.replay(&job, &files, &names, game - 1, entrant)?;
         crate::work::viewer_page(&bytes, &note, "/ladder", &|bot| {
             readable.get(bot).copied().unwrap_or(false)
         })

@@ -28,6 +28,13 @@ pub(super) struct Welcome<'a> {
     note: Option<String>,
 }
 
+/// The page a login link answers with: it moves on to `/` by itself.
+#[derive(Template)]
+#[template(path = "entering.html")]
+struct Entering<'a> {
+    course: &'a str,
+}
+
 pub(super) async fn home(State(s): State<Shared>, session: Session) -> Response {
     let app = &s.0;
     let course = &app.queue.course.config.name;
@@ -59,7 +66,19 @@ pub(super) async fn login(State(s): State<Shared>, session: Session, Path(token)
             if session.insert(PERSON, person.id).await.is_err() || csrf::renew(&session).await.is_err() {
                 return internal("cannot keep the session");
             }
-            Redirect::to("/").into_response()
+            // A page that moves on by itself, not a 303: a link clicked in
+            // webmail is a cross-site navigation, and Chromium does not send
+            // a SameSite=Strict cookie set on it along a redirect, so the
+            // student would land logged out; a refresh from this page is a
+            // navigation of this site, which sends it.
+            match (Entering {
+                course: &app.queue.course.config.name,
+            })
+            .render()
+            {
+                Ok(html) => page(html).into_response(),
+                Err(e) => internal(e),
+            }
         }
         Ok(None) => {
             let note = Some("This link is not (or no longer) valid: ask your teacher for a new one.".to_string());
