@@ -76,9 +76,12 @@ const CORPUS: &[(&str, Expect)] = &[
     ("sugar-action-recursion", Forfeit(Trap, STACK)),
     ("sugar-action-memory", Forfeit(Memory, MEMORY)),
     ("sugar-action-foreign-agent", Illegal("not-your-agent")),
+    ("sugar-action-loop", Forfeit(Fuel, FUEL_IN_A_MOVE)),
+    ("sugar-action-notes", PlaysOn("private strategy notes of sugar-action")),
     ("president-start-loop", Forfeit(Fuel, FUEL_AT_START)),
     ("president-start-recursion", Forfeit(Trap, STACK)),
     ("president-play-memory", Forfeit(Memory, MEMORY)),
+    ("president-play-loop", Forfeit(Fuel, FUEL_IN_A_MOVE)),
     (
         "president-play-panic",
         Forfeit(Trap, "the corpus panics in president-play"),
@@ -92,6 +95,10 @@ const CORPUS: &[(&str, Expect)] = &[
     (
         "president-play-huge",
         Forfeit(InvalidAnswer, "1000000 cards in one move"),
+    ),
+    (
+        "president-play-notes",
+        PlaysOn("private strategy notes of president-play"),
     ),
     ("en-garde-start-trap", Forfeit(Trap, UNREACHABLE)),
     ("en-garde-start-memory", Forfeit(Memory, MEMORY)),
@@ -122,6 +129,10 @@ const CORPUS: &[(&str, Expect)] = &[
         PlaysOn("env: 0 variables, 0 arguments, current dir Ok(\"/\")"),
     ),
     ("en-garde-start-hold-61mib", PlaysOn("holding 63963136 bytes")),
+    (
+        "en-garde-move-notes",
+        PlaysOn("private strategy notes of en-garde-move"),
+    ),
 ];
 
 /// The attacks `attacks.txt` lists, with their worlds.
@@ -278,14 +289,18 @@ attacks! {
     sugar_action_recursion: "sugar-action-recursion",
     sugar_action_memory: "sugar-action-memory",
     sugar_action_foreign_agent: "sugar-action-foreign-agent",
+    sugar_action_loop: "sugar-action-loop",
+    sugar_action_notes: "sugar-action-notes",
     president_start_loop: "president-start-loop",
     president_start_recursion: "president-start-recursion",
     president_play_memory: "president-play-memory",
+    president_play_loop: "president-play-loop",
     president_play_panic: "president-play-panic",
     president_play_not_in_hand: "president-play-not-in-hand",
     president_play_hundred_cards: "president-play-hundred-cards",
     president_play_jokers_mixed: "president-play-jokers-mixed",
     president_play_huge: "president-play-huge",
+    president_play_notes: "president-play-notes",
     en_garde_start_trap: "en-garde-start-trap",
     en_garde_start_memory: "en-garde-start-memory",
     en_garde_start_log_flood: "en-garde-start-log-flood",
@@ -297,4 +312,5 @@ attacks! {
     en_garde_move_sockets: "en-garde-move-sockets",
     en_garde_move_env: "en-garde-move-env",
     en_garde_start_hold_61mib: "en-garde-start-hold-61mib",
+    en_garde_move_notes: "en-garde-move-notes",
 }

@@ -50,23 +50,34 @@ impl Drop for Server {
 
 /// A class of four (one named like a formula, one like markup) and its course folder.
 fn course(name: &str, extra: &[&str]) -> (PathBuf, Vec<BTreeMap<&'static str, String>>) {
-    let dir = temp(name).join("course");
-    let roster = dir.with_file_name("roster.csv");
-    std::fs::write(
-        &roster,
+    course_of(
+        name,
         "name,email,id\nAnn Lee,ann@uni.edu,s1\nBo Wu,bo@uni.edu,s2\n\"=HYPERLINK(\"\"http://x\"\")\",eve@uni.edu,s3\n\
          \"<img src=x onerror=\"\"window.pwned=1\"\">\",mal@uni.edu,s4\n",
+        extra,
     )
-    .unwrap();
+}
+
+/// A course of the class `roster` (a CSV of name,email,id), in roster order.
+pub(crate) fn course_of(
+    name: &str,
+    roster_csv: &str,
+    extra: &[&str],
+) -> (PathBuf, Vec<BTreeMap<&'static str, String>>) {
+    let dir = temp(name).join("course");
+    let roster = dir.with_file_name("roster.csv");
+    std::fs::write(&roster, roster_csv).unwrap();
     let mut args = vec![
         "course".to_string(),
         "init".into(),
         dir.display().to_string(),
-        "--game".into(),
-        "en-garde".into(),
         "--roster".into(),
         roster.display().to_string(),
     ];
+    // En Garde unless `extra` names the game.
+    if !extra.contains(&"--game") {
+        args.extend(["--game".into(), "en-garde".into()]);
+    }
     args.extend(extra.iter().map(|s| s.to_string()));
     let out = arena(&args);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
@@ -1061,6 +1072,152 @@ fn the_class_zip_grades_offline_as_the_server_graded(on: &On) {
     assert_eq!(results, 3, "a results.json per graded student");
 }
 
+/// The game's default rubric with `games` games per item (a class of
+/// tests grades in seconds; the rubric's items and seed are the game's).
+pub(crate) fn small_rubric(game: &str, games: u32, dir: &Path) -> PathBuf {
+    let out = arena(&["grade", "--game", game, "--print-rubric"]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let text: String = text
+        .lines()
+        .map(|l| {
+            if l.starts_with("games = ") {
+                format!("games = {games}\n")
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect();
+    assert!(text.contains(&format!("\ngames = {games}\n")), "{text}");
+    let path = dir.join(format!("{game}-rubric.toml"));
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// One row of a CSV by the value of its `key` column, as column name -> value.
+pub(crate) fn csv_row(csv: &str, key: &str, value: &str) -> Option<BTreeMap<String, String>> {
+    let mut r = csv::Reader::from_reader(csv.as_bytes());
+    let h = r.headers().unwrap().clone();
+    let k = h.iter().position(|c| c == key)?;
+    r.records().map(Result::unwrap).find(|row| &row[k] == value).map(|row| {
+        h.iter()
+            .zip(row.iter())
+            .map(|(a, b)| (a.to_string(), b.to_string()))
+            .collect()
+    })
+}
+
+/// One verdict, the same on the server and offline (issue 47 item 1): a
+/// class with every kind of failure (a crash, an illegal move, a loop, a
+/// memory bomb, a file that is no wasm, a bot for another game), an
+/// unchanged template and a good bot, each submitted with `arena submit`.
+/// The teacher's gradebook gives every student the state, points and flag
+/// `arena grade-class` gives the same files offline, graded by the command
+/// of the class zip: accepted where offline says graded, rejected where it
+/// gives a reason, with the same points and `plays_like`.
+fn every_kind_of_failure_has_the_same_verdict_on_the_server_and_offline(on: &On) {
+    let roster = "name,email,id\nCrash Ada,c@uni.edu,s1\nIllegal Ben,i@uni.edu,s2\nLoop Cy,l@uni.edu,s3\n\
+                  Memory Di,m@uni.edu,s4\nText Ed,t@uni.edu,s5\nPresident Flo,p@uni.edu,s6\n\
+                  Template Gus,g@uni.edu,s7\nGood Hal,h@uni.edu,s8\n";
+    let scratch = temp(&format!("srv-verdicts-files-{}", on.database().len()));
+    let rubric = small_rubric("en-garde", 20, &scratch);
+    let (dir, students) = on.course_of(
+        "srv-verdicts",
+        Some(roster),
+        &["--rubric", &rubric.display().to_string()],
+    );
+    let server = on.serve(&dir);
+    let text = scratch.join("bot.wasm");
+    std::fs::write(&text, "def choose_move(view):\n    return view.legal_moves[0]\n").unwrap();
+    let files: [(PathBuf, bool); 8] = [
+        (bot("hostile/panic"), false),
+        (bot("hostile/illegal"), true),
+        (bot("hostile/infinite-loop"), false),
+        (bot("hostile/memory-bomb"), false),
+        (text, false),
+        (bot("president/random"), false),
+        (bot("en-garde/aggressive"), true),
+        (bot("hostile/en-garde-move-notes"), true),
+    ];
+    for (i, (file, accepted)) in files.iter().enumerate() {
+        let (code, v, err) = submit(&server, &students[i]["token"], file);
+        // The exit status docs/server.md promises: 0 accepted, 1 rejected.
+        assert_eq!(code, if *accepted { 0 } else { 1 }, "s{}: {err} {v:#}", i + 1);
+        assert_eq!(v["accepted"].as_bool(), Some(*accepted), "s{}: {v:#}", i + 1);
+    }
+    let link = std::fs::read_to_string(dir.join("teacher-link.txt")).unwrap();
+    let mut teacher = logged_in(&server, link.trim());
+    let (_, gradebook, _) = teacher.get("/teacher/gradebook.csv");
+    let (status, bytes, _) = teacher.get_bytes("/teacher/class.zip");
+    assert_eq!(status, 200);
+    let out = scratch.join("unzipped");
+    zip::ZipArchive::new(std::io::Cursor::new(bytes))
+        .expect("a zip")
+        .extract(&out)
+        .expect("unzips");
+    // The zip holds the versions that count; a student whose every version
+    // was rejected has an empty folder: put in the file they sent, so the
+    // offline grading sees the same files as the server.
+    let metadata = std::fs::read_to_string(out.join("class/submission_metadata.yml")).unwrap();
+    for (i, (file, _)) in files.iter().enumerate() {
+        let sid = format!(":sid: \"s{}\"", i + 1);
+        let at = metadata.find(&sid).unwrap_or_else(|| panic!("{sid} in {metadata}"));
+        let folder = metadata[..at]
+            .rsplit("submission_")
+            .next()
+            .and_then(|r| r.split(':').next())
+            .unwrap();
+        let bot_file = out.join(format!("class/submission_{folder}/bot.wasm"));
+        if !bot_file.exists() {
+            std::fs::copy(file, &bot_file).unwrap();
+        }
+    }
+    let how = std::fs::read_to_string(out.join("HOW-TO-GRADE.txt")).unwrap();
+    let command = how
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("arena "))
+        .expect("the command");
+    let run = Command::new("sh")
+        .arg("-c")
+        .arg(format!("'{}' {command}", arena_bin().display()))
+        .current_dir(&out)
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let offline = std::fs::read_to_string(out.join("graded/gradebook.csv")).unwrap();
+    for (i, (_, accepted)) in files.iter().enumerate() {
+        let id = format!("s{}", i + 1);
+        let served = csv_row(&gradebook, "id", &id).unwrap_or_else(|| panic!("{id}: {gradebook}"));
+        let graded = csv_row(&offline, "id", &id).unwrap_or_else(|| panic!("{id}: {offline}"));
+        let offline_state = if graded["status"] == "graded" {
+            "accepted"
+        } else {
+            "rejected"
+        };
+        assert_eq!(
+            offline_state,
+            if *accepted { "accepted" } else { "rejected" },
+            "{id} offline: {offline}"
+        );
+        assert_eq!(served["state"], offline_state, "{id}: {gradebook}\n{offline}");
+        let points: f64 = served["points"].parse().unwrap_or(f64::NAN);
+        assert_eq!(
+            points,
+            graded["total"].parse::<f64>().unwrap(),
+            "{id}: {gradebook}\n{offline}"
+        );
+        assert_eq!(
+            served["plays_like"], graded["plays_like"],
+            "{id}: {gradebook}\n{offline}"
+        );
+    }
+    assert_eq!(
+        csv_row(&gradebook, "id", "s7").unwrap()["plays_like"],
+        "house:aggressive",
+        "the unchanged template: {gradebook}"
+    );
+}
+
 /// One verdict (issue 47): a bot that forfeits its smoke game is rejected
 /// everywhere (the API, `arena submit`'s exit status, the version's state)
 /// and never becomes the version that counts: the gradebook keeps the
@@ -1223,6 +1380,16 @@ impl On {
     }
 
     pub(crate) fn course(&self, name: &str, extra: &[&str]) -> (PathBuf, Vec<BTreeMap<&'static str, String>>) {
+        self.course_of(name, None, extra)
+    }
+
+    /// [`On::course`] of the class `roster` (name,email,id), or the four of [`course`].
+    pub(crate) fn course_of(
+        &self,
+        name: &str,
+        roster: Option<&str>,
+        extra: &[&str],
+    ) -> (PathBuf, Vec<BTreeMap<&'static str, String>>) {
         let mut args = extra.to_vec();
         args.extend(self.database());
         // Both variants of a test run at once: each its own folder.
@@ -1230,7 +1397,10 @@ impl On {
             On::Sqlite => name.to_string(),
             On::Postgres(_) => format!("{name}-on-pg"),
         };
-        let made = course(&name, &args);
+        let made = match roster {
+            Some(roster) => course_of(&name, roster, &args),
+            None => course(&name, &args),
+        };
         assert_eq!(
             made.0.join("course.db").exists(),
             matches!(self, On::Sqlite),
@@ -1380,4 +1550,5 @@ on_both!(
     a_bot_that_forfeits_its_smoke_game_is_rejected_and_never_counts,
     a_closed_course_says_so_and_the_login_link_works_as_a_token,
     flags_travel_to_every_table_and_file,
+    every_kind_of_failure_has_the_same_verdict_on_the_server_and_offline,
 );

@@ -70,12 +70,24 @@ pub fn gradebook_csv(class: &[Entry]) -> String {
         String::from("id,name,email,version,points,max_points,late_days,state,sha256,same_file_as,plays_like\n");
     for (
         Entry {
-            person: p, counted: c, ..
+            person: p,
+            counted: c,
+            versions,
         },
         same,
     ) in class.iter().zip(same_files(class))
     {
         let num = |x: Option<f64>| x.map_or(String::new(), points);
+        // No version counts though the student sent some (every one was
+        // rejected): the state of the newest and the 0 points that
+        // `arena grade-class` gives the same file, and Canvas's file too.
+        let newest = versions.first().filter(|_| c.is_none());
+        let (score, max) = match (c, newest) {
+            (Some(c), _) => (c.score, c.max_score),
+            (None, Some(n)) if n.state != "failed" => (Some(0.0), n.max_score),
+            _ => (None, None),
+        };
+        let state = c.as_ref().or(newest).map_or("none", |v| v.state.as_str());
         // The flags' columns as `arena grade-class` names them.
         csv.push_str(&format!(
             "{},{},{},{},{},{},{},{},{},{},{}\n",
@@ -83,10 +95,10 @@ pub fn gradebook_csv(class: &[Entry]) -> String {
             csv_field(&p.name),
             csv_field(&p.email),
             c.as_ref().map_or(String::new(), |c| c.version.to_string()),
-            num(c.as_ref().and_then(|c| c.score)),
-            num(c.as_ref().and_then(|c| c.max_score)),
+            num(score),
+            num(max),
             c.as_ref().map_or(String::new(), |c| c.late_days.to_string()),
-            c.as_ref().map_or("none", |c| c.state.as_str()),
+            state,
             c.as_ref().map_or("", |c| c.sha256.as_str()),
             csv_field(&same.join("; ")),
             csv_field(&c.as_ref().and_then(Submission::plays_like).unwrap_or_default()),

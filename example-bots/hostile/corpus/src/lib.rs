@@ -57,6 +57,9 @@ fn strike(export: &str) {
         "sockets" => sockets(),
         "env" => env(),
         "hold-61mib" => hold(61 << 20),
+        // Not an attack: a bot that plays on and keeps notes a classmate
+        // must never read (the course server's class walkthrough).
+        "notes" => arena_bot_sdk::log(&format!("private strategy notes of {export}: play the first legal move")),
         _ => {} // an answer only the world can give
     }
 }

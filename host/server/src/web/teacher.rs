@@ -19,6 +19,8 @@ pub(super) struct ClassRow {
     email: String,
     versions: usize,
     counted: String,
+    /// The student sent versions and none of them counts.
+    none_counts: bool,
     points: String,
     late_days: String,
     flags: String,
@@ -158,9 +160,13 @@ pub(super) async fn class_part(app: &App) -> Result<(String, usize, usize), Stri
                     school_id: p.school_id.clone(),
                     email: p.email.clone(),
                     versions: versions.len(),
-                    counted: c
-                        .as_ref()
-                        .map_or("-".into(), |c| format!("v{} ({})", c.version, c.state)),
+                    // None counts though some were sent: say why, in red.
+                    counted: match (c, versions.first()) {
+                        (Some(c), _) => format!("v{} ({})", c.version, c.state),
+                        (None, Some(n)) => format!("none: v{} {}", n.version, n.state),
+                        (None, None) => "-".into(),
+                    },
+                    none_counts: c.is_none() && !versions.is_empty(),
                     points: c.as_ref().map_or("-".into(), points_text),
                     late_days: c.as_ref().map_or("-".into(), |c| c.late_days.to_string()),
                     flags: flags(c.as_ref(), &same).join("; "),
