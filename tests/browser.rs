@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-fn chromium() -> PathBuf {
+pub(crate) fn chromium() -> PathBuf {
     let found = std::env::var_os("CHROME").map(PathBuf::from).or_else(|| {
         ["chromium", "chromium-browser", "google-chrome"]
             .iter()
@@ -36,7 +36,7 @@ fn browser() -> Browser {
 }
 
 /// Chromium with every request but the ones `bypass` names sent to a closed port.
-fn browser_with(bypass: &str) -> Browser {
+pub(crate) fn browser_with(bypass: &str) -> Browser {
     let options = LaunchOptions::default_builder()
         .path(Some(chromium()))
         .headless(true)
@@ -58,7 +58,7 @@ fn browser_with(bypass: &str) -> Browser {
     Browser::new(options).expect("start Chromium")
 }
 
-fn eval(tab: &Tab, js: &str) -> Value {
+pub(crate) fn eval(tab: &Tab, js: &str) -> Value {
     let wrapped = format!("JSON.stringify((() => {{ {js} }})())");
     let out = tab.evaluate(&wrapped, false).expect("evaluate").value;
     match out {
@@ -167,14 +167,14 @@ fn to_end(tab: &Tab) {
     wait_until(tab, "return arenaView.at === arenaView.events.length - 1");
 }
 
-fn text(tab: &Tab, id: &str) -> String {
+pub(crate) fn text(tab: &Tab, id: &str) -> String {
     eval(tab, &format!("return document.getElementById('{id}').innerText;"))
         .as_str()
         .unwrap_or_default()
         .to_string()
 }
 
-fn no_network(tab: &Tab) {
+pub(crate) fn no_network(tab: &Tab) {
     assert_eq!(
         eval(tab, "return performance.getEntriesByType('resource').length;"),
         Value::from(0),
@@ -777,7 +777,7 @@ fn rounds_lost_to_an_illegal_move_get_the_red_mark() {
 }
 
 /// Wait up to `seconds` for `js` to hold (a verdict takes a bot's compile and its games).
-fn wait_long(tab: &Tab, js: &str, seconds: u64) {
+pub(crate) fn wait_long(tab: &Tab, js: &str, seconds: u64) {
     let started = std::time::Instant::now();
     while started.elapsed() < Duration::from_secs(seconds) {
         if eval(tab, js) == Value::Bool(true) {

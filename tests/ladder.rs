@@ -909,7 +909,7 @@ fn two_servers_share_one_postgres_course() {
 }
 
 /// The replay a viewer page carries (its header, then every line), read back.
-fn replay_in(page: &str) -> Vec<Value> {
+pub(crate) fn replay_in(page: &str) -> Vec<Value> {
     use base64::Engine;
     use std::io::Read;
     let data = page

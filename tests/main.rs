@@ -38,3 +38,4 @@ mod sugar;
 mod tournament;
 mod twins;
 mod view;
+mod walkthrough;

@@ -208,7 +208,12 @@ fn points_text(v: &Submission) -> String {
 fn deadline_text(course: &Course) -> String {
     if course.config.frozen_at(crate::course::now()) {
         let d = course.config.deadline.as_deref().map(shown_time).unwrap_or_default();
-        return format!("The deadline ({d}) and its late days are over: no more uploads are taken.");
+        // Late days are named only where the course gives some.
+        return if course.config.late_days > 0 {
+            format!("The deadline ({d}) and its late days are over: no more uploads are taken.")
+        } else {
+            format!("The deadline ({d}) is over: no more uploads are taken.")
+        };
     }
     match (&course.config.deadline, course.config.late_days) {
         (None, _) => "No deadline.".into(),
