@@ -1189,3 +1189,233 @@ fn an_upload_does_not_wait_for_a_ladder_batch(on: &On) {
 }
 
 on_both!(an_upload_does_not_wait_for_a_ladder_batch);
+
+/// The class ranking is paid (issue 47 item 3): before the final tournament
+/// a version page says the teacher's final tournament ranks the version
+/// that counts; after it, every version page shows the ranking's points
+/// and place, the gradebook and Canvas's file count them, and the class
+/// zip's command plays the same tournament again: offline, every student
+/// gets the points the server gave and the same Canvas file byte for byte.
+fn the_final_tournament_pays_the_class_ranking_everywhere(on: &On) {
+    use crate::server::csrf;
+    // Frozen at once below: no ladder match is needed for the tournament.
+    let (dir, students) = ladder_course_with(on, "ladder-rank", "\n[ladder]\ngames = 2\nversus_games = 0\n");
+    let server = on.serve(&dir);
+    let mut teacher = logged_in(
+        &server,
+        std::fs::read_to_string(dir.join("teacher-link.txt")).unwrap().trim(),
+    );
+    let (_, ladder, _) = teacher.get("/ladder");
+    let form = csrf(&ladder);
+    let (status, _) = teacher.post_form(
+        "/teacher/ladder",
+        &[("authenticity_token", &form), ("switch", "frozen"), ("on", "on")],
+    );
+    assert_eq!(status, 303);
+    for (i, b) in [
+        (0, "en-garde/aggressive"),
+        (1, "en-garde/random"),
+        (2, "en-garde/cowardly"),
+    ] {
+        let (code, v, err) = submit(&server, &students[i]["token"], &bot(b));
+        assert_eq!(code, 0, "{err} {v}");
+    }
+    // Bo's second version does not count: he chooses his first.
+    let (code, _, _) = submit(&server, &students[1]["token"], &bot("en-garde/aggressive"));
+    assert_eq!(code, 0);
+    let mut bo = logged_in(&server, &students[1]["link"]);
+    let (_, home, _) = bo.get("/");
+    assert_eq!(
+        bo.post_form("/count", &[("authenticity_token", &csrf(&home)), ("version", "1")])
+            .0,
+        303
+    );
+    let bo_id = home
+        .split("/people/")
+        .nth(1)
+        .and_then(|r| r.split('/').next())
+        .unwrap()
+        .to_string();
+    let (_, before, _) = bo.get(&format!("/people/{bo_id}/versions/1"));
+    assert!(
+        before.contains("pending / 10") && before.contains("the final tournament"),
+        "the ranking is pending, and the page says what will rank it: {before}"
+    );
+    assert!(!before.contains("at the end of the course"), "{before}");
+    let (_, unranked, _) = teacher.get("/teacher/gradebook.csv");
+
+    let (status, body) = teacher.post_form(
+        "/teacher/tournament",
+        &[("authenticity_token", &form), ("format", "swiss"), ("games", "2")],
+    );
+    assert_eq!(status, 400, "grade-class cannot play Swiss again: {body}");
+    let (status, body) = teacher.post_form(
+        "/teacher/tournament",
+        &[("authenticity_token", &form), ("format", "round-robin"), ("games", "2")],
+    );
+    assert_eq!(status, 303, "{body}");
+    let started = Instant::now();
+    loop {
+        let (_, page, _) = teacher.get("/ladder");
+        if page.contains("is published") {
+            assert!(page.contains("class-ranking points"), "{page}");
+            break;
+        }
+        assert!(!page.contains("could not"), "{page}");
+        assert!(started.elapsed() < Duration::from_secs(300), "no tournament: {page}");
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    let (_, counted, _) = bo.get(&format!("/people/{bo_id}/versions/1"));
+    assert!(
+        !counted.contains("pending / 10"),
+        "paid on the version that counts: {counted}"
+    );
+    assert!(counted.contains("in the class tournament"), "{counted}");
+    assert!(
+        ["ranked 1 of 3", "ranked 2 of 3", "ranked 3 of 3"]
+            .iter()
+            .any(|r| counted.contains(r)),
+        "{counted}"
+    );
+    let (_, other, _) = bo.get(&format!("/people/{bo_id}/versions/2"));
+    assert!(
+        !other.contains("pending / 10") && other.contains("the class tournament played v1, the version that counts"),
+        "{other}"
+    );
+
+    let (_, gradebook, _) = teacher.get("/teacher/gradebook.csv");
+    let (_, canvas, _) = teacher.get("/teacher/grades-canvas.csv");
+    let (status, bytes, _) = teacher.get_bytes("/teacher/class.zip");
+    assert_eq!(status, 200);
+    let out = dir.with_file_name("ladder-rank-unzipped");
+    let _ = std::fs::remove_dir_all(&out);
+    zip::ZipArchive::new(std::io::Cursor::new(bytes))
+        .expect("a zip")
+        .extract(&out)
+        .expect("unzips");
+    let how = std::fs::read_to_string(out.join("HOW-TO-GRADE.txt")).unwrap();
+    let command = how
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("arena "))
+        .expect("the command");
+    assert!(
+        command.contains("--tournament round-robin --tournament-games 2"),
+        "{how}"
+    );
+    let run = Command::new("sh")
+        .arg("-c")
+        .arg(format!("'{}' {command}", arena_bin().display()))
+        .current_dir(&out)
+        .output()
+        .unwrap();
+    assert!(run.status.success(), "{}", String::from_utf8_lossy(&run.stderr));
+    let offline = std::fs::read_to_string(out.join("graded/gradebook.csv")).unwrap();
+    fn column(csv: &str, id_col: &str, col: &str, id: &str) -> Option<String> {
+        let mut r = csv::Reader::from_reader(csv.as_bytes());
+        let h = r.headers().unwrap().clone();
+        let (i, t) = (h.iter().position(|c| c == id_col)?, h.iter().position(|c| c == col)?);
+        r.records()
+            .map(Result::unwrap)
+            .find(|row| &row[i] == id)
+            .map(|row| row[t].to_string())
+    }
+    for id in ["s1", "s2", "s3"] {
+        let served: f64 = column(&gradebook, "id", "points", id).unwrap().parse().unwrap();
+        let graded: f64 = column(&offline, "id", "total", id).unwrap().parse().unwrap();
+        assert_eq!(served, graded, "{id}: {gradebook}\n{offline}");
+        let max = |csv: &str| column(csv, "id", "max_points", id).unwrap().parse::<f64>().unwrap();
+        assert_eq!(
+            max(&gradebook),
+            max(&unranked) + 10.0,
+            "the ranking's 10 points count in the total's maximum: {unranked}\n{gradebook}"
+        );
+        assert_eq!(
+            column(&offline, "id", "max", id).unwrap().parse::<f64>().unwrap(),
+            max(&gradebook),
+            "{offline}"
+        );
+        let ranking = column(&offline, "id", "Class ranking", id).expect("the ranking's column offline");
+        assert_ne!(ranking, "pending", "{offline}");
+    }
+    assert_eq!(
+        std::fs::read_to_string(out.join("graded/grades-canvas.csv")).unwrap(),
+        canvas,
+        "Canvas's file, offline and from the server"
+    );
+}
+
+on_both!(the_final_tournament_pays_the_class_ranking_everywhere);
+
+/// A server with no grading thread (`--workers 0`) and no worker connected
+/// says so (issue 47 item 10): the teacher's page and the student's page
+/// say nothing is graded until a worker connects; `arena submit --wait`
+/// then exits 3, "received, not graded yet", not 2 ("not submitted"); once
+/// a worker connects the pages stop saying it and the version is graded.
+/// `arena serve --help` says what the grading threads do.
+fn nothing_is_graded_until_a_worker_connects_and_submit_says_received(on: &On) {
+    let help = arena(&["serve", "--help"]);
+    let help = String::from_utf8_lossy(&help.stdout).replace('\n', " ");
+    let help = help.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        help.contains("Grading threads of the server's own")
+            && help.contains("grades the next waiting upload first")
+            && help.contains("0: nothing is graded here"),
+        "{help}"
+    );
+    let (dir, students) = ladder_course(on, "ladder-no-workers");
+    let server = serve_with(&dir, &[&["--workers", "0"][..], &on.database()].concat());
+    let words = "Nothing is graded until a worker connects";
+    let mut teacher = logged_in(
+        &server,
+        std::fs::read_to_string(dir.join("teacher-link.txt")).unwrap().trim(),
+    );
+    let (_, page, _) = teacher.get("/");
+    assert!(page.contains(words), "the teacher is told: {page}");
+    let mut ann = logged_in(&server, &students[0]["link"]);
+    let (_, page, _) = ann.get("/");
+    assert!(page.contains(words), "the student is told: {page}");
+
+    let out = arena(&[
+        "submit",
+        "--server",
+        &server.url,
+        "--token",
+        &students[0]["token"],
+        &bot("en-garde/aggressive").display().to_string(),
+        "--wait",
+        "2",
+    ]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(3), "received, not graded yet: {said}");
+    assert!(said.contains("received as version 1, not graded yet"), "{said}");
+    let out = arena(&[
+        "submit",
+        "--server",
+        &server.url,
+        "--token",
+        "not-a-token",
+        &bot("en-garde/aggressive").display().to_string(),
+        "--wait",
+        "2",
+    ]);
+    assert_eq!(out.status.code(), Some(2), "not submitted");
+
+    let cache = dir.with_file_name("ladder-no-workers-cache");
+    let _w = worker(&server, &worker_token(on, &dir, "lab-1"), &cache);
+    let started = Instant::now();
+    loop {
+        let (_, page, _) = ann.get("/");
+        if !page.contains(words) && page.contains("class=\"ok\">accepted") {
+            break;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(300),
+            "a worker connected and grades: {page}"
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    }
+    let (_, page, _) = teacher.get("/");
+    assert!(!page.contains(words), "{page}");
+}
+
+on_both!(nothing_is_graded_until_a_worker_connects_and_submit_says_received);

@@ -243,7 +243,7 @@ impl Browser {
         )
     }
 
-    fn get_bytes(&mut self, path: &str) -> (u16, Vec<u8>, ureq::http::HeaderMap) {
+    pub(crate) fn get_bytes(&mut self, path: &str) -> (u16, Vec<u8>, ureq::http::HeaderMap) {
         let mut r = self
             .agent
             .get(&format!("{}{path}", self.base))

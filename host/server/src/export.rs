@@ -151,8 +151,9 @@ pub fn canvas_csv(class: &[Entry], assignment: &str) -> String {
 }
 
 /// The `arena grade-class` command that grades the unzipped class as the
-/// server did: the course's game, rubric and limits.
-pub fn offline_command(course: &Course) -> String {
+/// server did: the course's game, rubric and limits, and the final
+/// tournament whose places were `paid` as the class ranking.
+pub fn offline_command(course: &Course, paid: Option<&crate::ranking::Paid>) -> String {
     let c = &course.config;
     let mut cmd = format!(
         "arena grade-class {CLASS_FOLDER} --game {} --rubric rubric.toml --export-for canvas --assignment {} --out graded",
@@ -169,6 +170,9 @@ pub fn offline_command(course: &Course) -> String {
         if let Some(v) = value {
             cmd.push_str(&format!(" {flag} {v}"));
         }
+    }
+    if let Some(p) = paid {
+        cmd.push_str(&format!(" --tournament {} --tournament-games {}", p.format, p.games));
     }
     cmd
 }
@@ -189,8 +193,14 @@ fn yaml(s: &str) -> String {
 
 /// Write the class zip to `out`: the counted versions in the layout
 /// `arena grade-class` reads, the rubric, the command, the gradebook,
-/// Canvas's import and each graded student's Gradescope `results.json`.
-pub fn write_zip(course: &Course, class: &[Entry], out: &Path) -> Result<(), String> {
+/// Canvas's import and each graded student's Gradescope `results.json`;
+/// with the final tournament's places `paid`, its command plays it again.
+pub fn write_zip(
+    course: &Course,
+    class: &[Entry],
+    paid: Option<&crate::ranking::Paid>,
+    out: &Path,
+) -> Result<(), String> {
     let fail = |e: &dyn std::fmt::Display| format!("{}: cannot write the class zip ({e})", out.display());
     let file = std::fs::File::create(out).map_err(|e| fail(&e))?;
     let mut zip = zip::ZipWriter::new(std::io::BufWriter::new(file));
@@ -242,11 +252,16 @@ pub fn write_zip(course: &Course, class: &[Entry], out: &Path) -> Result<(), Str
     let how = format!(
         "The class of {name}, as the course server graded it: in {CLASS_FOLDER}/, each student's version that\n\
          counts (submission_metadata.yml names them); gradebook.csv and {canvas}, the server's grades;\n\
-         gradescope/, each graded student's results.json.\n\n\
+         gradescope/, each graded student's results.json.{ranking}\n\n\
          To grade it again without the server (the same rubric, seed and limits give the same grades):\n\n    {cmd}\n",
+        ranking = paid.map_or(String::new(), |p| format!(
+            "\nThe class ranking is the final tournament's ({}, {} games a match, the rubric's seed), which\n\
+             the command plays again.",
+            p.format, p.games
+        )),
         name = course.config.name,
         canvas = arena_grading::files::CANVAS_GRADES,
-        cmd = offline_command(course)
+        cmd = offline_command(course, paid)
     );
     put(&mut zip, HOW_TO, how.as_bytes())?;
     let mut inner = zip.finish().map_err(|e| fail(&e))?;

@@ -46,6 +46,9 @@ pub struct Health {
     pub own_threads: usize,
     /// The external workers.
     pub workers: Vec<WorkerSeen>,
+    /// External workers heard from in the last two minutes (set by the
+    /// server, which knows who calls it).
+    pub connected: usize,
     /// Bytes free to the course folder's file system.
     pub disk_free: Option<u64>,
     /// When the last backup was taken, and where.
@@ -88,6 +91,7 @@ impl Health {
             oldest: row.try_get(1).ok().flatten(),
             own_threads,
             workers,
+            connected: 0,
             disk_free: disk_free(&course.dir),
             last_backup,
         })
@@ -96,11 +100,11 @@ impl Health {
     /// What the teacher must act on, one line each, in their words.
     pub fn warnings(&self) -> Vec<String> {
         let mut out = Vec::new();
-        let live = self.workers.iter().filter(|w| w.disabled.is_none()).count();
-        if self.own_threads == 0 && live == 0 {
+        if self.own_threads == 0 && self.connected == 0 {
             out.push(
-                "Nothing grades: the server was started with --workers 0 and no external worker is enabled; \
-                 start one with arena worker, or serve with --workers 1 or more."
+                "Nothing is graded until a worker connects: the server was started with --workers 0 and no \
+                 external worker has called it in the last two minutes; start one with arena worker, or serve \
+                 with --workers 1 or more. Students are told their uploads wait."
                     .into(),
             );
         }

@@ -12,7 +12,7 @@
 //! - [`workers`]: external workers, and disabling one whose result differed.
 //! - [`pool`]: the server's own threads; [`serve`]: `arena serve`; [`listen`]: connections within bounds (and TLS);
 //!   [`systemd`]: readiness, the watchdog, the unit and the request log.
-//! - [`export`]: the gradebook, Canvas's import and the class zip; [`backup`]: backup and restore;
+//! - [`export`]: the gradebook, Canvas's import and the class zip; [`ranking`]: the final tournament's places as points; [`backup`]: backup and restore;
 //!   [`health`]: the teacher's health panel.
 //! - [`web`]: the pages and the API, one file per audience; [`sessions`]: sessions stored under a hash of their id.
 //! - [`api`]: the API's requests and responses; [`client`]: the one client of the API (`arena submit`, `arena worker`).
@@ -31,6 +31,7 @@ pub mod listen;
 pub mod play;
 pub mod pool;
 pub mod queue;
+pub mod ranking;
 pub mod roster;
 pub mod serve;
 pub mod sessions;

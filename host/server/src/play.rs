@@ -225,7 +225,9 @@ impl Player {
     }
 
     fn play_solitaires(&self, entrants: Vec<Entrant>, job: &Job) -> Result<Outcome, String> {
-        let deals = job.games.div_ceil(2).max(1);
+        // `[ladder] games` deals, each a game of the match: "game 3 of 10"
+        // is the third deal, played by each entrant alone.
+        let deals = job.games.max(1);
         let mut scores: Vec<Vec<i64>> = Vec::new();
         let mut fuel = Vec::new();
         let mut forfeits: Vec<Vec<Vec<String>>> = Vec::new();
@@ -287,7 +289,7 @@ impl Player {
         let solitaire = self.game.kind() == Kind::Solitaire;
         let (entrants, games) = if solitaire {
             let alone = entrants.into_iter().skip(entrant).take(1).collect();
-            (alone, job.games.div_ceil(2).max(1))
+            (alone, job.games.max(1))
         } else {
             (entrants, job.games)
         };

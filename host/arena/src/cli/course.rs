@@ -153,9 +153,12 @@ pub struct ServeArgs {
     /// The database, when it is not the folder's SQLite file.
     #[arg(long, value_name = "URL")]
     pub database: Option<String>,
-    /// The server's own pool: submissions graded and ladder matches played at once [default: half
-    /// the cores, at least one]; pages stay fast meanwhile. 0: uploads and ladder matches wait for
-    /// external workers (`arena worker`); the server only checks a sample of their results.
+    /// Grading threads of the server's own [default: half the cores, at least one: one on two
+    /// cores]. Each grades the next waiting upload first, else checks an external worker's result,
+    /// else plays ladder matches, giving way between two matches when an upload comes; pages stay
+    /// fast meanwhile. 0: nothing is graded here: uploads and ladder matches wait for external
+    /// workers (`arena worker`), the teacher's and the students' pages say so while none is
+    /// connected, and the server only checks a sample of the workers' results.
     #[arg(long)]
     pub workers: Option<usize>,
     /// Connections served at once; past it a few more are told the server is full and the rest
@@ -190,7 +193,8 @@ pub struct SubmitArgs {
     /// Print the verdict as one JSON object.
     #[arg(long)]
     pub json: bool,
-    /// Seconds to wait for the verdict.
+    /// Seconds to wait for the verdict; past them the version is still received and graded
+    /// later (exit status 3).
     #[arg(long, default_value_t = 900)]
     pub wait: u64,
 }
@@ -438,6 +442,26 @@ pub fn run_submit(a: SubmitArgs) -> anyhow::Result<ExitCode> {
     let verdict = client
         .verdict(sent.version, Duration::from_secs(a.wait))
         .map_err(|f| anyhow::anyhow!("{f}"))?;
+    let graded = !matches!(verdict.state.as_str(), "queued" | "running" | "checking");
+    if !graded {
+        // Received and kept: only its verdict is not there yet.
+        if a.json {
+            println!("{}", serde_json::to_string_pretty(&verdict)?);
+        } else {
+            println!(
+                "received as version {}, not graded yet ({}) after {} s of waiting; its verdict will appear at {}",
+                verdict.version,
+                verdict.state,
+                a.wait,
+                if verdict.url.is_empty() {
+                    server
+                } else {
+                    verdict.url.as_str()
+                }
+            );
+        }
+        return Ok(ExitCode::from(SUBMIT_NOT_GRADED_YET));
+    }
     if a.json {
         println!("{}", serde_json::to_string_pretty(&verdict)?);
     } else {
@@ -454,9 +478,15 @@ pub fn run_submit(a: SubmitArgs) -> anyhow::Result<ExitCode> {
     Ok(match verdict.state.as_str() {
         "accepted" => ExitCode::SUCCESS,
         "rejected" => ExitCode::from(1),
-        _ => ExitCode::from(2),
+        // `failed`: received, but the server could not grade it.
+        _ => ExitCode::from(SUBMIT_NOT_GRADED_YET),
     })
 }
+
+/// `arena submit`'s exit status for a version the server received and
+/// keeps but has not graded (still waiting after `--wait` seconds, or the
+/// server could not grade it): not 2, which means nothing was submitted.
+pub const SUBMIT_NOT_GRADED_YET: u8 = 3;
 
 /// A verdict as `arena submit` prints it: the check's and the grade's reports, then the link.
 fn print_verdict(v: &arena_server::api::VersionView) {

@@ -75,7 +75,8 @@ pub enum Command {
     /// Serve a course: students submit and see their grade; the teacher follows the class.
     Serve(course::ServeArgs),
     /// Submit a bot to a course server and wait for its verdict. Exit status 0: accepted;
-    /// 1: rejected; 2: not submitted (bad token, server unreachable).
+    /// 1: rejected; 2: not submitted (bad token, server unreachable, course closed); 3: received,
+    /// not graded yet (no verdict within --wait, or the server could not grade it).
     Submit(course::SubmitArgs),
     /// Play a course's ladder matches on this machine for its server (with a token from
     /// `arena course worker-token`). Exit status 2: the server refused the worker.

@@ -108,7 +108,10 @@
       `arena ${h["arena-version"]}, wasmtime ${h["wasmtime-version"]}`, `replay format ${h.format}`,
     ].filter(Boolean).join(" · ");
     // A game that hides nothing (Sugargame) has no cards to show or hide.
-    $("hidden").parentElement.hidden = (ArenaModel.GAMES[h.game] || {}).hides === false;
+    // A game with nothing hidden (a solitaire) offers no hidden cards: no box, no key.
+    const hides = (ArenaModel.GAMES[h.game] || {}).hides !== false;
+    $("hidden").parentElement.hidden = !hides;
+    $("hidden-key").hidden = !hides;
     $("note").textContent = note || "";
     $("note").hidden = !note;
     const picker = $("game");
@@ -388,7 +391,7 @@
       else if (ev.key === "End") { pause(); go(view.events.length - 1); }
       else if (ev.key === "+" || ev.key === "=") setSpeed(view.speed + 1);
       else if (ev.key === "-") setSpeed(view.speed - 1);
-      else if (ev.key === "h") { $("hidden").checked = !$("hidden").checked; view.showHidden = $("hidden").checked; draw(); }
+      else if (ev.key === "h" && !$("hidden-key").hidden) { $("hidden").checked = !$("hidden").checked; view.showHidden = $("hidden").checked; draw(); }
     });
     $("speed").max = SPEEDS.length - 1;
     setSpeed(2);

@@ -167,8 +167,10 @@ impl Ladder {
             _ => 2,
         };
         let mut anchors: Vec<String> = Vec::new();
+        // The rubric's house bots are the anchors: the opponents of a duel's
+        // or a table's items, a solitaire's baselines.
         for item in &grading.rubric.items {
-            for a in &item.against {
+            for a in item.against.iter().chain(item.baseline.iter()) {
                 let key = if a.starts_with("house:") {
                     a.clone()
                 } else {
@@ -222,6 +224,17 @@ impl Ladder {
             resting: std::sync::atomic::AtomicBool::new(false),
             doubted: Mutex::new(std::collections::HashSet::new()),
         })
+    }
+
+    /// Games a match plays: `[ladder] games` rounded up to whole seat
+    /// rotations (24 at a table of four: each deal from every seat order).
+    pub fn games_per_match(&self) -> usize {
+        self.games
+    }
+
+    /// Bots a match seats: 2, or `[ladder] table` at a table game.
+    pub fn bots_per_match(&self) -> usize {
+        self.table
     }
 
     /// Whether the ladder rests: every version on it has played its
@@ -353,6 +366,24 @@ impl Ladder {
         if let Ok(mut r) = self.remote.lock() {
             r.insert(worker, (jobs, std::time::Instant::now()));
         }
+    }
+
+    /// Note that `worker` called the server just now (any call of the
+    /// workers' API), so it counts as connected.
+    pub fn seen(&self, worker: i64) {
+        if let Ok(mut r) = self.remote.lock() {
+            r.entry(worker).or_insert((0, std::time::Instant::now())).1 = std::time::Instant::now();
+        }
+    }
+
+    /// External workers heard from in the last two minutes (an idle worker
+    /// asks for work every few seconds).
+    pub fn workers_connected(&self) -> usize {
+        self.remote.lock().map_or(0, |r| {
+            r.values()
+                .filter(|(_, t)| t.elapsed() < std::time::Duration::from_secs(120))
+                .count()
+        })
     }
 
     /// Matches to keep queued: about a second of play per thread that

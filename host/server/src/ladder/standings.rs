@@ -166,6 +166,10 @@ struct Tally {
     records: Vec<[u32; 3]>,
     /// Each entrant's games.
     played: Vec<u32>,
+    /// Each entrant's scores, summed over its games (a solitaire's measure).
+    scores: Vec<f64>,
+    /// Each entrant's finishing positions at a table (1 = first), summed, and their games.
+    positions: Vec<(f64, u32)>,
     /// Matches among the current entrants, and their games.
     matches: usize,
     total: usize,
@@ -179,6 +183,8 @@ fn tally(current: &[Current], done: &[Arc<Done>], table_game: bool) -> Tally {
     let mut counts: BTreeMap<(Vec<usize>, u8), u32> = BTreeMap::new();
     let mut records = vec![[0u32; 3]; current.len()];
     let mut played = vec![0u32; current.len()];
+    let mut scores = vec![0f64; current.len()];
+    let mut positions = vec![(0f64, 0u32); current.len()];
     let (mut matches, mut total) = (0, 0);
     for d in done {
         let Some(map) = d
@@ -197,8 +203,13 @@ fn tally(current: &[Current], done: &[Arc<Done>], table_game: bool) -> Tally {
             }
         }
         for g in &d.outcome.games {
-            for &e in &g.seats {
+            for (seat, &e) in g.seats.iter().enumerate() {
                 played[map[e]] += 1;
+                scores[map[e]] += g.scores.get(seat).copied().unwrap_or(0) as f64;
+                if let Some(p) = g.positions.as_ref().and_then(|p| p.get(seat)) {
+                    positions[map[e]].0 += f64::from(*p);
+                    positions[map[e]].1 += 1;
+                }
             }
             match &g.positions {
                 Some(p) if table_game => {
@@ -240,6 +251,8 @@ fn tally(current: &[Current], done: &[Arc<Done>], table_game: bool) -> Tally {
         games,
         records,
         played,
+        scores,
+        positions,
         matches,
         total,
     }
@@ -291,6 +304,8 @@ fn standings(
                 rating: f.elo,
                 interval: [f.low, f.high],
                 games: t.played[i],
+                mean_score: (t.played[i] > 0).then(|| t.scores[i] / f64::from(t.played[i])),
+                mean_position: (t.positions[i].1 > 0).then(|| t.positions[i].0 / f64::from(t.positions[i].1)),
                 wins: t.records[i][0],
                 draws: t.records[i][1],
                 losses: t.records[i][2],

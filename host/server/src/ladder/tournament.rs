@@ -1,10 +1,9 @@
 //! The final tournament of the students' current versions, run in the
 //! background when the teacher starts it; its report replaces the last one.
 
-use super::types::{Current, pseudonym};
+use super::types::pseudonym;
 use super::{Ladder, PSEUDONYMS};
 use crate::work::Grading;
-use arena_core::derive_seed;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -17,41 +16,52 @@ impl Ladder {
         self.course.dir.join("pages").join(TOURNAMENT_DIR)
     }
 
-    /// Start the final tournament of the students' current versions in
-    /// `format` with `games` per match, in the background: its report
-    /// replaces the last one when it is done. An error when one is running
-    /// or fewer than two students have a version on the ladder.
+    /// Start the final tournament in `format` with `games` per match, in
+    /// the background: the students' accepted versions that count, as
+    /// `arena grade-class` enters them from the class zip
+    /// ([`crate::ranking::entrants`]), seeded by the rubric's seed. When it
+    /// is done its report replaces the last one and its places are paid as
+    /// the class-ranking points ([`crate::ranking::pay`]). An error when one
+    /// is running, fewer than two students have an accepted version, or
+    /// grade-class could not play the format again.
     pub async fn start_tournament(
         self: &Arc<Self>,
         grading: Arc<Grading>,
+        queue: crate::queue::Queue,
         format: arena_competition::tournament::Format,
         games: usize,
     ) -> Result<(), String> {
-        let current: Vec<Current> = self
-            .current()
-            .await?
-            .into_iter()
-            .filter(|c| c.person.is_some())
-            .collect();
-        if current.len() < 2 {
+        let Some(flag) = crate::ranking::format_flag(format) else {
             return Err(format!(
-                "a tournament needs at least two students with an accepted version; the ladder has {}",
-                current.len()
+                "a {} tournament cannot rank the class: `arena grade-class` plays round-robin or double-elimination",
+                format.name()
+            ));
+        };
+        let class = crate::export::class(&queue).await?;
+        let entrants = crate::ranking::entrants(&class);
+        if entrants.len() < 2 {
+            return Err(format!(
+                "a tournament needs at least two students with an accepted version that counts; the class has {}",
+                entrants.len()
             ));
         }
         let pseudonyms = self.setting(PSEUDONYMS).await;
         let mut contestants = Vec::new();
-        for c in &current {
-            let Some(id) = c.key.strip_prefix('s').and_then(|n| n.parse::<i64>().ok()) else {
-                continue;
+        // Who each entrant stands for, by the name it plays under.
+        let mut played: Vec<(String, i64)> = Vec::new();
+        for (e, v) in &entrants {
+            let mut name = if pseudonyms {
+                pseudonym(&self.secret, e.person.id)
+            } else {
+                e.person.name.clone()
             };
-            let Some(sha) = self.sha_of(id).await? else { continue };
-            let name = match c.person {
-                Some(p) if pseudonyms => pseudonym(&self.secret, p),
-                _ => c.name.clone(),
-            };
+            // Names tell entrants apart only; the games never see them.
+            while played.iter().any(|(n, _)| *n == name) {
+                name.push('\'');
+            }
+            played.push((name.clone(), v.id));
             contestants.push(arena_batch::contest::Contestant {
-                bot: self.course.file_path(&sha).display().to_string(),
+                bot: self.course.file_path(&v.sha256).display().to_string(),
                 student: Some(name),
             });
         }
@@ -70,9 +80,35 @@ impl Ladder {
         }
         let me = self.clone();
         let out = self.tournament_dir();
-        let seed = derive_seed(self.seed, 0x746f_7572);
-        tokio::task::spawn_blocking(move || {
-            let said = run_tournament(&grading, contestants, format, games, seed, &out);
+        // The rubric's seed, as `arena grade-class --tournament` seeds it.
+        let seed = grading.rubric.seed;
+        tokio::spawn(async move {
+            let g = grading.clone();
+            let played_run =
+                tokio::task::spawn_blocking(move || run_tournament(&g, contestants, format, games, seed, &out))
+                    .await
+                    .map_err(|e| e.to_string())
+                    .and_then(|r| r);
+            let said = match played_run {
+                Ok(report) => {
+                    let paid = crate::ranking::Paid {
+                        format: flag.to_string(),
+                        games,
+                        places: crate::ranking::places(&report, &played),
+                        ranked: report.standings.len(),
+                    };
+                    match crate::ranking::pay(&queue, &grading.rubric, &paid).await {
+                        Ok(()) => format!(
+                            "The final tournament ({}, {} games) is published: its report is below, and its \
+                             places are the class-ranking points on every version page, the gradebook and the exports.",
+                            format.name(),
+                            report.games_played
+                        ),
+                        Err(e) => format!("The final tournament ran, but its points could not be stored: {e}"),
+                    }
+                }
+                Err(e) => format!("The final tournament could not run: {e}"),
+            };
             if let Ok(mut t) = me.tournament.lock() {
                 *t = (false, Some(said));
             }
@@ -81,7 +117,7 @@ impl Ladder {
     }
 }
 
-/// Play the final tournament into `out` (a fresh folder); what to tell the teacher.
+/// Play the final tournament into `out` (a fresh folder).
 fn run_tournament(
     grading: &Grading,
     contestants: Vec<arena_batch::contest::Contestant>,
@@ -89,8 +125,8 @@ fn run_tournament(
     games: usize,
     seed: u64,
     out: &std::path::Path,
-) -> String {
-    let run = || -> Result<String, String> {
+) -> Result<arena_competition::tournament::TournamentReport, String> {
+    let run = || -> Result<arena_competition::tournament::TournamentReport, String> {
         let _ = std::fs::remove_dir_all(out);
         std::fs::create_dir_all(out).map_err(|e| format!("{}: cannot create it ({e})", out.display()))?;
         let sandbox = grading.settings.sandbox(grading.game).map_err(|e| format!("{e:#}"))?;
@@ -119,11 +155,7 @@ fn run_tournament(
             .build()
             .map_err(|e| e.to_string())?;
         let outcome = arena_batch::contest::run(&job, &pool).map_err(|e| format!("{e:#}"))?;
-        Ok(format!(
-            "The final tournament ({}, {} games) is published: its report is below.",
-            format.name(),
-            outcome.report.games_played
-        ))
+        Ok(outcome.report)
     };
-    run().unwrap_or_else(|e| format!("The final tournament could not run: {e}"))
+    run()
 }

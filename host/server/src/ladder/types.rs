@@ -33,7 +33,12 @@ pub struct Row {
     pub interval: [f64; 2],
     /// Games played by this version on the ladder.
     pub games: u32,
-    /// Games won, drawn and lost (at a table: first, between, last).
+    /// Its mean score a game (a solitaire's measure, what its rubric grades); none without games.
+    pub mean_score: Option<f64>,
+    /// Its mean finishing position at a table (1 = first); none elsewhere or without games.
+    pub mean_position: Option<f64>,
+    /// Games won, drawn and lost (at a table: first, between, last; a
+    /// solitaire: deals on which its score beat, tied or trailed the other's).
     pub wins: u32,
     /// Draws.
     pub draws: u32,

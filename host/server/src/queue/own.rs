@@ -80,9 +80,9 @@ impl Queue {
         let file = self.course.file_path(&sub.sha256);
         let pages = self.pages_dir(id);
         let versus = grading.has_versus(&self.course);
-        let grading = grading.clone();
+        let run_by = grading.clone();
         let shown = sub.file_name.clone();
-        let verdict = tokio::task::spawn_blocking(move || grading.run(&file, &shown, &student, &pages))
+        let verdict = tokio::task::spawn_blocking(move || run_by.run(&file, &shown, &student, &pages))
             .await
             .unwrap_or_else(|e| Verdict::arena_failed(format!("the grading thread ended: {e}")));
         if verdict.failed && attempts < MAX_ATTEMPTS {
@@ -95,6 +95,10 @@ impl Queue {
             Err(e) => self.unrecorded(job, id, attempts, &lease, &e).await,
         };
         if recorded {
+            // After the final tournament, a grade written again is paid its ranking.
+            if let Err(e) = crate::ranking::repay_person(self, &grading.rubric, sub.person).await {
+                eprintln!("arena serve: cannot pay the class ranking of submission {id} ({e})");
+            }
             self.announce(sub.person, sub.version);
         }
     }

@@ -208,6 +208,10 @@ impl Queue {
         };
         if taken {
             self.wake.notify_waiters();
+            // After the final tournament, a grade written again is paid its ranking.
+            if let Err(e) = crate::ranking::repay_person(self, &grading.rubric, sub.person).await {
+                eprintln!("arena serve: cannot pay the class ranking of submission {id} ({e})");
+            }
             self.announce(sub.person, sub.version);
         }
         Ok(taken)
@@ -309,6 +313,10 @@ impl Queue {
         if taken {
             let sub = self.submission_by_id(id).await?;
             self.wake.notify_waiters();
+            // After the final tournament, a grade written again is paid its ranking.
+            if let Err(e) = crate::ranking::repay_person(self, &grading.rubric, sub.person).await {
+                eprintln!("arena serve: cannot pay the class ranking of submission {id} ({e})");
+            }
             self.announce(sub.person, sub.version);
         }
         Ok(taken)

@@ -24,15 +24,50 @@ struct RowView {
     rating: String,
     games: u32,
     record: String,
+    /// The game kind's own measure (a table's mean position, a solitaire's mean score).
+    measure: String,
     version: String,
     submitted: String,
     house: bool,
+}
+
+/// What a game's kind calls its results on the board: the record's
+/// columns, and the measure beside the rating, if the kind has one.
+pub(crate) struct KindWords {
+    /// The record column's heading.
+    pub record: &'static str,
+    /// The measure column's heading.
+    pub measure: Option<&'static str>,
+    /// What the record's three numbers mean, in a sentence.
+    pub means: &'static str,
+}
+
+/// The words of `kind` (from the game's registry entry, never its name).
+pub(crate) fn kind_words(kind: arena_core::Kind) -> KindWords {
+    match kind {
+        arena_core::Kind::Duel => KindWords {
+            record: "won / drawn / lost",
+            measure: None,
+            means: "games won, drawn and lost",
+        },
+        arena_core::Kind::Table => KindWords {
+            record: "first / between / last",
+            measure: Some("mean place"),
+            means: "games finished first, between first and last, and last at the table; the mean place is 1 for always first",
+        },
+        arena_core::Kind::Solitaire => KindWords {
+            record: "deals ahead / level / behind",
+            measure: Some("mean score"),
+            means: "each bot plays the same deals alone; a deal is ahead, level or behind as its score beats, equals or trails the other's on that deal; the mean score a deal is what the rubric grades",
+        },
+    }
 }
 
 #[derive(Template)]
 #[template(path = "leaderboard.html")]
 struct BoardPart {
     rows: Vec<RowView>,
+    words: KindWords,
     matches: usize,
     games: usize,
     fitted: String,
@@ -49,8 +84,10 @@ struct LadderPage<'a> {
     csrf: String,
     /// Every version has its matches: none are played until one changes.
     resting: bool,
-    min_matches: u32,
-    rest_width: f64,
+    /// How a match is played, in the game kind's words.
+    how: String,
+    /// When a version stops playing (or that the ladder is frozen).
+    until: String,
     pseudonyms: bool,
     frozen: bool,
     board: String,
@@ -80,6 +117,7 @@ pub(crate) fn board_html(ladder: &Ladder, board: &Board, teacher: bool) -> Resul
 }
 
 fn render_board(ladder: &Ladder, board: &Board, teacher: bool) -> Result<String, String> {
+    let kind = ladder.player.game.kind();
     let rows = board
         .rows
         .iter()
@@ -104,6 +142,11 @@ fn render_board(ladder: &Ladder, board: &Board, teacher: bool) -> Result<String,
             },
             games: r.games,
             record: format!("{} / {} / {}", r.wins, r.draws, r.losses),
+            measure: match kind {
+                arena_core::Kind::Table => r.mean_position.map_or("-".into(), |p| format!("{p:.2}")),
+                arena_core::Kind::Solitaire => r.mean_score.map_or("-".into(), |m| format!("{m:.2}")),
+                arena_core::Kind::Duel => String::new(),
+            },
             version: r.version.map_or("house bot".into(), |v| format!("v{v}")),
             submitted: r.submitted.as_deref().map(shown_time).unwrap_or_default(),
             house: r.house,
@@ -111,6 +154,7 @@ fn render_board(ladder: &Ladder, board: &Board, teacher: bool) -> Result<String,
         .collect();
     BoardPart {
         rows,
+        words: kind_words(kind),
         matches: board.matches,
         games: board.games,
         fitted: if board.fitted_at.is_empty() {
@@ -156,8 +200,8 @@ pub async fn ladder_page(State(s): State<Shared>, session: Session) -> Response 
             teacher: who.sees_everything(),
             csrf,
             resting: app.ladder.resting() && !board.frozen,
-            min_matches: rule.min_matches,
-            rest_width: rule.rest_width,
+            how: how_matches_play(&app.ladder, rule.games),
+            until: until_when(rule, board.frozen),
             pseudonyms: board.pseudonyms,
             frozen: board.frozen,
             board: table.to_string(),
@@ -171,6 +215,55 @@ pub async fn ladder_page(State(s): State<Shared>, session: Session) -> Response 
     match html {
         Ok(html) => page(html),
         Err(e) => internal(e),
+    }
+}
+
+/// How a ladder match is played, in the game kind's words, with the
+/// number of games it really plays (`asked` is `[ladder] games`).
+fn how_matches_play(ladder: &Ladder, asked: u32) -> String {
+    let games = ladder.games_per_match();
+    let rounded = if games as u64 == u64::from(asked) {
+        String::new()
+    } else {
+        format!(" (`[ladder] games = {asked}` rounded up to whole seat rotations)")
+    };
+    match ladder.player.game.kind() {
+        arena_core::Kind::Duel => {
+            format!("Each match is a duplicate match of {games} games{rounded}: every deal is played from both seats.")
+        }
+        arena_core::Kind::Table => format!(
+            "Each match seats {} bots at a table for {games} games{rounded}: every deal is played from each seat order. \
+             A game's result is a place: first, between, or last.",
+            ladder.bots_per_match()
+        ),
+        arena_core::Kind::Solitaire => format!(
+            "Each match plays two bots alone on the same {games} deals and compares their scores deal by deal; \
+             the house bots are the rubric's baselines."
+        ),
+    }
+}
+
+/// When a version stops playing, by the course's stopping rule, or that
+/// the ladder is frozen (then nothing plays).
+fn until_when(rule: &crate::course::LadderConfig, frozen: bool) -> String {
+    if frozen {
+        return "The ladder is frozen: no matches are played and the standings stay as they are until the teacher runs it again.".into();
+    }
+    let at_least = format!(
+        "A new version replaces the old one at once and plays at least {} matches",
+        rule.min_matches
+    );
+    match (rule.rest_width > 0.0, rule.max_matches) {
+        (true, 0) => format!(
+            "{at_least}, then on until its rating is known within {} Elo points.",
+            rule.rest_width
+        ),
+        (true, max) => format!(
+            "{at_least}, then on until its rating is known within {} Elo points, or {max} matches.",
+            rule.rest_width
+        ),
+        (false, 0) => format!("{at_least}, then on without end (this course's ladder never rests)."),
+        (false, max) => format!("{at_least}, and {max} at most."),
     }
 }
 
@@ -305,6 +398,8 @@ struct MatchView {
 #[template(path = "ladder_person.html")]
 struct PersonPage<'a> {
     course: &'a str,
+    /// The record column's heading, in the game kind's words.
+    record_head: &'static str,
     who: String,
     csrf: String,
     name: String,
@@ -391,10 +486,21 @@ pub async fn ladder_person(State(s): State<Shared>, session: Session, Path(at): 
             r.games
         )
     });
-    let history = match app.ladder.history(pid).await {
+    let mut history = match app.ladder.history(pid).await {
         Ok(h) => h,
         Err(e) => return internal(e),
     };
+    // The version on the ladder is plotted as the table shows it now (its
+    // kept standing is written every 30 s); one without games, not at all.
+    if let Some(r) = row
+        && let Some(v) = r.version
+    {
+        history.retain(|h| h.0 != v);
+        if r.ranked {
+            history.push((v, r.rating, r.interval, u64::from(r.games)));
+            history.sort_by_key(|h| h.0);
+        }
+    }
     let (heads, mut recent) = match row {
         Some(r) => head_to_head(&app.ladder, &r.key, &shown),
         None => (Vec::new(), Vec::new()),
@@ -407,6 +513,7 @@ pub async fn ladder_person(State(s): State<Shared>, session: Session, Path(at): 
     }
     let html = PersonPage {
         course: &app.queue.course.config.name,
+        record_head: kind_words(app.ladder.player.game.kind()).record,
         csrf: super::csrf::token(&session).await,
         who: if who.sees_everything() {
             "teacher".into()
@@ -461,7 +568,8 @@ fn head_to_head(
                 finished: shown_time(&m.finished_at),
                 against: others.join(", "),
                 record: format!("{} / {} / {}", mine[0], mine[1], mine[2]),
-                games: (0..m.outcome.games.len().min(10))
+                // Every game of the match opens from its row.
+                games: (0..m.outcome.games.len())
                     .map(|g| {
                         (
                             format!("{}", g + 1),
@@ -689,13 +797,14 @@ pub async fn teacher_tournament(
         );
     }
     let format = match form.format.as_str() {
+        // The formats `arena grade-class --tournament` plays again: the
+        // class zip's command reproduces the ranking points.
         "round-robin" => Format::RoundRobin,
-        "swiss" => Format::Swiss,
         "double-elimination" => Format::DoubleElimination,
         _ => {
             return error(
                 StatusCode::BAD_REQUEST,
-                "choose round-robin, swiss or double-elimination",
+                "choose round-robin or double-elimination (the formats `arena grade-class --tournament` plays again)",
             );
         }
     };
@@ -704,7 +813,7 @@ pub async fn teacher_tournament(
     }
     match app
         .ladder
-        .start_tournament(app.grading.clone(), format, form.games)
+        .start_tournament(app.grading.clone(), app.queue.clone(), format, form.games)
         .await
     {
         Ok(()) => {

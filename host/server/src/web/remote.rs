@@ -54,6 +54,8 @@ pub struct WorkerId(pub i64);
 pub async fn authenticate(State(s): State<Shared>, mut request: Request, next: Next) -> Response {
     match worker(&s, request.headers()).await {
         Ok(id) => {
+            // Any call counts as connected: the pages say whether anything grades.
+            s.0.ladder.seen(id);
             request.extensions_mut().insert(WorkerId(id));
             next.run(request).await
         }

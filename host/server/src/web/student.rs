@@ -283,6 +283,8 @@ pub(super) struct StudentPage<'a> {
     server: &'a str,
     /// The game's command-line name, for `arena new`.
     game_name: &'a str,
+    /// No grading thread and no worker connected: uploads wait.
+    nothing_grades: bool,
 }
 
 pub(super) async fn student_page(
@@ -309,6 +311,7 @@ pub(super) async fn student_page(
         late: course.config.late_days > 0,
         server: course.config.url.trim_end_matches('/'),
         game_name: app.grading.game.name(),
+        nothing_grades: app.own_threads == 0 && app.ladder.workers_connected() == 0,
     }
     .render()
     .map_err(|e| e.to_string())

@@ -52,7 +52,8 @@ pub(super) struct ClassPart {
 
 pub(super) async fn teacher_page(app: &App, csrf: &str, note: Option<String>) -> Result<String, String> {
     let (class, students, submitted) = class_part(app).await?;
-    let health = Health::read(&app.queue.db, &app.queue.course, app.own_threads).await?;
+    let mut health = Health::read(&app.queue.db, &app.queue.course, app.own_threads).await?;
+    health.connected = app.ladder.workers_connected();
     TeacherPage {
         health: health_lines(&health),
         warnings: health.warnings(),
@@ -260,11 +261,12 @@ pub(super) async fn class_zip(State(s): State<Shared>, session: Session) -> Resp
         Err(e) => return internal(e),
     };
     let course = app.queue.course.clone();
+    let paid = crate::ranking::last(&app.queue).await;
     let dir = course.dir.join("exports");
     let made = tokio::task::spawn_blocking(move || -> Result<std::fs::File, String> {
         std::fs::create_dir_all(&dir).map_err(|e| format!("{}: cannot create ({e})", dir.display()))?;
         let path = dir.join(format!("class-{}.zip", crate::queue::unique_suffix()));
-        let written = export::write_zip(&course, &class, &path);
+        let written = export::write_zip(&course, &class, paid.as_ref(), &path);
         let file = written.and_then(|()| std::fs::File::open(&path).map_err(|e| e.to_string()));
         let _ = std::fs::remove_file(&path);
         file

@@ -130,9 +130,13 @@ pub(super) fn verdict_view(app: &App, pid: i64, v: &Submission) -> VerdictView {
                 },
                 measured: measured(i),
                 games: i["games"].as_u64().map_or("-".into(), |g| g.to_string()),
-                // The rubric's own words name a command; here it is the course's end.
+                // The rubric's own words name a command; here it is the
+                // teacher's final tournament, whose places are then paid
+                // here ([`crate::ranking`]).
                 note: if pending {
-                    "not counted yet: the class tournament at the end of the course ranks it".into()
+                    "not counted yet: the final tournament, which the teacher runs once the ladder is frozen, \
+                     ranks each student's version that counts"
+                        .into()
                 } else {
                     i["note"].as_str().unwrap_or("").to_string()
                 },
