@@ -261,6 +261,44 @@ fn a_replay_hidden_for_one_seat_draws_the_others_cards_face_down() {
     }
 }
 
+/// The keys a page offers are the keys that work for its game (issue 47
+/// item 10): Sugargame hides nothing, so its page offers neither the
+/// "Show hidden cards" box nor "h hidden cards" among the keys, and "h"
+/// does nothing; President's page offers both and "h" toggles the cards.
+#[test]
+fn the_hidden_cards_key_is_offered_only_where_a_game_hides_cards() {
+    let dir = temp("browser-keys");
+    let browser = browser();
+    for (game, bots, hides) in [
+        ("sugar", &["house:random", "house:greedy"][..], false),
+        ("president", &["house:random", "house:lowest", "house:random"][..], true),
+    ] {
+        let bots: Vec<String> = bots.iter().map(|b| b.to_string()).collect();
+        let (_, page) = replay_page(&dir, game, game, &bots, "1");
+        let tab = open(&browser, &page);
+        let footer = eval(&tab, "return document.querySelector('footer').innerText;");
+        let footer = footer.as_str().unwrap_or_default();
+        assert_eq!(footer.contains("h hidden cards"), hides, "{game}: {footer}");
+        let toolbar = text(&tab, "hidden-key");
+        assert_eq!(
+            eval(&tab, "return document.getElementById('hidden').offsetParent !== null;"),
+            Value::Bool(hides),
+            "{game}: the box is shown only where cards are hidden ({toolbar:?})"
+        );
+        tab.press_key("h").expect("h");
+        // A key reaches the page after `press_key` returns: step once, and
+        // wait for the step, so "h" has been handled before reading.
+        tab.press_key("ArrowRight").expect("step");
+        wait_until(&tab, "return arenaView.at >= 1;");
+        assert_eq!(
+            eval(&tab, "return arenaView.showHidden;"),
+            Value::Bool(!hides),
+            "{game}: h toggles the cards only where it is offered"
+        );
+        screenshot(&tab, &format!("{game}-keys"));
+    }
+}
+
 #[test]
 fn every_game_redraws_to_the_replays_end_in_chromium() {
     let dir = temp("browser-games");

@@ -1243,6 +1243,11 @@ fn the_final_tournament_pays_the_class_ranking_everywhere(on: &On) {
     );
     assert!(!before.contains("at the end of the course"), "{before}");
     let (_, unranked, _) = teacher.get("/teacher/gradebook.csv");
+    let (_, frozen, _) = bo.get("/ladder");
+    assert!(
+        frozen.contains("The ladder is frozen: no matches are played") && !frozen.contains("without end"),
+        "{frozen}"
+    );
 
     let (status, body) = teacher.post_form(
         "/teacher/tournament",
@@ -1419,3 +1424,198 @@ fn nothing_is_graded_until_a_worker_connects_and_submit_says_received(on: &On) {
 }
 
 on_both!(nothing_is_graded_until_a_worker_connects_and_submit_says_received);
+
+/// A course of `game` whose ladder plays a few short matches and rests,
+/// and whose rubric plays `rubric_games` games an item (fast grading).
+fn kind_course(
+    on: &On,
+    game: &str,
+    name: &str,
+    ladder: &str,
+    rubric_games: usize,
+) -> (
+    std::path::PathBuf,
+    Vec<std::collections::BTreeMap<&'static str, String>>,
+) {
+    let (dir, students) = on.course_for(game, name, &[]);
+    let toml = dir.join("course.toml");
+    let text = std::fs::read_to_string(&toml).unwrap();
+    let start = text.find("\n[ladder]\n").expect("a [ladder] table");
+    let end = text[start + 1..].find("\n[").map_or(text.len(), |e| start + 1 + e);
+    std::fs::write(&toml, format!("{}{ladder}{}", &text[..start], &text[end..])).unwrap();
+    let rubric = dir.join("rubric.toml");
+    let text = std::fs::read_to_string(&rubric).unwrap();
+    let text: Vec<String> = text
+        .lines()
+        .map(|l| {
+            if l.starts_with("games = ") {
+                format!("games = {rubric_games}")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect();
+    std::fs::write(&rubric, text.join("\n") + "\n").unwrap();
+    (dir, students)
+}
+
+/// The first link of the student's recent matches to game `g` of a match.
+fn game_link(page: &str, g: usize) -> Option<String> {
+    page.split("href=\"/ladder/matches/")
+        .skip(1)
+        .filter_map(|r| r.split('"').next())
+        .map(|l| l.replace("&amp;", "&"))
+        .find(|l| l.contains(&format!("/games/{g}?")))
+}
+
+/// A table game's ladder speaks of places (issue 47 item 10): President's
+/// board heads its record "first / between / last" and shows each
+/// version's mean place, the page says a match seats 4 bots for 24 games
+/// (`[ladder] games = 10` rounded up to whole seat rotations), and every
+/// one of the 24 games opens from the match's row, "game 24 of 24".
+fn a_table_ladder_shows_places_and_every_game_of_a_match(on: &On) {
+    let ladder =
+        "\n[ladder]\ngames = 10\ntable = 4\nversus_games = 0\nmin_matches = 2\nrest_width = 1000.0\nmax_matches = 2\n";
+    let (dir, students) = kind_course(on, "president", "ladder-table", ladder, 8);
+    let server = on.serve(&dir);
+    for (i, b) in [(0, "president/lowest"), (1, "president/random")] {
+        let (code, v, err) = submit(&server, &students[i]["token"], &bot(b));
+        assert_eq!(code, 0, "{err} {v}");
+    }
+    let b = wait_board(&server, &students[0]["token"], 300, "games for both", |b| {
+        students_with(b, 1) == 2
+    });
+    for r in b["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["games"].as_u64() > Some(0))
+    {
+        let place = r["mean_position"].as_f64().expect("a mean place at a table");
+        assert!((1.0..=4.0).contains(&place), "{r}");
+        let (w, d, l, g) = (
+            r["wins"].as_u64().unwrap(),
+            r["draws"].as_u64().unwrap(),
+            r["losses"].as_u64().unwrap(),
+            r["games"].as_u64().unwrap(),
+        );
+        assert_eq!(w + d + l, g, "every game is a place: {r}");
+        // First counts 1, last 4, between 2 or 3: the mean place lies between.
+        let (lo, hi) = (
+            (w as f64 + 2.0 * d as f64 + 4.0 * l as f64) / g as f64,
+            (w as f64 + 3.0 * d as f64 + 4.0 * l as f64) / g as f64,
+        );
+        assert!(
+            place >= lo - 1e-9 && place <= hi + 1e-9,
+            "{place} not in [{lo}, {hi}]: {r}"
+        );
+    }
+    let mut ann = logged_in(&server, &students[0]["link"]);
+    let (_, page, _) = ann.get("/ladder");
+    assert!(page.contains(">first / between / last</th>"), "{page}");
+    assert!(page.contains(">mean place</th>"), "{page}");
+    assert!(!page.contains("won / drawn / lost"), "{page}");
+    assert!(
+        page.contains("seats 4 bots at a table for 24 games") && page.contains("rounded up to whole seat rotations"),
+        "{page}"
+    );
+    let (_, home, _) = ann.get("/");
+    let ann_id = home
+        .split("/ladder/people/")
+        .nth(1)
+        .and_then(|r| r.split('"').next())
+        .unwrap()
+        .to_string();
+    let (_, mine, _) = ann.get(&format!("/ladder/people/{ann_id}"));
+    assert!(mine.contains(">first / between / last</th>"), "{mine}");
+    // The plot shows the version on the ladder as the sentence above it does.
+    let rating = mine
+        .split(": rating ")
+        .nth(1)
+        .and_then(|r| r.split(',').next())
+        .unwrap_or_else(|| panic!("v1 is ranked, with its rating: {mine}"));
+    assert!(
+        mine.contains(&format!(">v1 {rating}</text>")),
+        "plot and sentence agree on {rating}: {mine}"
+    );
+    let last = game_link(&mine, 24).unwrap_or_else(|| panic!("game 24 of the match links from its row: {mine}"));
+    let (status, viewer, _) = ann.get(&format!("/ladder/matches/{last}"));
+    assert_eq!(status, 200, "{viewer}");
+    assert!(viewer.contains("game 24 of 24"), "{viewer}");
+}
+
+/// A solitaire's ladder shows the measure it is graded on (issue 47 item
+/// 10): ConnectFwar's board has the rubric's baselines as house bots, a
+/// mean score column and deals ahead / level / behind; a match of
+/// `[ladder] games = 4` plays 4 deals, "game 4 of 4", each opened from its
+/// row; the replay names every seat it shows (never "Ann Lee vs :").
+fn a_solitaire_ladder_shows_mean_scores_beside_the_baselines(on: &On) {
+    let ladder = "\n[ladder]\ngames = 4\nversus_games = 0\nmin_matches = 2\nrest_width = 1000.0\nmax_matches = 2\n";
+    let (dir, students) = kind_course(on, "connect-fwar", "ladder-solitaire", ladder, 8);
+    let server = on.serve(&dir);
+    let (code, v, err) = submit(&server, &students[0]["token"], &bot("connect-fwar/basic"));
+    assert_eq!(code, 0, "{err} {v}");
+    let b = wait_board(&server, &students[0]["token"], 300, "Ann's games", |b| {
+        students_with(b, 1) == 1
+    });
+    let houses: Vec<&str> = b["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["house"] == true)
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    for baseline in ["house:random", "house:suits", "house:ranks", "house:basic"] {
+        assert!(
+            houses.iter().any(|h| h.contains(baseline)),
+            "{baseline} anchors the board: {houses:?}"
+        );
+    }
+    let ann_row = b["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["house"] == false)
+        .unwrap()
+        .clone();
+    assert!(ann_row["mean_score"].as_f64().is_some(), "{ann_row}");
+    let mut ann = logged_in(&server, &students[0]["link"]);
+    let (_, page, _) = ann.get("/ladder");
+    assert!(page.contains(">mean score</th>"), "{page}");
+    assert!(page.contains(">deals ahead / level / behind</th>"), "{page}");
+    assert!(page.contains("on the same 4 deals"), "{page}");
+    let (_, home, _) = ann.get("/");
+    let ann_id = home
+        .split("/ladder/people/")
+        .nth(1)
+        .and_then(|r| r.split('"').next())
+        .unwrap()
+        .to_string();
+    let (_, mine, _) = ann.get(&format!("/ladder/people/{ann_id}"));
+    let last = game_link(&mine, 4).unwrap_or_else(|| panic!("deal 4 links from the row: {mine}"));
+    assert!(game_link(&mine, 5).is_none(), "a match of 4 deals: {mine}");
+    let (status, viewer, _) = ann.get(&format!("/ladder/matches/{last}"));
+    assert_eq!(status, 200, "{viewer}");
+    assert!(viewer.contains("game 4 of 4"), "{viewer}");
+    assert!(!viewer.contains(" vs :") && !viewer.contains(" vs ,"), "{viewer}");
+    // The graded items' replays name the baseline the bot is measured against.
+    let pid = home
+        .split("/people/")
+        .nth(1)
+        .and_then(|r| r.split('/').next())
+        .unwrap()
+        .to_string();
+    let (status, replay, _) = ann.get(&format!("/people/{pid}/versions/1/replays/bot-item1.html"));
+    assert_eq!(status, 200, "{replay}");
+    assert!(
+        replay.contains("Ann Lee alone, against house:random"),
+        "{}",
+        &replay[..replay.len().min(3000)]
+    );
+    assert!(!replay.contains(" vs :"), "every seat named");
+}
+
+on_both!(
+    a_table_ladder_shows_places_and_every_game_of_a_match,
+    a_solitaire_ladder_shows_mean_scores_beside_the_baselines,
+);

@@ -1383,6 +1383,16 @@ impl On {
         self.course_of(name, None, extra)
     }
 
+    /// [`On::course`] for `game`.
+    pub(crate) fn course_for(
+        &self,
+        game: &str,
+        name: &str,
+        extra: &[&str],
+    ) -> (PathBuf, Vec<BTreeMap<&'static str, String>>) {
+        self.course_of(name, None, &[&["--game", game][..], extra].concat())
+    }
+
     /// [`On::course`] of the class `roster` (name,email,id), or the four of [`course`].
     pub(crate) fn course_of(
         &self,

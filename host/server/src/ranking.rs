@@ -181,9 +181,15 @@ pub async fn repay_person(queue: &Queue, rubric: &Rubric, person: i64) -> Result
 async fn repay_entry(queue: &Queue, rubric: &Rubric, paid: &Paid, e: &Entry) -> Result<(), String> {
     let counted = e.counted.as_ref().map(|c| c.version);
     for v in &e.versions {
-        if let Some(report) = paid_grade(v, counted, paid, rubric) {
-            store(queue, v, &report, rubric, paid).await?;
+        let Some(report) = paid_grade(v, counted, paid, rubric) else {
+            continue;
+        };
+        // A grade the ranking does not change (a rejected version's) is left as written.
+        let before: Option<serde_json::Value> = v.grade_json.as_deref().and_then(|g| serde_json::from_str(g).ok());
+        if before.is_some() && before == serde_json::to_value(&report).ok() {
+            continue;
         }
+        store(queue, v, &report, rubric, paid).await?;
     }
     Ok(())
 }

@@ -403,10 +403,15 @@ impl Grading {
             games: self.rubric.games,
         };
         let bytes = grader.replay(item, game, &bot.me).map_err(|e| e.to_string())?;
+        // Every seat named: a solitaire's item plays the bot alone, against
+        // its baseline's score on the same deal (never "Ann vs :").
+        let who = match (rubric_item.against.is_empty(), &rubric_item.baseline) {
+            (false, _) => format!("{} vs {}", bot.me.name, rubric_item.against.join(", ")),
+            (true, Some(b)) => format!("{} alone, against {b}'s score on the same deal", bot.me.name),
+            (true, None) => format!("{} alone", bot.me.name),
+        };
         let note = format!(
-            "{} vs {}: rubric item {} \"{}\", game {} of {}, played again on request (the same deal, seed and limits as when it was graded).",
-            bot.me.name,
-            rubric_item.against.join(", "),
+            "{who}: rubric item {} \"{}\", game {} of {}, played again on request (the same deal, seed and limits as when it was graded).",
             item + 1,
             rubric_item.name,
             game + 1,

@@ -100,8 +100,14 @@ fn item_page<'a>(grader: &'a Grader<'_>, report: &GradeReport, me: &Entrant, i: 
     PageJob {
         file: format!("{}-item{}.html", report.folder, i + 1),
         title: format!(
-            "{student} vs {}: rubric item {} \"{}\" ({} games)",
-            item.against.join(", "),
+            "{}: rubric item {} \"{}\" ({} games)",
+            // Every seat named: a solitaire's item plays the student alone,
+            // against its baseline's score on the same deals (never "Ann vs :").
+            match (item.against.is_empty(), &item.baseline) {
+                (false, _) => format!("{student} vs {}", item.against.join(", ")),
+                (true, Some(b)) => format!("{student} alone, against {b}'s score on the same deals"),
+                (true, None) => format!("{student} alone"),
+            },
             i + 1,
             item.name,
             result.games
