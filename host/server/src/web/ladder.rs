@@ -38,7 +38,7 @@ pub(crate) struct KindWords {
     pub record: &'static str,
     /// The measure column's heading.
     pub measure: Option<&'static str>,
-    /// What the record's three numbers mean, in a sentence.
+    /// What the record's three numbers mean, as a sentence.
     pub means: &'static str,
 }
 
@@ -48,17 +48,19 @@ pub(crate) fn kind_words(kind: arena_core::Kind) -> KindWords {
         arena_core::Kind::Duel => KindWords {
             record: "won / drawn / lost",
             measure: None,
-            means: "games won, drawn and lost",
+            means: "The record counts games won, drawn and lost.",
         },
         arena_core::Kind::Table => KindWords {
             record: "first / between / last",
             measure: Some("mean place"),
-            means: "games finished first, between first and last, and last at the table; the mean place is 1 for always first",
+            means: "The record counts games finished first, between first and last, and last at the table; \
+                    the mean place is 1 for always first.",
         },
         arena_core::Kind::Solitaire => KindWords {
             record: "deals ahead / level / behind",
             measure: Some("mean score"),
-            means: "each bot plays the same deals alone; a deal is ahead, level or behind as its score beats, equals or trails the other's on that deal; the mean score a deal is what the rubric grades",
+            means: "Each bot plays the same deals alone: the record counts the deals on which its score is \
+                    ahead of, level with or behind the other's; the mean score a deal is what the rubric grades.",
         },
     }
 }
@@ -225,7 +227,7 @@ fn how_matches_play(ladder: &Ladder, asked: u32) -> String {
     let rounded = if games as u64 == u64::from(asked) {
         String::new()
     } else {
-        format!(" (`[ladder] games = {asked}` rounded up to whole seat rotations)")
+        format!(" (the course's [ladder] games = {asked}, rounded up to whole seat rotations)")
     };
     match ladder.player.game.kind() {
         arena_core::Kind::Duel => {
