@@ -944,11 +944,11 @@ fn a_student_uploads_in_chromium_and_the_verdict_appears_without_a_reload() {
         &tab,
         "document.querySelector('#upload button[type=submit]').click(); return true;",
     );
-    wait_patient(&tab, "return document.getElementById('note') !== null");
+    wait_patient(&tab, "return document.getElementById('received') !== null");
     assert!(
-        text(&tab, "note").contains("Version 1 received"),
+        text(&tab, "received").contains("Version 1 received"),
         "{}",
-        text(&tab, "note")
+        text(&tab, "received")
     );
     // From here on, the page must change by itself: a reload would clear the mark.
     assert_eq!(
@@ -1038,11 +1038,11 @@ fn a_student_uploads_in_chromium_and_the_verdict_appears_without_a_reload() {
         .expect("the re-grade button")
         .click()
         .expect("re-grade");
-    wait_patient(&teacher, "return document.getElementById('note') !== null");
+    wait_patient(&teacher, "return document.getElementById('regrading') !== null");
     assert!(
-        text(&teacher, "note").contains("1 counted version is being graded again"),
+        text(&teacher, "regrading").contains("1 counted version is being graded again"),
         "{}",
-        text(&teacher, "note")
+        text(&teacher, "regrading")
     );
     eval(&teacher, "window.arenaMark = 2; return true;");
     wait_long(
@@ -1081,7 +1081,7 @@ fn a_student_uploads_in_chromium_and_the_verdict_appears_without_a_reload() {
     );
     wait_patient(
         &tab,
-        "return !!document.getElementById('note') && document.getElementById('note').textContent.includes('Version 2 received')",
+        "return !!document.getElementById('received') && document.getElementById('received').textContent.includes('Version 2 received')",
     );
     wait_long(
         &tab,

@@ -122,7 +122,8 @@ pub(crate) fn accepted_at(url: &str, token: &str, file: &Path) -> Value {
     json
 }
 
-/// `GET /api/submissions/N` for a student, until its test against the version before it has a verdict.
+/// `GET /api/submissions/N` for a student, until its test against the
+/// version that counted before it has a verdict (not while it waits or runs).
 fn versus(server: &Server, token: &str, version: i64) -> Value {
     let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
     let started = Instant::now();
@@ -133,7 +134,7 @@ fn versus(server: &Server, token: &str, version: i64) -> Value {
             .call()
             .expect("GET the version");
         let v: Value = r.body_mut().read_json().expect("JSON");
-        if !v["versus"].is_null() {
+        if !v["versus"].is_null() && v["versus"].get("state").is_none() {
             return v["versus"].clone();
         }
         assert!(
@@ -148,8 +149,8 @@ fn versus(server: &Server, token: &str, version: i64) -> Value {
 /// version gets games, the aggressive bot is rated above the random one
 /// (they are the house bots' twins, and aggressive beats random by a wide
 /// margin), every finished match counts once, a new version replaces the
-/// old at once and is tested against it (stronger, weaker, and an
-/// identical copy undecided within the test's cap), and a server killed
+/// old at once and is tested against the version that counted (stronger,
+/// weaker, and an identical copy not played at all), and a server killed
 /// with SIGKILL resumes the ladder without losing a match.
 fn the_ladder_plays_by_itself_rates_and_tests_new_versions(on: &On) {
     let (dir, students) = ladder_course(on, "ladder-own");
@@ -226,8 +227,8 @@ fn the_ladder_plays_by_itself_rates_and_tests_new_versions(on: &On) {
     assert_eq!(t["verdict"], "weaker", "random after aggressive: {t:#}");
     accepted(&server, &token(1), &bot("en-garde/random"));
     let t = versus(&server, &token(1), 4);
-    assert_eq!(t["verdict"], "undecided", "an identical copy: {t:#}");
-    assert_eq!(t["games"], 300, "an undecided test plays its cap: {t:#}");
+    assert_eq!(t["verdict"], "identical", "an identical copy is not played: {t:#}");
+    assert_eq!(t["games"], 0, "{t:#}");
 
     // Every finished match counts once: the board's matches are the database's.
     let done = |on: &On| on.scalar(&dir, "SELECT COUNT(*) FROM ladder_matches WHERE state = 'done'");

@@ -1360,6 +1360,251 @@ fn a_closed_course_says_so_and_the_login_link_works_as_a_token(on: &On) {
     assert_eq!(err.trim().lines().count(), 1, "one line: {err}");
 }
 
+/// Files that are no bot for the course are refused by the upload's own
+/// answer (issue 47 item 7), never queued behind other work: a text file
+/// renamed `.wasm`, and another game's bot, named by its game. Nothing is
+/// kept: no version, no job.
+fn a_file_that_is_no_bot_for_the_game_is_refused_in_the_uploads_answer(on: &On) {
+    let (dir, students) = on.course("srv-refuse", &[]);
+    let server = on.serve(&dir);
+    let notes = dir.with_file_name("notes.wasm");
+    std::fs::write(&notes, "my strategy: attack when ahead\n").unwrap();
+    let (code, v, err) = submit(&server, &students[0]["token"], &notes);
+    assert_eq!(code, 1, "rejected, exit 1: {err} {v:#}");
+    assert_eq!(
+        (v["accepted"].as_bool(), v["state"].as_str(), v["version"].is_null()),
+        (Some(false), Some("rejected"), true),
+        "{v:#}"
+    );
+    assert!(
+        v["reason"]
+            .as_str()
+            .is_some_and(|r| r.starts_with("notes.wasm: not a WebAssembly file (found text)")),
+        "{v:#}"
+    );
+    let other_game = bot("connect-fwar/basic");
+    let (code, v, err) = submit(&server, &students[0]["token"], &other_game);
+    assert_eq!(code, 1, "{err} {v:#}");
+    let reason = v["reason"].as_str().unwrap_or("");
+    assert!(
+        reason.starts_with("basic.wasm: a bot for ConnectFwar, not En Garde; this course plays En Garde"),
+        "{reason}"
+    );
+    assert!(
+        !reason.contains("choose-column"),
+        "names the game, not its exports: {reason}"
+    );
+    // The same words on the web form, and no version made by either.
+    let mut ann = logged_in(&server, &students[0]["link"]);
+    let (_, home, _) = ann.get("/");
+    let (status, _) = ann.upload(&csrf(&home), "notes.wasm", b"my strategy\n");
+    assert_eq!(status, 303);
+    let (_, home, _) = ann.get("/");
+    assert!(
+        home.contains("Rejected, not kept: notes.wasm: not a WebAssembly file (found text)"),
+        "{home}"
+    );
+    assert!(home.contains("No versions yet"), "{home}");
+    assert_eq!(on.scalar(&dir, "SELECT COUNT(*) FROM submissions"), "0");
+    assert_eq!(on.scalar(&dir, "SELECT COUNT(*) FROM jobs"), "0");
+}
+
+/// What the pages say is being done goes when it is done (issue 47 item
+/// 8): "Version 1 received: it is being checked and graded" while it is
+/// (here, on a server with no grading thread), and not on the page opened
+/// once it is graded; the teacher's "1 counted version is being graded
+/// again" likewise.
+fn the_pages_say_work_is_being_done_only_while_it_is(on: &On) {
+    let (dir, students) = on.course("srv-banners", &[]);
+    let mut args = on.database();
+    args.extend(["--workers", "0"]);
+    let idle = serve_with(&dir, &args);
+    let mut ann = logged_in(&idle, &students[0]["link"]);
+    let (_, home, _) = ann.get("/");
+    let bytes = std::fs::read(bot("en-garde/aggressive")).unwrap();
+    assert_eq!(ann.upload(&csrf(&home), "aggressive.wasm", &bytes).0, 303);
+    let (_, fragment, _) = ann.get("/fragment/versions");
+    assert!(
+        fragment.contains("Version 1 received: it is being checked and graded."),
+        "while nothing grades it: {fragment}"
+    );
+    drop(idle);
+    let server = on.serve(&dir);
+    let mut ann = logged_in(&server, &students[0]["link"]);
+    let graded = |b: &mut Browser| {
+        let started = Instant::now();
+        loop {
+            let (_, fragment, _) = b.get("/fragment/versions");
+            if fragment.contains("class=\"ok\">accepted") {
+                return fragment;
+            }
+            assert!(started.elapsed() < Duration::from_secs(600), "{fragment}");
+            std::thread::sleep(Duration::from_millis(300));
+        }
+    };
+    graded(&mut ann);
+    let (_, home, _) = ann.get("/");
+    assert!(!home.contains("being checked"), "the work is done: {home}");
+    let link = std::fs::read_to_string(dir.join("teacher-link.txt")).unwrap();
+    let mut teacher = logged_in(&server, link.trim());
+    let (_, page, _) = teacher.get("/");
+    assert_eq!(
+        teacher
+            .post_form("/teacher/regrade", &[("authenticity_token", &csrf(&page))])
+            .0,
+        303
+    );
+    let started = Instant::now();
+    loop {
+        let (_, class, _) = teacher.get("/fragment/class");
+        if class.contains("nothing waiting to be graded") {
+            assert!(!class.contains("graded again"), "{class}");
+            break;
+        }
+        assert!(class.contains("1 counted version is being graded again."), "{class}");
+        assert!(started.elapsed() < Duration::from_secs(600), "{class}");
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    let (_, page, _) = teacher.get("/");
+    assert!(!page.contains("graded again"), "the re-grade is done: {page}");
+}
+
+/// The version test and the choice of the version that counts (issue 47
+/// items 7 and 8): a new version is tested against the version that
+/// counts, not the upload before it (a rejected one, such as a bot that
+/// forfeits, is never tested against); an identical file is not played;
+/// `arena submit` reports the test and links on the address it reached;
+/// a chosen version is said to be chosen, to the student and the teacher,
+/// and the student can let the latest accepted version count again.
+fn the_version_test_compares_with_the_version_that_counts_and_a_choice_can_be_undone(on: &On) {
+    let (dir, students) = on.course("srv-versus", &[]);
+    let server = on.serve(&dir);
+    let token = &students[0]["token"];
+    let (code, _, err) = submit(&server, token, &bot("en-garde/aggressive"));
+    assert_eq!(code, 0, "{err}");
+    let panics = arena_tests::root().join("tests/fixtures/v0.1.0/hostile-panic.wasm");
+    let (code, v, err) = submit(&server, token, &panics);
+    assert_eq!(code, 1, "{err}");
+    assert!(v["versus"].is_null(), "a rejected version is not tested: {v:#}");
+    // v3, in words: tested against v1 (which counts), not v2 (rejected).
+    let out = arena(&[
+        "submit",
+        "--server",
+        &server.url,
+        "--token",
+        token,
+        &bot("en-garde/random").display().to_string(),
+        "--wait",
+        "600",
+    ]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{said} {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(said.contains("v3 is weaker than v1"), "{said}");
+    assert!(!said.contains("3600"), "no clamped Elo: {said}");
+    assert!(
+        said.contains(&format!("See it with its replays: {}/people/", server.url)),
+        "the link on the address the server answered on: {said}"
+    );
+    // v4 is v3's file again: nothing is played.
+    let (code, v, err) = submit(&server, token, &bot("en-garde/random"));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        (v["versus"]["verdict"].as_str(), v["versus"]["games"].as_u64()),
+        (Some("identical"), Some(0)),
+        "{v:#}"
+    );
+    assert_eq!(
+        v["versus"]["sentence"],
+        "v4 is the same file as v3, the version that counts: nothing to test, they play alike."
+    );
+    // Choosing v1, then back to the latest.
+    let mut ann = logged_in(&server, &students[0]["link"]);
+    let (_, home, _) = ann.get("/");
+    assert!(
+        home.contains("Version 4 counts as your latest accepted version before the deadline (you chose none)"),
+        "{home}"
+    );
+    assert_eq!(
+        ann.post_form("/count", &[("authenticity_token", &csrf(&home)), ("version", "1")])
+            .0,
+        303
+    );
+    let (_, home, _) = ann.get("/");
+    assert!(home.contains("Version 1 counts because you chose it"), "{home}");
+    assert!(home.contains("let my latest accepted version count"), "{home}");
+    // A version uploaded now is tested against v1, the chosen one.
+    let (code, v, err) = submit(&server, token, &bot("en-garde/aggressive"));
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(v["versus"]["against"], 1, "{v:#}");
+    assert_eq!(v["versus"]["verdict"], "identical", "{v:#}");
+    let link = std::fs::read_to_string(dir.join("teacher-link.txt")).unwrap();
+    let mut teacher = logged_in(&server, link.trim());
+    let (_, class, _) = teacher.get("/fragment/class");
+    assert!(class.contains("v1 (accepted, chosen by the student)"), "{class}");
+    let ann_id = home
+        .split("/people/")
+        .nth(1)
+        .and_then(|r| r.split('/').next())
+        .unwrap()
+        .to_string();
+    let (_, history, _) = teacher.get(&format!("/people/{ann_id}"));
+    assert!(
+        history.contains("Version 1 counts because the student chose it"),
+        "{history}"
+    );
+    let (_, home, _) = ann.get("/");
+    assert_eq!(
+        ann.post_form("/count", &[("authenticity_token", &csrf(&home)), ("version", "0")])
+            .0,
+        303
+    );
+    let (_, home, _) = ann.get("/");
+    assert!(home.contains("Your latest accepted version counts again."), "{home}");
+    assert!(
+        home.contains("Version 5 counts as your latest accepted version before the deadline"),
+        "{home}"
+    );
+    let (_, history, _) = teacher.get(&format!("/people/{ann_id}"));
+    assert!(history.contains("(the student chose none)"), "{history}");
+}
+
+/// A course made from Canvas's gradebook export (issue 47 item 8): no
+/// emails there, so `course init` does not tell the teacher to mail the
+/// links, and Canvas's own test student is not enrolled, whichever way
+/// round its name is written.
+#[test]
+fn a_course_from_a_canvas_export_is_not_told_to_mail_and_has_no_test_student() {
+    let dir = temp("srv-canvas-init").join("course");
+    let roster = dir.with_file_name("gradebook.csv");
+    std::fs::write(
+        &roster,
+        "Student,ID,SIS User ID,SIS Login ID,Section,Bot (123)\n    Points Possible,,,,,10\n\
+         \"Lee, Ann\",1001,S-17,alee,Sec 1,\nTest Student,1002,,,Sec 1,\n\"Student, Test\",1003,,,Sec 1,\n",
+    )
+    .unwrap();
+    let out = arena(&[
+        "course",
+        "init",
+        &dir.display().to_string(),
+        "--game",
+        "en-garde",
+        "--roster",
+        &roster.display().to_string(),
+    ]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{said} {}", String::from_utf8_lossy(&out.stderr));
+    assert!(said.contains("with 1 student."), "{said}");
+    assert!(!said.contains("Mail each student"), "{said}");
+    assert!(said.contains("the roster has no email addresses"), "{said}");
+    let tokens = std::fs::read_to_string(dir.join("tokens.csv")).unwrap();
+    assert!(!tokens.contains("Test"), "{tokens}");
+}
+
 /// Where a test's course keeps its data: SQLite in the course folder, or
 /// a throwaway Postgres cluster. Every server test runs on both.
 pub(crate) enum On {
@@ -1561,4 +1806,7 @@ on_both!(
     a_closed_course_says_so_and_the_login_link_works_as_a_token,
     flags_travel_to_every_table_and_file,
     every_kind_of_failure_has_the_same_verdict_on_the_server_and_offline,
+    a_file_that_is_no_bot_for_the_game_is_refused_in_the_uploads_answer,
+    the_pages_say_work_is_being_done_only_while_it_is,
+    the_version_test_compares_with_the_version_that_counts_and_a_choice_can_be_undone,
 );

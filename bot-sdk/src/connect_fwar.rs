@@ -10,7 +10,7 @@
 use crate::__private::Export;
 use arena_games::connect_fwar as rules;
 
-crate::world_bindings!("connect-fwar");
+crate::world_bindings!("connect-fwar", additional_derives: [PartialEq, Eq]);
 
 pub use bindings::arena::bots::connect_fwar_types::{Card, GameInfo, View};
 pub use rules::{COLUMNS, HEIGHT};

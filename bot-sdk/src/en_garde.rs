@@ -10,7 +10,7 @@
 use crate::__private::Export;
 use arena_games::{Seat, en_garde as rules};
 
-crate::world_bindings!("en-garde");
+crate::world_bindings!("en-garde", additional_derives: [PartialEq, Eq]);
 
 pub use bindings::arena::bots::en_garde_types::{
     Direction, FencerMove as Move, GameInfo, PlayedMove, RoundInfo, RulesVariant as Variant, View,

@@ -11,7 +11,7 @@
 use crate::__private::Export;
 use arena_games::{Seat, sugar as rules};
 
-crate::world_bindings!("sugar");
+crate::world_bindings!("sugar", additional_derives: [PartialEq, Eq]);
 
 pub use bindings::arena::bots::sugar_types::{Action, Agent, AgentMove, Direction, PlaceInfo, View};
 /// Cells per side.

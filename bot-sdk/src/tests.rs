@@ -205,3 +205,25 @@ fn en_garde_and_connect_fwar_read_the_sent_lists() {
         [false, true, false, true, false, false]
     );
 }
+
+/// A bot compares moves as values (issue 47): `Move` and the other world
+/// types of every game derive `PartialEq`, as President's always did.
+#[test]
+fn moves_and_views_compare_as_values() {
+    use crate::en_garde::{Direction, Move};
+    let advance = Move {
+        card: 3,
+        direction: Direction::Forward,
+    };
+    assert_eq!(advance, advance.clone());
+    assert_ne!(
+        advance,
+        Move {
+            card: 3,
+            direction: Direction::Backward
+        }
+    );
+    let card = crate::connect_fwar::Card { rank: 1, suit: 2 };
+    assert_eq!(card, card.clone());
+    assert_eq!(crate::sugar::DIRECTIONS[0], crate::sugar::DIRECTIONS[0]);
+}

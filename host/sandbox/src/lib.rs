@@ -44,7 +44,7 @@ pub use limits::{
     BACKSTOP_MARGIN, Limits, MAX_FILE_BYTES, MAX_LOG_BYTES, MAX_MEMORY_BYTES, MAX_STACK_BYTES, MAX_TIMEOUT,
     WORST_NS_PER_FUEL, backstop_for,
 };
-pub use load::{BotProgram, WorldSpec, not_a_file, read_at_most};
+pub use load::{BotProgram, WorldSpec, not_a_component, not_a_file, read_at_most, top_level_exports};
 pub use load_error::LoadError;
 pub use state::BotState;
 pub use store::{Instance, STARVED_FACTOR};

@@ -204,21 +204,10 @@ impl Sandbox {
                 limit: self.limits.max_file_bytes,
             });
         }
-        if bytes.len() < 8 || &bytes[..4] != b"\0asm" {
-            let (found, fix) = describe_non_wasm(path, &bytes, world.name);
-            return Err(LoadError::NotWasm {
-                path: shown,
-                found,
-                fix,
-            });
+        match not_a_component(path, &shown, &bytes, world.name) {
+            Some(e) => Err(e),
+            None => Ok(bytes),
         }
-        if bytes[4..8] == [1, 0, 0, 0] {
-            return Err(LoadError::CoreModule {
-                path: shown,
-                world: world.name,
-            });
-        }
-        Ok(bytes)
     }
 
     /// Compile once per file per run: in this process, or in a child
@@ -422,6 +411,52 @@ impl Sandbox {
             .collect::<Vec<_>>()
             .join(", ")
     }
+}
+
+/// Why `bytes` (the file at `path`, `shown` in messages) is no component
+/// at all, from its first eight bytes: another kind of file (said against
+/// the world `world`), or a core module. Cheap enough to answer an upload
+/// with before it is kept.
+pub fn not_a_component(path: &Path, shown: &str, bytes: &[u8], world: &'static str) -> Option<LoadError> {
+    if bytes.len() < 8 || &bytes[..4] != b"\0asm" {
+        let (found, fix) = describe_non_wasm(path, bytes, world);
+        return Some(LoadError::NotWasm {
+            path: shown.to_string(),
+            found,
+            fix,
+        });
+    }
+    if bytes[4..8] == [1, 0, 0, 0] {
+        return Some(LoadError::CoreModule {
+            path: shown.to_string(),
+            world,
+        });
+    }
+    None
+}
+
+/// The names a component exports at its top level (a world's functions),
+/// read without validating or compiling it; `None` when it does not parse
+/// (the validator then says why, in its words, when it is loaded).
+pub fn top_level_exports(bytes: &[u8]) -> Option<Vec<String>> {
+    use wasmparser::{Parser, Payload};
+    let mut names = Vec::new();
+    // Nested modules and components come inline, each from its `Version`
+    // to its `End`: only the outermost one's exports are the world's.
+    let mut depth = 0usize;
+    for payload in Parser::new(0).parse_all(bytes) {
+        match payload.ok()? {
+            Payload::Version { .. } => depth += 1,
+            Payload::End(_) => depth = depth.saturating_sub(1),
+            Payload::ComponentExportSection(exports) if depth == 1 => {
+                for export in exports {
+                    names.push(export.ok()?.name.name.to_string());
+                }
+            }
+            _ => {}
+        }
+    }
+    Some(names)
 }
 
 /// The bytes a memory starts with, when wasmtime refused it for being over

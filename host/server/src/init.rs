@@ -36,6 +36,8 @@ pub struct InitSpec<'a> {
 pub struct Made {
     /// Students on the roster.
     pub students: usize,
+    /// Those of them with an email address (a Canvas gradebook export has none).
+    pub with_email: usize,
     /// The file of their tokens and links.
     pub tokens: PathBuf,
     /// The teacher's login link.
@@ -111,6 +113,7 @@ pub async fn init(spec: &InitSpec<'_>) -> Result<Made, String> {
     write(&tokens, &format!("id,name,email,token,link\n{rows}"), true)?;
     Ok(Made {
         students: students.len(),
+        with_email: students.iter().filter(|s| !s.email.trim().is_empty()).count(),
         tokens,
         teacher_link,
     })

@@ -156,7 +156,9 @@ fn student(row: &csv::StringRecord, cols: &Columns) -> Option<Student> {
         (None, Some((f, l))) => format!("{} {}", get(f), get(l)).trim().to_string(),
         (None, None) => String::new(),
     };
-    if name.is_empty() || name == "Points Possible" || name.eq_ignore_ascii_case("Student, Test") {
+    // Canvas's own test student ("Student View"), named either way round.
+    let test_student = name.eq_ignore_ascii_case("Student, Test") || name.eq_ignore_ascii_case("Test Student");
+    if name.is_empty() || name == "Points Possible" || test_student {
         return None;
     }
     let email = cols.email.map(get).unwrap_or_default();
@@ -202,9 +204,9 @@ mod tests {
     #[test]
     fn a_canvas_gradebook_export_reads_without_its_extra_rows() {
         let csv = "Student,ID,SIS User ID,SIS Login ID,Section,Bot (123)\n    Points Possible,,,,,10\n\
-                   \"Lee, Ann\",1001,S-17,alee,Sec 1,\n\"Student, Test\",1002,,,Sec 1,\n";
+                   \"Lee, Ann\",1001,S-17,alee,Sec 1,\n\"Student, Test\",1002,,,Sec 1,\nTest Student,1003,,,Sec 1,\n";
         let s = parse(csv.as_bytes()).unwrap();
-        assert_eq!(s.len(), 1);
+        assert_eq!(s.len(), 1, "neither way of naming Canvas's test student is enrolled");
         assert_eq!(s[0].name, "Lee, Ann");
         assert_eq!(s[0].id, "1001");
         assert_eq!(s[0].canvas_id.as_deref(), Some("1001"));

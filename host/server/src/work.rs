@@ -128,6 +128,39 @@ impl Grading {
         self.settings.limits(self.game).map_or(64 << 20, |l| l.max_file_bytes)
     }
 
+    /// Why an upload of `bytes` named `shown` is no bot for this course, if
+    /// that shows without compiling it: not WebAssembly, a core module, or a
+    /// component whose exports are another game's world (named by its game,
+    /// not by its exports). Said in the upload's own response; everything
+    /// else (validation, compiling, the smoke games) is the grading job's.
+    pub fn refuse_at_upload(&self, shown: &str, bytes: &[u8]) -> Option<String> {
+        let worlds = self.game.worlds();
+        let newest = worlds.last()?;
+        if let Some(e) = arena_sandbox::not_a_component(Path::new(shown), shown, bytes, newest.name) {
+            return Some(e.to_string());
+        }
+        // A file that does not parse is left to the validator's own words.
+        let exports = arena_sandbox::top_level_exports(bytes)?;
+        let plays = |g: &dyn GameDef| {
+            g.worlds()
+                .iter()
+                .any(|w| w.exports.iter().all(|e| exports.iter().any(|x| x == e)))
+        };
+        if plays(self.game) {
+            return None;
+        }
+        let fix = format!(
+            "this course plays {}: upload your {} bot (`arena new --game {}` writes a project to start from)",
+            self.game.title(),
+            self.game.title(),
+            self.game.name()
+        );
+        Some(match arena_runner::adapters::GAMES.iter().find(|g| plays(**g)) {
+            Some(other) => format!("{shown}: a bot for {}, not {}; {fix}", other.title(), self.game.title()),
+            None => format!("{shown}: a WebAssembly component, but a bot for no game of the arena; {fix}"),
+        })
+    }
+
     /// Check and grade the bot file at `file` (uploaded as `shown`) for
     /// `student`; write the replay pages of its graded games into `pages`.
     pub fn run(&self, file: &Path, shown: &str, student: &str, pages: &Path) -> Verdict {
@@ -554,8 +587,7 @@ impl Grading {
         };
         let report = run_head_to_head(spec, &mut |_, _| {}).map_err(|e| e.to_string())?;
         let decision = report.sprt.map_or(SprtDecision::Continue, |s| s.decision);
-        let [elo, low, high] = report.elo;
-        let figures = format!("{} Elo, 95% interval {} to {}", signed(elo), signed(low), signed(high));
+        let figures = elo_figures(report.elo, report.games);
         let (verdict, sentence) = match decision {
             SprtDecision::AcceptH1 => (
                 "stronger",
@@ -590,6 +622,42 @@ impl Grading {
             sentence,
         })
     }
+}
+
+/// Past this many Elo a difference is a bound, not a measure: a score of
+/// 1 or 0 is infinitely many Elo, and the head-to-head's estimate clamps
+/// it (at about ±3600) instead.
+const ELO_BOUND: f64 = 3000.0;
+
+/// An Elo difference and its 95% interval (`[elo, low, high]`, of `games`
+/// games) in words: `+48 Elo, 95% interval +12 to +84`; a clamped value
+/// is said as what it is, `more than +1080 Elo (it won all 40 games...)`.
+pub fn elo_figures([elo, low, high]: [f64; 3], games: usize) -> String {
+    let (up, down) = (|x: f64| x >= ELO_BOUND, |x: f64| x <= -ELO_BOUND);
+    if up(elo) {
+        return match up(low) {
+            true => format!("it scored every point of all {games} games"),
+            false => format!(
+                "more than {} Elo (it scored every point of all {games} games; the 95% interval starts there)",
+                signed(low)
+            ),
+        };
+    }
+    if down(elo) {
+        return match down(high) {
+            true => format!("it scored no point in all {games} games"),
+            false => format!(
+                "less than {} Elo (it scored no point in all {games} games; the 95% interval ends there)",
+                signed(high)
+            ),
+        };
+    }
+    let end = |x: f64| match (up(x), down(x)) {
+        (true, _) => format!("more than {}", signed(ELO_BOUND)),
+        (_, true) => format!("less than {}", signed(-ELO_BOUND)),
+        _ => signed(x),
+    };
+    format!("{} Elo, 95% interval {} to {}", signed(elo), end(low), end(high))
 }
 
 /// An Elo difference with its sign: `+48`, `-12`, `0`.
@@ -639,6 +707,23 @@ pub(crate) fn first_difference(a: &serde_json::Value, b: &serde_json::Value, pat
 mod tests {
     use super::first_difference;
     use serde_json::json;
+
+    #[test]
+    fn a_clamped_elo_is_said_as_a_bound_never_as_a_number() {
+        use super::elo_figures;
+        assert_eq!(elo_figures([48.2, 12.0, 84.4], 200), "+48 Elo, 95% interval +12 to +84");
+        // A new version that won every game: its Elo is infinite, clamped at about 3600.
+        let all_won = elo_figures([3600.0, 1080.3, 3600.0], 40);
+        assert_eq!(
+            all_won,
+            "more than +1080 Elo (it scored every point of all 40 games; the 95% interval starts there)"
+        );
+        assert!(!all_won.contains("3600"), "{all_won}");
+        assert_eq!(
+            elo_figures([-3600.0, -3600.0, -950.0], 12),
+            "less than -950 Elo (it scored no point in all 12 games; the 95% interval ends there)"
+        );
+    }
 
     #[test]
     fn statistics_may_differ_in_their_last_bits_and_nothing_else() {

@@ -226,14 +226,32 @@ pub fn run_course(command: CourseCommand) -> anyhow::Result<()> {
                 .block_on(arena_server::init::init(&spec))
                 .map_err(anyhow::Error::msg)?;
             println!(
-                "Made the course in {} with {} students.",
+                "Made the course in {} with {} student{}.",
                 a.dir.display(),
-                made.students
+                made.students,
+                if made.students == 1 { "" } else { "s" }
             );
-            println!(
-                "Mail each student their link: {} (columns id,name,email,token,link; keep it secret).",
-                made.tokens.display()
-            );
+            // Only a roster with emails can be mailed from: a Canvas
+            // gradebook export has none, so say what to do instead.
+            if made.with_email == 0 {
+                println!(
+                    "Give each student their link: {} (columns id,name,email,token,link; keep it secret); \
+                     the roster has no email addresses, so send each link by your LMS's messages (or add an email column and mail them).",
+                    made.tokens.display()
+                );
+            } else {
+                println!(
+                    "Mail each student their link: {} (columns id,name,email,token,link; keep it secret).",
+                    made.tokens.display()
+                );
+                if made.with_email < made.students {
+                    println!(
+                        "{} of the {} students have no email address in the roster: give them their link another way.",
+                        made.students - made.with_email,
+                        made.students
+                    );
+                }
+            }
             println!("Your own link (the teacher's): {}", made.teacher_link);
             println!("Start the server: arena serve {}", a.dir.display());
         }
@@ -427,10 +445,23 @@ pub fn run_submit(a: SubmitArgs) -> anyhow::Result<ExitCode> {
             info.max_file_bytes
         );
     }
-    let sent = client.submit(&name, &bytes).map_err(|f| match f {
-        Failure::Refused { why, .. } => anyhow::anyhow!("{}: {why}", a.bot.display()),
-        other => anyhow::anyhow!("{other}"),
-    })?;
+    let sent = match client.submit(&name, &bytes) {
+        Ok(sent) => sent,
+        // Rejected in the upload's own answer (not WebAssembly, another
+        // game's bot): a verdict, exit 1, though no version was made.
+        Err(Failure::Rejected(why)) => {
+            if a.json {
+                let said =
+                    serde_json::json!({ "accepted": false, "state": "rejected", "reason": why, "version": null });
+                println!("{}", serde_json::to_string_pretty(&said)?);
+            } else {
+                println!("rejected: {why}");
+            }
+            return Ok(ExitCode::from(1));
+        }
+        Err(Failure::Refused { why, .. }) => bail!("{}: {why}", a.bot.display()),
+        Err(other) => bail!("{other}"),
+    };
     if !a.json {
         eprintln!(
             "submitted {} as version {} (SHA-256 {}); waiting for the verdict...",
@@ -439,7 +470,8 @@ pub fn run_submit(a: SubmitArgs) -> anyhow::Result<ExitCode> {
             sent.sha256
         );
     }
-    let verdict = client
+    let until = std::time::Instant::now() + Duration::from_secs(a.wait);
+    let mut verdict = client
         .verdict(sent.version, Duration::from_secs(a.wait))
         .map_err(|f| anyhow::anyhow!("{f}"))?;
     let graded = !matches!(verdict.state.as_str(), "queued" | "running" | "checking");
@@ -462,10 +494,25 @@ pub fn run_submit(a: SubmitArgs) -> anyhow::Result<ExitCode> {
         }
         return Ok(ExitCode::from(SUBMIT_NOT_GRADED_YET));
     }
+    // "Is it stronger than the version that counts?": waited for within
+    // the same --wait, and said either way.
+    let mut testing = None;
+    if verdict.versus.get("state").is_some() {
+        if !a.json {
+            eprintln!(
+                "testing it against v{}, the version that counts...",
+                verdict.versus["against"].as_i64().unwrap_or(0)
+            );
+        }
+        match client.tested(sent.version, until).map_err(|f| anyhow::anyhow!("{f}"))? {
+            Some(v) => verdict = v,
+            None => testing = Some(verdict.versus["against"].as_i64().unwrap_or(0)),
+        }
+    }
     if a.json {
         println!("{}", serde_json::to_string_pretty(&verdict)?);
     } else {
-        print_verdict(&verdict);
+        print_verdict(&verdict, testing);
         if verdict.late_days > 0 {
             println!(
                 "Version {} came {} day{} after the deadline: it is marked late.",
@@ -488,8 +535,10 @@ pub fn run_submit(a: SubmitArgs) -> anyhow::Result<ExitCode> {
 /// server could not grade it): not 2, which means nothing was submitted.
 pub const SUBMIT_NOT_GRADED_YET: u8 = 3;
 
-/// A verdict as `arena submit` prints it: the check's and the grade's reports, then the link.
-fn print_verdict(v: &arena_server::api::VersionView) {
+/// A verdict as `arena submit` prints it: the check's and the grade's
+/// reports, the test against the version that counts (or, as `testing`,
+/// the version it still runs against), then the link.
+fn print_verdict(v: &arena_server::api::VersionView, testing: Option<i64>) {
     if let Some(check) = &v.check_text {
         print!("{check}");
     }
@@ -503,5 +552,20 @@ fn print_verdict(v: &arena_server::api::VersionView) {
         "failed" => println!("the server could not grade it: {reason}"),
         _ => {}
     }
-    println!("See it with its replays: {}", v.url);
+    if let Some(sentence) = v.versus["sentence"].as_str() {
+        println!("{sentence}");
+    } else if let Some(e) = v.versus["error"].as_str() {
+        println!("The test against the version that counts could not run: {e}");
+    }
+    if let Some(against) = testing {
+        println!(
+            "The test against v{against}, the version that counts, still runs: its result will appear on the page below."
+        );
+    }
+    // Only a graded version has replays (its games); a file rejected by the check has none.
+    if v.grade.is_null() {
+        println!("See it: {}", v.url);
+    } else {
+        println!("See it with its replays: {}", v.url);
+    }
 }

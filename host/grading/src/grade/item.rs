@@ -321,7 +321,9 @@ fn verdict(item: &Item, e: &Estimate, games: usize) -> String {
         let settle = if item.measure == Measure::WinRate && e.sd == 0.0 && e.mean == 0.5 && e.n > 1 {
             "every deal was split evenly, as a bot that plays exactly like its opponent always does, however many games"
         } else {
-            "more games per item (--games) would settle it"
+            // Said to students too (on the course server): a fact about
+            // the games, never a flag of the teacher's to reach for.
+            "the games played cannot tell which side of it the bot is on"
         };
         note.push_str(&format!(
             "; too close to call: the {what} {} {lie} inside the interval; {settle}",
@@ -367,6 +369,9 @@ mod tests {
         assert!(note.contains("however many games"), "{note}");
         // Five deals, each won: the same spread of 0, but more games narrow it.
         let note = verdict(&item(0.75), &rate(&[1.0; 5]), 10);
-        assert!(note.contains("more games per item (--games) would settle it"), "{note}");
+        assert!(
+            note.contains("the games played cannot tell which side of it the bot is on") && !note.contains("--games"),
+            "{note}"
+        );
     }
 }

@@ -24,6 +24,10 @@ pub enum Failure {
         /// The server's reason (its `error`), or what a refusal of that call means.
         why: String,
     },
+    /// The server looked at the file and rejected it (not WebAssembly, or
+    /// not for the course's game): one line naming the file, the cause and
+    /// the fix. No version was made.
+    Rejected(String),
 }
 
 impl std::fmt::Display for Failure {
@@ -31,6 +35,7 @@ impl std::fmt::Display for Failure {
         match self {
             Failure::Unreachable(line) => f.write_str(line),
             Failure::Refused { status, why } => write!(f, "the server answered {status}: {why}"),
+            Failure::Rejected(why) => write!(f, "rejected: {why}"),
         }
     }
 }

@@ -35,11 +35,15 @@ impl Client {
             .send(bytes)
             .map_err(|e| Failure::Unreachable(format!("{server}: the upload did not get through ({e}); try again")))?;
         let (status, v) = Client::body(r, 64 << 20);
+        if status == 422 && v["rejected"] == true {
+            return Err(Failure::Rejected(reason(&v, "the server rejected the file")));
+        }
         if status != 202 {
             let why = reason(&v, "the server refused the upload");
             return Err(Failure::Refused { status, why });
         }
         typed(v)
+            .map(|v| self.answered_on(v))
             .ok_or_else(|| Failure::Unreachable(format!("{server}: the server answered something else than a version")))
     }
 
@@ -50,7 +54,34 @@ impl Client {
             .get(&format!("/api/submissions/{n}"))
             .map_err(|e| Failure::Unreachable(format!("{server}: lost the course server ({e})")))?;
         typed(v)
+            .map(|v| self.answered_on(v))
             .ok_or_else(|| Failure::Unreachable(format!("{server}: the server answered something else than a verdict")))
+    }
+
+    /// `v` with its link on the address this client reached the server
+    /// at: the course's configured address may be one the server does not
+    /// listen on (a course made for a proxy, served on another port).
+    fn answered_on(&self, mut v: VersionView) -> VersionView {
+        if let Some(at) = v.url.find("/people/") {
+            v.url = format!("{}{}", self.server, &v.url[at..]);
+        }
+        v
+    }
+
+    /// Version `n` once its test against the version that counts has a
+    /// verdict (or none is coming), asking every half second until
+    /// `until`; `None` when the test still runs then.
+    pub fn tested(&self, n: i64, until: Instant) -> Result<Option<VersionView>, Failure> {
+        loop {
+            let v = self.version(n)?;
+            if v.versus.get("state").is_none() {
+                return Ok(Some(v));
+            }
+            if Instant::now() >= until {
+                return Ok(None);
+            }
+            std::thread::sleep(Duration::from_millis(500));
+        }
     }
 
     /// Version `n` once it has its verdict, asking every half second for at

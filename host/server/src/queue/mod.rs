@@ -94,6 +94,9 @@ pub enum Refused {
     Empty,
     /// The server's disk (or the course folder's quota) has no room for the file.
     DiskFull,
+    /// Not a bot for the course's game, as its first bytes and its exports
+    /// show (the one-line reason names the file, the cause and the fix).
+    NotABot(String),
 }
 
 impl std::fmt::Display for Refused {
@@ -113,6 +116,7 @@ impl std::fmt::Display for Refused {
                 f,
                 "the server's disk is full, so your file was not kept: tell your teacher (the course folder needs free space), then upload it again"
             ),
+            Refused::NotABot(why) => f.write_str(why),
         }
     }
 }
@@ -199,13 +203,16 @@ impl Queue {
     }
 
     /// Keep `bytes` as a new version of `person`'s bot and queue its check
-    /// and grade. Returns once the file and the rows are durable.
+    /// and grade, unless `refuse` (given the name shown and the bytes) says
+    /// at once why it is no bot for the course. Returns once the file and
+    /// the rows are durable.
     pub async fn submit(
         &self,
         person: i64,
         file_name: &str,
         bytes: &[u8],
         max_bytes: u64,
+        refuse: &(dyn Fn(&str, &[u8]) -> Option<String> + Sync),
     ) -> Result<Result<Submission, Refused>, String> {
         let at = now();
         let config = &self.course.config;
@@ -229,6 +236,24 @@ impl Queue {
         if recent >= i64::from(config.uploads_per_hour) {
             return Ok(Err(Refused::TooMany(config.uploads_per_hour)));
         }
+        // A name is only ever shown: keep what a person can read, short.
+        let shown: String = Path::new(file_name)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+            .chars()
+            .filter(|c| !c.is_control())
+            .take(100)
+            .collect();
+        let shown = if shown.is_empty() {
+            "bot.wasm".to_string()
+        } else {
+            shown
+        };
+        // Refused in the upload's own answer: nothing kept, nothing queued.
+        if let Some(why) = refuse(&shown, bytes) {
+            return Ok(Err(Refused::NotABot(why)));
+        }
         let sha256 = hex(&Sha256::digest(bytes));
         let path = self.course.file_path(&sha256);
         match store_file(&path, bytes).await {
@@ -247,15 +272,6 @@ impl Queue {
             Err(e) => return Err(format!("{}: cannot keep the file ({e})", path.display())),
             Ok(()) => {}
         }
-        // A name is only ever shown: keep what a person can read, short.
-        let shown: String = Path::new(file_name)
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default()
-            .chars()
-            .filter(|c| !c.is_control())
-            .take(100)
-            .collect();
         let late = i64::from(config.late_days_at(at));
         let mut tx = self.db.pool.begin().await.map_err(|e| e.to_string())?;
         let row = sqlx::query(&format!(
@@ -266,7 +282,7 @@ impl Queue {
         .bind(person)
         .bind(&sha256)
         .bind(bytes.len() as i64)
-        .bind(if shown.is_empty() { "bot.wasm".to_string() } else { shown })
+        .bind(shown)
         .bind(stamp(at))
         .bind(late)
         .fetch_one(&mut *tx)
@@ -314,6 +330,15 @@ impl Queue {
     /// Jobs waiting or running.
     pub async fn pending(&self) -> Result<i64, String> {
         sqlx::query("SELECT COUNT(*) FROM jobs WHERE state <> 'done' AND kind = 'grade'")
+            .fetch_one(&self.db.pool)
+            .await
+            .and_then(|r| r.try_get(0))
+            .map_err(|e| e.to_string())
+    }
+
+    /// Re-grades (the teacher's "Re-grade everyone") waiting or running.
+    pub async fn regrading(&self) -> Result<i64, String> {
+        sqlx::query("SELECT COUNT(*) FROM jobs WHERE state <> 'done' AND kind = 'grade' AND priority = 0")
             .fetch_one(&self.db.pool)
             .await
             .and_then(|r| r.try_get(0))

@@ -131,6 +131,8 @@ impl Queue {
             new: (_, version),
             ..
         } = pair;
+        self.versus_running(id).await;
+        self.announce(person, version);
         let json = match self.run_versus(&pair, grading).await {
             Ok(v) => serde_json::to_string(&v).ok(),
             Err(e) if attempts < MAX_ATTEMPTS => {

@@ -23,7 +23,7 @@ pub enum By<'a> {
 pub struct VersusPair {
     /// The new version's SHA-256 and number.
     pub new: (String, i64),
-    /// The accepted version before it.
+    /// The version it is tested against: the one that counted before it.
     pub old: (String, i64),
     /// Whose.
     pub person: i64,
@@ -93,38 +93,136 @@ impl Queue {
         .await
         .map_err(|e| e.to_string())?;
         if versus && v.accepted && !v.failed {
-            // "Is my new version better?": tested against the accepted one before it, if any.
-            sqlx::query(
-                "INSERT INTO jobs (kind, submission_id, state, priority, created_at) \
-                 SELECT 'versus', s.id, 'queued', 1, $1 FROM submissions s WHERE s.id = $2 AND EXISTS \
-                 (SELECT 1 FROM submissions o WHERE o.person_id = s.person_id AND o.version < s.version AND o.state = 'accepted')",
-            )
-            .bind(&at)
-            .bind(id)
-            .execute(&mut *tx)
-            .await
-            .map_err(|e| e.to_string())?;
+            self.queue_versus(&mut tx, id, &at).await?;
         }
         tx.commit().await.map_err(|e| e.to_string())?;
         Ok(true)
     }
 
-    /// The two versions a `versus` job of submission `id` tests: the new
-    /// one's (SHA-256, version), the one before it, and the person.
-    pub(super) async fn versus_pair(&self, id: i64) -> Result<Option<VersusPair>, String> {
-        let row = sqlx::query(
-            "SELECT s.sha256, s.version, o.sha256, o.version, s.person_id FROM submissions s \
-             JOIN submissions o ON o.person_id = s.person_id AND o.version < s.version AND o.state = 'accepted' \
-             WHERE s.id = $1 ORDER BY o.version DESC LIMIT 1",
+    /// "Is my new version better?": in `tx`, the accepted submission `id`
+    /// is tested against the version that counted before it (the student's
+    /// choice, else their latest accepted version before the deadline), not
+    /// merely the upload before it. An identical file is not played: its
+    /// test says so at once. The version tested against is kept on the new
+    /// version (`versus_json`, `{"state": "queued", "against": N}`), so the
+    /// page says what runs and the job tests that pair whatever counts later.
+    async fn queue_versus(&self, tx: &mut sqlx::Transaction<'_, sqlx::Any>, id: i64, at: &str) -> Result<(), String> {
+        let me = sqlx::query(
+            "SELECT s.person_id, s.version, s.sha256, p.counted, s.versus_json FROM submissions s JOIN people p ON p.id = s.person_id \
+             WHERE s.id = $1",
         )
         .bind(id)
+        .fetch_optional(&mut **tx)
+        .await
+        .map_err(|e| e.to_string())?;
+        let Some(me) = me else { return Ok(()) };
+        let (person, version, sha256, chosen, tested): (i64, i64, String, Option<i64>, Option<String>) = (
+            me.try_get(0).unwrap_or_default(),
+            me.try_get(1).unwrap_or_default(),
+            me.try_get(2).unwrap_or_default(),
+            me.try_get(3).ok().flatten(),
+            me.try_get(4).ok().flatten(),
+        );
+        // Tested (or queued) once, when it was first graded: a re-grade
+        // changes the rubric's points, not which of two files plays better.
+        if tested.is_some() {
+            return Ok(());
+        }
+        // Only accepted versions count (a rejected one, a forfeiting bot
+        // included, is never tested against).
+        let rows = sqlx::query(
+            "SELECT version, sha256, late_days FROM submissions \
+             WHERE person_id = $1 AND version < $2 AND state = 'accepted' ORDER BY version DESC",
+        )
+        .bind(person)
+        .bind(version)
+        .fetch_all(&mut **tx)
+        .await
+        .map_err(|e| e.to_string())?;
+        let older: Vec<(i64, String, i64)> = rows
+            .iter()
+            .map(|r| {
+                (
+                    r.try_get(0).unwrap_or_default(),
+                    r.try_get(1).unwrap_or_default(),
+                    r.try_get(2).unwrap_or_default(),
+                )
+            })
+            .collect();
+        // As `export::counted` decides, among the versions before this one.
+        let against = chosen
+            .and_then(|c| older.iter().find(|o| o.0 == c))
+            .or_else(|| older.iter().find(|o| o.2 == 0))
+            .or_else(|| older.first());
+        let Some((old, old_sha, _)) = against else {
+            return Ok(());
+        };
+        let json = if *old_sha == sha256 {
+            serde_json::json!({
+                "verdict": "identical",
+                "version": version,
+                "against": old,
+                "games": 0,
+                "sentence": format!(
+                    "v{version} is the same file as v{old}, the version that counts: nothing to test, they play alike."
+                ),
+            })
+        } else {
+            sqlx::query(
+                "INSERT INTO jobs (kind, submission_id, state, priority, created_at) VALUES ('versus', $1, 'queued', 1, $2)",
+            )
+            .bind(id)
+            .bind(at)
+            .execute(&mut **tx)
+            .await
+            .map_err(|e| e.to_string())?;
+            serde_json::json!({ "state": "queued", "version": version, "against": old })
+        };
+        sqlx::query("UPDATE submissions SET versus_json = $1 WHERE id = $2")
+            .bind(json.to_string())
+            .bind(id)
+            .execute(&mut **tx)
+            .await
+            .map_err(|e| e.to_string())?;
+        Ok(())
+    }
+
+    /// The two versions a `versus` job of submission `id` tests: the new
+    /// one's (SHA-256, version), the one it is tested against (kept on the
+    /// new version when its job was queued; for a job an older server
+    /// queued, the accepted version before it), and the person.
+    pub(super) async fn versus_pair(&self, id: i64) -> Result<Option<VersusPair>, String> {
+        let row = sqlx::query("SELECT sha256, version, person_id, versus_json FROM submissions WHERE id = $1")
+            .bind(id)
+            .fetch_optional(&self.db.pool)
+            .await
+            .map_err(|e| e.to_string())?;
+        let Some(row) = row else { return Ok(None) };
+        let (sha256, version, person): (String, i64, i64) = (
+            row.try_get(0).unwrap_or_default(),
+            row.try_get(1).unwrap_or_default(),
+            row.try_get(2).unwrap_or_default(),
+        );
+        let kept = row
+            .try_get::<Option<String>, _>(3)
+            .ok()
+            .flatten()
+            .and_then(|j| serde_json::from_str::<serde_json::Value>(&j).ok())
+            .and_then(|j| j["against"].as_i64());
+        let old = sqlx::query(
+            "SELECT sha256, version FROM submissions WHERE person_id = $1 AND version < $2 AND state = 'accepted' \
+             AND ($3 < 0 OR version = $3) ORDER BY version DESC LIMIT 1",
+        )
+        .bind(person)
+        .bind(version)
+        .bind(kept.unwrap_or(-1))
         .fetch_optional(&self.db.pool)
         .await
         .map_err(|e| e.to_string())?;
-        Ok(row.map(|row| VersusPair {
-            new: (row.try_get(0).unwrap_or_default(), row.try_get(1).unwrap_or_default()),
-            old: (row.try_get(2).unwrap_or_default(), row.try_get(3).unwrap_or_default()),
-            person: row.try_get(4).unwrap_or_default(),
+        Ok(old.map(|o| VersusPair {
+            new: (sha256, version),
+            old: (o.try_get(0).unwrap_or_default(), o.try_get(1).unwrap_or_default()),
+            person,
         }))
     }
 
@@ -149,9 +247,27 @@ impl Queue {
                 .execute(&mut *tx)
                 .await
                 .map_err(|e| e.to_string())?;
+        } else {
+            // Nothing left to test: the page must not say a test is coming.
+            sqlx::query("UPDATE submissions SET versus_json = NULL WHERE id = $1 AND versus_json LIKE '%\"state\":%'")
+                .bind(id)
+                .execute(&mut *tx)
+                .await
+                .map_err(|e| e.to_string())?;
         }
         tx.commit().await.map_err(|e| e.to_string())?;
         Ok(true)
+    }
+
+    /// Say on version `id` that its test is running now (its page and the API show it).
+    pub(super) async fn versus_running(&self, id: i64) {
+        let _ = sqlx::query(
+            "UPDATE submissions SET versus_json = REPLACE(versus_json, '\"state\":\"queued\"', '\"state\":\"running\"') \
+             WHERE id = $1",
+        )
+        .bind(id)
+        .execute(&self.db.pool)
+        .await;
     }
 
     /// Run the test of `pair` here.

@@ -51,6 +51,7 @@ impl Queue {
                     continue;
                 };
                 out.against = Some(pair.old);
+                self.versus_running(id).await;
             } else {
                 let _ = sqlx::query("UPDATE submissions SET state = 'running' WHERE id = $1")
                     .bind(id)

@@ -13,6 +13,10 @@ const STYLE: &str = include_str!("../../assets/style.css");
 
 const SCRIPT: &str = include_str!("../../assets/app.js");
 
+/// The server's icon: browsers ask for `/favicon.ico` on every first visit,
+/// and a 404 there fills the log (an SVG, which every current browser takes).
+const ICON: &str = include_str!("../../assets/favicon.svg");
+
 /// The most a form of the pages may send (a login-free page's forms are a few fields).
 const FORM_BODY: usize = 64 << 10;
 
@@ -62,6 +66,18 @@ pub fn router(shared: Shared) -> Router {
         .route(
             "/assets/style.css",
             get(|| async { ([(header::CONTENT_TYPE, "text/css")], STYLE) }),
+        )
+        .route(
+            "/favicon.ico",
+            get(|| async {
+                (
+                    [
+                        (header::CONTENT_TYPE, "image/svg+xml"),
+                        (header::CACHE_CONTROL, "public, max-age=86400"),
+                    ],
+                    ICON,
+                )
+            }),
         )
         .route(
             "/assets/app.js",

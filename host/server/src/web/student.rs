@@ -11,7 +11,7 @@ use super::{
 };
 use crate::db::Person;
 use crate::export::counted;
-use crate::queue::{Finished, Submission};
+use crate::queue::{Finished, Refused, Submission};
 use askama::Template;
 use axum::Form;
 use axum::extract::{Multipart, Path, State};
@@ -149,20 +149,24 @@ pub(super) async fn upload(State(s): State<Shared>, session: Session, mut form: 
     };
     match app
         .queue
-        .submit(person.id, &name, &bytes, app.grading.max_file_bytes())
+        .submit(
+            person.id,
+            &name,
+            &bytes,
+            app.grading.max_file_bytes(),
+            &|shown, bytes| app.grading.refuse_at_upload(shown, bytes),
+        )
         .await
     {
-        Ok(Ok(sub)) => {
-            set_note(
-                &session,
-                &format!("Version {} received: it is being checked and graded.", sub.version),
-                false,
-            )
-            .await;
-            Redirect::to("/").into_response()
-        }
+        // The page says "Version N received" for as long as it is checked
+        // and graded, from the version's state (never a note that outlives the work).
+        Ok(Ok(_)) => Redirect::to("/").into_response(),
         Ok(Err(refused)) => {
-            set_note(&session, &format!("Not taken: {refused}."), true).await;
+            let said = match refused {
+                Refused::NotABot(why) => format!("Rejected, not kept: {why}"),
+                other => format!("Not taken: {other}."),
+            };
+            set_note(&session, &said, true).await;
             Redirect::to("/").into_response()
         }
         Err(e) => internal(e),
@@ -183,6 +187,18 @@ pub(super) async fn count(State(s): State<Shared>, session: Session, Form(form):
     let Some(person) = me(app, &session).await.filter(|p| !p.is_teacher) else {
         return error(StatusCode::UNAUTHORIZED, "log in with your link");
     };
+    // Version 0: no choice, the latest accepted version counts again.
+    if form.version == 0 {
+        let done = sqlx::query("UPDATE people SET counted = NULL WHERE id = $1")
+            .bind(person.id)
+            .execute(&app.queue.db.pool)
+            .await;
+        if let Err(e) = done {
+            return internal(e);
+        }
+        set_note(&session, "Your latest accepted version counts again.", false).await;
+        return Redirect::to("/").into_response();
+    }
     match app.queue.version(person.id, form.version).await {
         Ok(Some(v)) if v.state == "accepted" => {
             let done = sqlx::query("UPDATE people SET counted = $1 WHERE id = $2")
@@ -223,6 +239,13 @@ pub(super) struct VersionRow {
 pub(super) struct Versions<'a> {
     rows: Vec<VersionRow>,
     csrf: &'a str,
+    /// What is being done now, said only while it is being done (the
+    /// table updates itself, so this line goes when the work is done).
+    busy: Option<String>,
+    /// Which rule decides the version that counts, in words.
+    rule: String,
+    /// The student chose a version, and may go back to "the latest" here.
+    can_unchoose: bool,
 }
 
 pub(super) fn versions_html(
@@ -259,7 +282,69 @@ pub(super) fn versions_html(
             }
         })
         .collect();
-    Versions { rows, csrf }.render().map_err(|e| e.to_string())
+    let busy = versions
+        .iter()
+        .filter(|v| matches!(v.state.as_str(), "queued" | "running" | "checking"))
+        .map(|v| v.version)
+        .collect::<Vec<_>>();
+    let busy = match busy.as_slice() {
+        [] => None,
+        [n] => Some(format!("Version {n} received: it is being checked and graded.")),
+        [newest, before @ ..] => Some(format!(
+            "Version {newest} received: it is being checked and graded (and {} before it).",
+            if before.len() == 1 {
+                "one more".to_string()
+            } else {
+                format!("{} more", before.len())
+            }
+        )),
+    };
+    let (rule, can_unchoose) = counting_rule(person, versions, counts, can_count);
+    Versions {
+        rows,
+        csrf,
+        busy,
+        rule,
+        can_unchoose,
+    }
+    .render()
+    .map_err(|e| e.to_string())
+}
+
+/// The rule in force for `person`'s version that counts (`counts`), in
+/// words for them (`own`: on their own page) or for the teacher, and
+/// whether they chose it (so may go back to the latest).
+fn counting_rule(person: &Person, versions: &[Submission], counts: Option<i64>, own: bool) -> (String, bool) {
+    let chosen = person.counted.filter(|c| versions.iter().any(|v| v.version == *c));
+    let (you, your) = if own { ("you", "your") } else { ("the student", "their") };
+    match (chosen, counts) {
+        (Some(c), _) => (
+            format!(
+                "Version {c} counts because {you} chose it: later versions do not count unless {you} choose them{}.",
+                if own {
+                    ", or let your latest accepted version count again"
+                } else {
+                    ""
+                }
+            ),
+            own,
+        ),
+        (None, Some(c)) => (
+            format!(
+                "Version {c} counts as {your} latest accepted version before the deadline ({you} chose none){}.",
+                if own {
+                    "; \"count this one\" on another makes that one count instead"
+                } else {
+                    ""
+                }
+            ),
+            false,
+        ),
+        (None, None) => (
+            format!("No version counts yet: {your} latest accepted version before the deadline will."),
+            false,
+        ),
+    }
 }
 
 #[derive(Template)]

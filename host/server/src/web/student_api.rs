@@ -114,15 +114,27 @@ pub(super) async fn api_submit(
         .to_string();
     match app
         .queue
-        .submit(person.id, &name, &body, app.grading.max_file_bytes())
+        .submit(
+            person.id,
+            &name,
+            &body,
+            app.grading.max_file_bytes(),
+            &|shown, bytes| app.grading.refuse_at_upload(shown, bytes),
+        )
         .await
     {
         Ok(Ok(sub)) => (StatusCode::ACCEPTED, Json(version_view(app, &sub))).into_response(),
+        // The file itself is rejected: said as a verdict, `rejected`, not as a refusal to listen.
+        Ok(Err(Refused::NotABot(why))) => (
+            StatusCode::UNPROCESSABLE_ENTITY,
+            Json(serde_json::json!({ "error": why, "rejected": true })),
+        )
+            .into_response(),
         Ok(Err(refused)) => {
             let status = match refused {
                 Refused::TooMany(_) => StatusCode::TOO_MANY_REQUESTS,
                 Refused::TooBig(_) => StatusCode::PAYLOAD_TOO_LARGE,
-                Refused::Frozen | Refused::Empty => StatusCode::UNPROCESSABLE_ENTITY,
+                Refused::Frozen | Refused::Empty | Refused::NotABot(_) => StatusCode::UNPROCESSABLE_ENTITY,
                 Refused::DiskFull => StatusCode::INSUFFICIENT_STORAGE,
             };
             api_error(status, &refused.to_string())

@@ -1,7 +1,7 @@
 //! The teacher's pages: the class table, re-grading, and the exports
 //! (gradebook, Canvas's file, the class zip).
 
-use super::{App, CSV, CsrfForm, Shared, deadline_text, download, internal, page, points_text, set_note, teacher};
+use super::{App, CSV, CsrfForm, Shared, deadline_text, download, internal, page, points_text, teacher};
 use crate::export::{self, Entry};
 use crate::health::{self, Health};
 use crate::queue::Submission;
@@ -47,6 +47,8 @@ pub(super) struct TeacherPage<'a> {
 #[template(path = "class.html")]
 pub(super) struct ClassPart {
     pending: String,
+    /// Counted versions being graded again, said only while they are.
+    regrading: Option<String>,
     rows: Vec<ClassRow>,
 }
 
@@ -163,6 +165,9 @@ pub(super) async fn class_part(app: &App) -> Result<(String, usize, usize), Stri
                     versions: versions.len(),
                     // None counts though some were sent: say why, in red.
                     counted: match (c, versions.first()) {
+                        (Some(c), _) if p.counted == Some(c.version) => {
+                            format!("v{} ({}, chosen by the student)", c.version, c.state)
+                        }
                         (Some(c), _) => format!("v{} ({})", c.version, c.state),
                         (None, Some(n)) => format!("none: v{} {}", n.version, n.state),
                         (None, None) => "-".into(),
@@ -176,6 +181,12 @@ pub(super) async fn class_part(app: &App) -> Result<(String, usize, usize), Stri
         )
         .collect::<Vec<_>>();
     let pending = app.queue.pending().await?;
+    let again = app.queue.regrading().await?;
+    let regrading = match again {
+        0 => None,
+        1 => Some("1 counted version is being graded again.".to_string()),
+        n => Some(format!("{n} counted versions are being graded again.")),
+    };
     let (students, submitted) = (rows.len(), rows.iter().filter(|r| r.versions > 0).count());
     let html = ClassPart {
         pending: if pending > 0 {
@@ -187,6 +198,7 @@ pub(super) async fn class_part(app: &App) -> Result<(String, usize, usize), Stri
             "nothing waiting to be graded".into()
         },
         rows,
+        regrading,
     }
     .render()
     .map_err(|e| e.to_string())?;
@@ -206,19 +218,9 @@ pub(super) async fn regrade(State(s): State<Shared>, session: Session, Form(form
         Err(e) => return internal(e),
     };
     match app.queue.regrade(&ids).await {
-        Ok(n) => {
-            set_note(
-                &session,
-                &if n == 1 {
-                    "1 counted version is being graded again.".to_string()
-                } else {
-                    format!("{n} counted versions are being graded again.")
-                },
-                false,
-            )
-            .await;
-            Redirect::to("/").into_response()
-        }
+        // The class part says "N counted versions are being graded again"
+        // for as long as they are, from the queue (never a note that outlives the work).
+        Ok(_) => Redirect::to("/").into_response(),
         Err(e) => internal(e),
     }
 }

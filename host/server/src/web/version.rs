@@ -171,13 +171,29 @@ pub(super) fn verdict_view(app: &App, pid: i64, v: &Submission) -> VerdictView {
     }
 }
 
-/// The sentence of a version's test against the one before it, and its class.
+/// The sentence of a version's test against the version that counted
+/// before it (or that it waits or runs), and its class.
 pub(super) fn versus_sentence(json: &str) -> Option<(String, String)> {
     let v: serde_json::Value = serde_json::from_str(json).ok()?;
+    let against = v["against"]
+        .as_i64()
+        .map_or("the version that counts".to_string(), |a| {
+            format!("v{a}, the version that counts")
+        });
     if let Some(e) = v["error"].as_str() {
+        return Some((format!("The test against {against} could not run: {e}"), "bad".into()));
+    }
+    // Queued or running: said while it is so (the page updates itself when it is done).
+    if let Some(state) = v["state"].as_str() {
+        let version = v["version"].as_i64().map_or("It".to_string(), |n| format!("v{n}"));
+        let when = if state == "running" {
+            "is being tested"
+        } else {
+            "waits to be tested"
+        };
         return Some((
-            format!("The test against your previous version could not run: {e}"),
-            "bad".into(),
+            format!("{version} {when} against {against}: is it stronger? The answer appears here when the test ends."),
+            "busy".into(),
         ));
     }
     let class = match v["verdict"].as_str()? {
