@@ -683,8 +683,8 @@ fn uploads_over_the_limits_are_refused(on: &On) {
     );
 }
 
-/// Hostile files from a student: a compile bomb is refused by its shape in
-/// one line (and the server grades the next upload as usual), and a bot
+/// Hostile files from a student: a compile bomb (no game's exports) is
+/// refused in the upload's answer in one line (and the server grades the next upload as usual), and a bot
 /// whose log is markup has it shown as text on its version page.
 fn hostile_files_are_refused_or_shown_as_text(on: &On) {
     let (dir, students) = on.course("srv-hostile", &[]);
@@ -693,8 +693,10 @@ fn hostile_files_are_refused_or_shown_as_text(on: &On) {
     let (code, v, err) = submit(&server, &students[0]["token"], &bomb);
     assert_eq!(code, 1, "{err}");
     let reason = v["reason"].as_str().unwrap_or("");
+    // It exports no game's functions: refused in the upload's answer,
+    // before its shape (which `arena check` measures) is looked at.
     assert!(
-        reason.starts_with("bomb.wasm: a function nests blocks 200000 deep"),
+        reason.starts_with("bomb.wasm: a WebAssembly component, but a bot for no game of the arena"),
         "{reason}"
     );
     assert!(!reason.contains('\n'));
@@ -1529,6 +1531,8 @@ fn the_version_test_compares_with_the_version_that_counts_and_a_choice_can_be_un
         home.contains("Version 4 counts as your latest accepted version before the deadline (you chose none)"),
         "{home}"
     );
+    // Sizes in the check's unit (binary: KiB, MiB), not KB.
+    assert!(home.contains(" KiB</td>") && !home.contains(" KB</td>"), "{home}");
     assert_eq!(
         ann.post_form("/count", &[("authenticity_token", &csrf(&home)), ("version", "1")])
             .0,

@@ -16,6 +16,7 @@ mod text;
 mod types;
 
 pub use inspect::{Scan, scan, toolchain};
+pub use text::size;
 pub use types::{CheckError, CheckReport, CheckSpec, ForfeitSeen, SandboxFor};
 
 use crate::loaded::LoadedBot;

@@ -155,8 +155,9 @@ impl CheckReport {
     }
 }
 
-/// Bytes for people: 950 B, 12.3 KiB, 1.5 MiB.
-fn size(n: u64) -> String {
+/// Bytes for people: 950 B, 12.3 KiB, 1.5 MiB (binary units, as the
+/// course server shows a version's size too: one unit everywhere).
+pub fn size(n: u64) -> String {
     let f = n as f64;
     if n < 1024 {
         format!("{n} B")

@@ -270,7 +270,7 @@ pub(super) fn versions_html(
                 href: format!("/people/{}/versions/{}", person.id, v.version),
                 submitted: shown_time(&v.submitted_at),
                 late_days: v.late_days,
-                size: arena_report::report::size(usize::try_from(v.size).unwrap_or(0)),
+                size: arena_grading::check::size(u64::try_from(v.size).unwrap_or(0)),
                 toolchain: v.toolchain.clone().unwrap_or_default(),
                 sha256: v.sha256.clone(),
                 sha_short: v.sha256.chars().take(12).collect(),

@@ -181,6 +181,9 @@ pub(super) fn versus_sentence(json: &str) -> Option<(String, String)> {
             format!("v{a}, the version that counts")
         });
     if let Some(e) = v["error"].as_str() {
+        let against = v["against"]
+            .as_i64()
+            .map_or("the version that counts".to_string(), |a| format!("v{a}"));
         return Some((format!("The test against {against} could not run: {e}"), "bad".into()));
     }
     // Queued or running: said while it is so (the page updates itself when it is done).
@@ -228,7 +231,7 @@ pub(super) async fn version_page(
         file_name: &v.file_name,
         submitted: shown_time(&v.submitted_at),
         late_days: v.late_days,
-        size: arena_report::report::size(usize::try_from(v.size).unwrap_or(0)),
+        size: arena_grading::check::size(u64::try_from(v.size).unwrap_or(0)),
         sha256: &v.sha256,
         live: format!("/people/{pid}/versions/{n}/verdict"),
         v: verdict_view(app, pid, &v),
@@ -346,5 +349,30 @@ pub(super) async fn results_json(
     match tokio::fs::read(app.queue.pages_dir(v.id).join(crate::work::RESULTS_FILE)).await {
         Ok(bytes) => download(bytes, "application/json", "results.json"),
         Err(_) => error(StatusCode::NOT_FOUND, "this version has no grade (yet)"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::versus_sentence;
+
+    #[test]
+    fn a_version_test_is_said_while_it_waits_and_runs_and_names_the_version_that_counts() {
+        let waits = versus_sentence(r#"{"state":"queued","version":4,"against":2}"#).expect("a sentence");
+        assert_eq!(
+            waits,
+            (
+                "v4 waits to be tested against v2, the version that counts: is it stronger? The answer appears here when the test ends.".into(),
+                "busy".into()
+            )
+        );
+        let runs = versus_sentence(r#"{"state":"running","version":4,"against":2}"#).expect("a sentence");
+        assert!(
+            runs.0
+                .starts_with("v4 is being tested against v2, the version that counts"),
+            "{runs:?}"
+        );
+        let failed = versus_sentence(r#"{"error":"the file is gone","against":2}"#).expect("a sentence");
+        assert_eq!(failed.0, "The test against v2 could not run: the file is gone");
     }
 }
