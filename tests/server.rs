@@ -1756,6 +1756,14 @@ fn a_student_finds_the_rules_arena_new_and_log_out_on_every_page(on: &On) {
         "{home}"
     );
     assert!(home.contains("arena submit --server"), "{home}");
+    // The icon every browser asks for is there (no 404 in the log).
+    let (status, icon, headers) = Browser::new(&server).get("/favicon.ico");
+    assert_eq!(status, 200);
+    assert_eq!(
+        headers.get("content-type").and_then(|v| v.to_str().ok()),
+        Some("image/svg+xml")
+    );
+    assert!(icon.starts_with("<svg"), "{icon}");
     let rules_doc = std::fs::read_to_string(arena_tests::root().join("docs/rules/en-garde.md")).unwrap();
     for (who, browser) in [("a student", &mut ann), ("anyone", &mut Browser::new(&server))] {
         let (status, rules, _) = browser.get("/rules");
