@@ -660,6 +660,11 @@ fn uploads_over_the_limits_are_refused(on: &On) {
     let (code, v, err) = submit(&server, token, &bot("en-garde/aggressive"));
     assert_eq!(code, 0, "{err}");
     assert_eq!(v["late_days"], 1, "{v}");
+    // Said before the file is sent, as the page says it.
+    assert!(
+        err.contains("has passed: this version will be marked 1 day late (versions up to 1 late day are taken)"),
+        "{err}"
+    );
     let (code, _, _) = submit(&server, token, &bot("en-garde/random"));
     assert_eq!(code, 0);
     let (code, _, err) = submit(&server, token, &bot("en-garde/cowardly"));
@@ -1478,7 +1483,7 @@ fn the_pages_say_work_is_being_done_only_while_it_is(on: &On) {
 /// `arena submit` reports the test and links on the address it reached;
 /// a chosen version is said to be chosen, to the student and the teacher,
 /// and the student can let the latest accepted version count again.
-fn the_version_test_compares_with_the_version_that_counts_and_a_choice_can_be_undone(on: &On) {
+fn versus_the_version_that_counts_and_choosing(on: &On) {
     let (dir, students) = on.course("srv-versus", &[]);
     let server = on.serve(&dir);
     let token = &students[0]["token"];
@@ -1820,5 +1825,5 @@ on_both!(
     every_kind_of_failure_has_the_same_verdict_on_the_server_and_offline,
     a_file_that_is_no_bot_for_the_game_is_refused_in_the_uploads_answer,
     the_pages_say_work_is_being_done_only_while_it_is,
-    the_version_test_compares_with_the_version_that_counts_and_a_choice_can_be_undone,
+    versus_the_version_that_counts_and_choosing,
 );

@@ -154,6 +154,30 @@ pub struct CourseInfo {
     pub uploads_per_hour: u32,
 }
 
+impl CourseInfo {
+    /// [`CourseInfo::late_days_at`] now: how late a version sent now is marked.
+    pub fn late_days_now(&self) -> u32 {
+        self.late_days_at(time::OffsetDateTime::now_utc())
+    }
+
+    /// The whole days after the deadline a version uploaded at `at` comes
+    /// (a minute late is one day), as the server marks it; 0 before the
+    /// deadline, without one, or when it does not read.
+    pub fn late_days_at(&self, at: time::OffsetDateTime) -> u32 {
+        let parsed = self
+            .deadline
+            .as_deref()
+            .and_then(|d| time::OffsetDateTime::parse(d, &time::format_description::well_known::Rfc3339).ok());
+        match parsed {
+            Some(deadline) if at > deadline => {
+                let late = at - deadline;
+                u32::try_from(late.whole_days() + i64::from(late.whole_seconds() % 86_400 != 0)).unwrap_or(u32::MAX)
+            }
+            _ => 0,
+        }
+    }
+}
+
 /// A version of a student's bot as the API gives it (`POST
 /// /api/submissions`, `GET /api/submissions/N`). Fields in alphabetical
 /// order, the order the API has always written them in.

@@ -445,6 +445,17 @@ pub fn run_submit(a: SubmitArgs) -> anyhow::Result<ExitCode> {
             info.max_file_bytes
         );
     }
+    // Said before the upload, as the page says it: a late version is marked late.
+    let late = info.late_days_now();
+    if late > 0 {
+        eprintln!(
+            "the deadline, {}, has passed: this version will be marked {late} day{} late (versions up to {} late day{} are taken)",
+            info.deadline.as_deref().unwrap_or(""),
+            if late == 1 { "" } else { "s" },
+            info.late_days,
+            if info.late_days == 1 { "" } else { "s" }
+        );
+    }
     let sent = match client.submit(&name, &bytes) {
         Ok(sent) => sent,
         // Rejected in the upload's own answer (not WebAssembly, another
