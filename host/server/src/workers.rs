@@ -125,12 +125,25 @@ impl Workers {
 
     /// Disable `worker` and send every match it played and every job it
     /// did back to the queue, in one transaction: each version it graded is
-    /// graded again.
+    /// graded again; its matches already folded into the ladder's counts
+    /// leave them (the ladder queues others in their place).
     pub async fn disable(&self, worker: i64, why: &str) -> Result<(), String> {
         let mut tx = self.db.pool.begin().await.map_err(|e| e.to_string())?;
         sqlx::query("UPDATE workers SET disabled_at = $1, reason = $2 WHERE id = $3")
             .bind(stamp(now()))
             .bind(why)
+            .bind(worker)
+            .execute(&mut *tx)
+            .await
+            .map_err(|e| e.to_string())?;
+        // Its folded matches leave the counts (their rows that are still
+        // kept go back to the queue below with the rest).
+        sqlx::query("UPDATE ladder_matches SET folded = 0 WHERE played_by = $1")
+            .bind(worker)
+            .execute(&mut *tx)
+            .await
+            .map_err(|e| e.to_string())?;
+        sqlx::query("DELETE FROM ladder_counts WHERE played_by = $1")
             .bind(worker)
             .execute(&mut *tx)
             .await

@@ -18,6 +18,7 @@
 //! A forger that makes one bot win its matches moves that bot's residual
 //! by about how much the bot loses honestly, which a few dozen matches show.
 
+use super::counts::Counts;
 use super::types::Done;
 use std::collections::HashMap;
 
@@ -56,12 +57,6 @@ struct Sums {
 }
 
 impl Sums {
-    fn add(&mut self, r: f64) {
-        self.n += 1;
-        self.sum += r;
-        self.squares += r * r;
-    }
-
     fn mean(&self) -> f64 {
         self.sum / self.n.max(1) as f64
     }
@@ -101,47 +96,44 @@ impl Suspect {
     }
 }
 
-/// A duel's mean score of its first entrant, if every game is a duel.
-fn first_score(d: &Done) -> Option<f64> {
-    if d.keys.len() != 2 || d.outcome.games.is_empty() {
-        return None;
-    }
-    let mut total = 0.0;
-    for g in &d.outcome.games {
-        if g.seats.len() != 2 {
-            return None;
-        }
-        total += match g.winner {
-            None => 0.5,
-            Some(w) => match g.seats.get(w) {
-                Some(0) => 1.0,
-                Some(_) => 0.0,
-                None => return None,
-            },
-        };
-    }
-    Some(total / d.outcome.games.len() as f64)
-}
-
 /// The workers whose duel results are beyond [`DOUBT_Z`] against the
 /// server's own, under `ratings` (Elo, by entrant key), each with its
 /// worst entrant, worst first. Matches at a table are checked by replay only.
 pub fn audit<'a>(done: impl IntoIterator<Item = &'a Done>, ratings: &HashMap<String, f64>) -> Vec<Suspect> {
+    audit_counts(&Counts::of(done), ratings)
+}
+
+/// [`audit`] of matches folded into counts: a match's residual is its
+/// first entrant's mean score `s` minus the expected `e`, so a group's `n`
+/// matches add `sum s - n e` and `sum s^2 - 2 e sum s + n e^2` to the sums,
+/// which is why the counts keep each group's sum and sum of squares.
+pub fn audit_counts(counts: &Counts, ratings: &HashMap<String, f64>) -> Vec<Suspect> {
     // Source 0: the server's own; any other: that worker's, not played again.
-    let mut sums: HashMap<(i64, &'a str), Sums> = HashMap::new();
+    let mut sums: HashMap<(i64, &str), Sums> = HashMap::new();
     let mut results: HashMap<i64, usize> = HashMap::new();
-    for d in done {
-        let source = if d.by == 0 || d.verified { 0 } else { d.by };
-        let [first, second] = &d.keys[..] else { continue };
-        let (Some(score), Some(a), Some(b)) = (first_score(d), ratings.get(first), ratings.get(second)) else {
+    for ((entrants, from), b) in &counts.buckets {
+        let source = if from.by == 0 || from.verified { 0 } else { from.by };
+        let Some((first, second)) = entrants.split_once(',') else {
             continue;
         };
-        let expected = 1.0 / (1.0 + 10f64.powf((b - a) / 400.0));
-        let r = score - expected;
-        sums.entry((source, first)).or_default().add(r);
-        sums.entry((source, second)).or_default().add(-r);
+        let (Some(a), Some(b_rating)) = (ratings.get(first), ratings.get(second)) else {
+            continue;
+        };
+        if b.scored == 0 || second.contains(',') {
+            continue;
+        }
+        let n = b.scored as f64;
+        let expected = 1.0 / (1.0 + 10f64.powf((b_rating - a) / 400.0));
+        let sum = b.score - n * expected;
+        let squares = b.squares - 2.0 * expected * b.score + n * expected * expected;
+        for (key, sign) in [(first, 1.0), (second, -1.0)] {
+            let s = sums.entry((source, key)).or_default();
+            s.n += b.scored as usize;
+            s.sum += sign * sum;
+            s.squares += squares;
+        }
         if source != 0 {
-            *results.entry(source).or_default() += 1;
+            *results.entry(source).or_default() += b.scored as usize;
         }
     }
     let mut out: Vec<Suspect> = Vec::new();

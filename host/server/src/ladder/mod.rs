@@ -9,7 +9,8 @@
 //!
 //! By concern: [`schedule`] (which matches to queue), [`results`] (leasing
 //! matches, taking and checking their results, the server's own play),
-//! [`store`] (the finished matches in memory), [`standings`] (the rating
+//! [`store`] (finished matches folded into [`counts`], the rows a page may
+//! link kept, the rest deleted), [`standings`] (the rating
 //! fit, the leaderboard and each version's history), [`tournament`] (the
 //! final tournament); the types they share in [`types`].
 
@@ -20,15 +21,17 @@ use crate::play::Player;
 use crate::work::Grading;
 use crate::workers::Workers;
 use arena_core::{Kind, derive_seed};
+use counts::Counts;
 use sqlx::Row as _;
 use std::collections::{BTreeMap, HashMap};
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::{Duration, Instant};
 use tokio::sync::{Notify, broadcast};
-use types::{Counted, Current, Done};
+use types::{Counted, Current};
 
 pub mod audit;
+pub mod counts;
 pub mod results;
 pub mod schedule;
 pub mod standings;
@@ -73,10 +76,20 @@ pub struct Ladder {
     seed: u64,
     games: usize,
     board: RwLock<Arc<Board>>,
-    done: Mutex<BTreeMap<i64, Arc<Done>>>,
-    /// When the finished matches were last read in full from the database
-    /// (results taken here are added as they come; others' every [`RECOUNT`]).
+    /// The finished matches among the entrants [`Ladder::on`] the ladder,
+    /// folded: all the fit, the records and the statistics read, whatever
+    /// the number of matches ever played.
+    counts: Mutex<Counts>,
+    /// The entrants whose counts are in memory.
+    on: Mutex<std::collections::HashSet<String>>,
+    /// One fold at a time on this server (another sharing the database
+    /// folds other rows: a row is folded once).
+    folding: tokio::sync::Mutex<()>,
+    /// When the counts were last read in full from the database (what this
+    /// server folds is added as it folds; another server's every [`RECOUNT`]).
     reread: Mutex<Option<std::time::Instant>>,
+    /// When the rows no page can link were last deleted.
+    pruned: Mutex<Option<std::time::Instant>>,
     /// When the standings were last written to the database.
     kept: Mutex<Option<std::time::Instant>>,
     /// When lapsed leases were last given back.
@@ -203,8 +216,11 @@ impl Ladder {
             anchors,
             games,
             board: RwLock::new(Arc::new(board)),
-            done: Mutex::new(BTreeMap::new()),
+            counts: Mutex::new(Counts::default()),
+            on: Mutex::new(std::collections::HashSet::new()),
+            folding: tokio::sync::Mutex::new(()),
             reread: Mutex::new(None),
+            pruned: Mutex::new(None),
             kept: Mutex::new(None),
             expired: Mutex::new(None),
             seen: std::sync::atomic::AtomicU64::new(workers.generation()),
@@ -344,6 +360,14 @@ impl Ladder {
         Ok(out)
     }
 
+    /// Whether a finished match waits to be folded into the counts.
+    async fn unfolded(&self) -> bool {
+        sqlx::query("SELECT id FROM ladder_matches WHERE folded = 0 AND state = 'done' LIMIT 1")
+            .fetch_optional(&self.db.pool)
+            .await
+            .is_ok_and(|r| r.is_some())
+    }
+
     /// Seconds an external worker's lease lasts without a heartbeat.
     pub fn lease_seconds(&self) -> i64 {
         i64::from(self.course.config.ladder.lease_seconds.max(2))
@@ -423,10 +447,18 @@ impl Ladder {
                 // each fit sends every open leaderboard to fetch the table again.
                 tokio::time::sleep(std::time::Duration::from_secs(2)).await;
                 // A disabled worker's matches went back: fit without them at once.
-                tokio::select! {
-                    _ = me.refit.notified() => {}
-                    _ = me.workers.disabled.notified() => {}
-                    _ = tokio::time::sleep(std::time::Duration::from_secs(30)) => {}
+                // Matches another server (or anyone) finished are folded
+                // within seconds too: a look every 2 s costs one indexed read.
+                let waited = Instant::now();
+                loop {
+                    tokio::select! {
+                        _ = me.refit.notified() => break,
+                        _ = me.workers.disabled.notified() => break,
+                        _ = tokio::time::sleep(std::time::Duration::from_secs(2)) => {}
+                    }
+                    if waited.elapsed() > Duration::from_secs(30) || me.unfolded().await {
+                        break;
+                    }
                 }
             }
         });

@@ -144,7 +144,6 @@ impl Ladder {
         lease: &str,
         results: &[(&Job, &Outcome)],
     ) -> Result<Vec<Result<(), Untaken>>, String> {
-        let generation = self.workers.generation();
         let before = match holder {
             Holder::Server => 0,
             // Counted from its last doubt: the share checked starts over then.
@@ -159,7 +158,6 @@ impl Ladder {
         let at = stamp(now());
         let mut tx = self.db.pool.begin().await.map_err(|e| e.to_string())?;
         let (mut out, mut taken, mut checking) = (Vec::with_capacity(results.len()), 0i64, false);
-        let mut counted = Vec::new();
         for (job, outcome) in results {
             if let Err(why) = check_shape(job, outcome) {
                 out.push(Err(Untaken::Malformed(why)));
@@ -175,9 +173,6 @@ impl Ladder {
             {
                 taken += 1;
                 checking |= checked;
-                if !checked {
-                    counted.push((*job, *outcome));
-                }
                 out.push(Ok(()));
             } else {
                 out.push(Err(Untaken::NotLeased));
@@ -193,13 +188,7 @@ impl Ladder {
                 .map_err(|e| e.to_string())?;
         }
         tx.commit().await.map_err(|e| e.to_string())?;
-        for (job, outcome) in counted {
-            let by = match holder {
-                Holder::Server => 0,
-                Holder::Worker(w) => w,
-            };
-            self.count_done(job, outcome.clone(), &at, generation, by, false);
-        }
+        // The next fit folds them in (`Ladder::compact`) before it counts.
         if taken > 0 {
             self.refit.notify_one();
             self.taken.notify_one();
@@ -307,7 +296,6 @@ impl Ladder {
     /// there was one to check. A result that differs disables its worker
     /// and sends every match it played back to the queue.
     pub async fn check_one(&self) -> bool {
-        let generation = self.workers.generation();
         let Ok(Some((token, row))) = self
             .leases
             .claim_check(OWN_LEASE_SECONDS, "id, entrants, games, outcome, played_by")
@@ -331,12 +319,8 @@ impl Ladder {
             return true;
         };
         if claimed.as_ref() == Some(&mine) {
-            let confirmed = match self.db.pool.acquire().await {
-                Ok(mut conn) => self.leases.confirm(&mut conn, id, &token).await,
-                Err(e) => Err(e.to_string()),
-            };
-            if confirmed == Ok(true) {
-                self.count_done(&job, mine, &stamp(now()), generation, worker, true);
+            if let Ok(mut conn) = self.db.pool.acquire().await {
+                let _ = self.leases.confirm(&mut conn, id, &token).await;
             }
             self.refit.notify_one();
         } else {

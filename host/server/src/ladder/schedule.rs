@@ -178,8 +178,9 @@ impl Ladder {
         Ok((seeded, recent))
     }
 
-    /// Matches per entrant key, every row counted once: only the rows added
-    /// since the last call are read, all of them once a [`RECOUNT`].
+    /// Matches per entrant key, every match counted once: only the rows
+    /// added since the last call are read, all of them (and the folded
+    /// counts) once a [`RECOUNT`].
     async fn match_counts(&self) -> Result<HashMap<String, u64>, String> {
         let last = {
             let mut c = self.counted.lock().map_err(|e| e.to_string())?;
@@ -191,24 +192,47 @@ impl Ladder {
             }
             c.last
         };
-        let rows = sqlx::query("SELECT id, entrants FROM ladder_matches WHERE id > $1 ORDER BY id")
-            .bind(last)
+        // In full: the folded matches from their counts, the rest row by
+        // row, and the highest id, in one statement (one consistent view
+        // while a fold moves rows into the counts); then the rows added since.
+        let rows = if last == 0 {
+            sqlx::query(
+                "SELECT 0, entrants, n FROM ladder_counts WHERE game = '' \
+                 UNION ALL SELECT id, entrants, 1 FROM ladder_matches WHERE folded = 0 \
+                 UNION ALL SELECT COALESCE(MAX(id), 0), '', 0 FROM ladder_matches",
+            )
             .fetch_all(&self.db.pool)
             .await
-            .map_err(|e| e.to_string())?;
+        } else {
+            sqlx::query("SELECT id, entrants, 1 FROM ladder_matches WHERE id > $1 ORDER BY id")
+                .bind(last)
+                .fetch_all(&self.db.pool)
+                .await
+        }
+        .map_err(|e| e.to_string())?;
         let mut c = self.counted.lock().map_err(|e| e.to_string())?;
+        if last == 0 && c.last != 0 {
+            // Another call counted meanwhile.
+            return Ok(c.counts.clone());
+        }
+        let mut highest = c.last;
         // Another call may have read these rows meanwhile: count each once.
         for r in &rows {
             let id: i64 = r.try_get(0).unwrap_or_default();
-            if id <= c.last {
+            let n: i64 = r.try_get(2).unwrap_or_default();
+            if last != 0 && id <= c.last {
                 continue;
             }
-            c.last = id;
+            highest = highest.max(id);
             let entrants: String = r.try_get(1).unwrap_or_default();
+            if entrants.is_empty() {
+                continue;
+            }
             for k in entrants.split(',') {
-                *c.counts.entry(k.to_string()).or_default() += 1;
+                *c.counts.entry(k.to_string()).or_default() += u64::try_from(n).unwrap_or(0);
             }
         }
+        c.last = highest;
         Ok(c.counts.clone())
     }
 }

@@ -4,8 +4,9 @@
 //! version's last standing kept for their history.
 
 use super::audit;
-use super::types::{Board, Current, Done, Row, pseudonym};
-use super::{FROZEN, KEEP_EVERY, Ladder, PSEUDONYMS, RECOUNT, elapsed, mark, turn};
+use super::counts::Counts;
+use super::types::{Board, Current, Row, pseudonym};
+use super::{FROZEN, KEEP_EVERY, Ladder, PSEUDONYMS, elapsed, mark};
 use crate::course::{now, stamp};
 use crate::db::Secret;
 use arena_competition::tournament::fit::{FitGame, PRIOR_DRAWS, fit_counted};
@@ -14,33 +15,23 @@ use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 impl Ladder {
-    /// Fit the ratings again from every finished match among the current versions.
+    /// Fit the ratings again from every finished match among the current
+    /// versions: the matches finished since the last fit are folded into
+    /// the counts first ([`Ladder::compact`]), and the fit reads the counts.
     pub async fn fit_now(&self) -> Result<(), String> {
         self.forget_if_disabled();
         let current = self.current().await?;
-        let on: std::collections::HashSet<&str> = current.iter().map(|c| c.key.as_str()).collect();
-        if turn(&self.reread, RECOUNT)
-            && let Err(e) = self.read_done(&on).await
-        {
-            // Read in full again at the next fit, not a minute later.
-            if let Ok(mut r) = self.reread.lock() {
-                *r = None;
-            }
-            return Err(e);
-        }
+        let on: std::collections::HashSet<String> = current.iter().map(|c| c.key.clone()).collect();
+        self.compact(&on).await?;
         let pseudonyms = self.setting(PSEUDONYMS).await;
         let frozen = self.setting(FROZEN).await;
         let table_game = self.table > 2;
-        let done: Vec<Arc<Done>> = self
-            .done
-            .lock()
-            .map(|d| d.values().cloned().collect())
-            .unwrap_or_default();
+        let counts = self.counts.lock().map(|c| c.clone()).unwrap_or_default();
         let secret = pseudonyms.then(|| self.secret.clone());
         let (mut board, suspects) = tokio::task::spawn_blocking(move || {
-            let board = standings(&current, &done, table_game, secret.as_ref(), frozen);
+            let board = standings(&current, &counts, table_game, secret.as_ref(), frozen);
             let ratings = board.rows.iter().map(|r| (r.key.clone(), r.rating)).collect();
-            let suspects = audit::audit(done.iter().map(|d| &**d), &ratings);
+            let suspects = audit::audit_counts(&counts, &ratings);
             (board, suspects)
         })
         .await
@@ -166,8 +157,8 @@ struct Tally {
     records: Vec<[u32; 3]>,
     /// Each entrant's games.
     played: Vec<u32>,
-    /// Each entrant's scores, summed over its games (a solitaire's measure).
-    scores: Vec<f64>,
+    /// Each entrant's scores summed over its games, and their games (a solitaire's measure).
+    scores: Vec<(f64, u32)>,
     /// Each entrant's finishing positions at a table (1 = first), summed, and their games.
     positions: Vec<(f64, u32)>,
     /// Matches among the current entrants, and their games.
@@ -175,49 +166,52 @@ struct Tally {
     total: usize,
 }
 
-/// Fold the finished matches `done` among `current` into counts: the fit
-/// needs only how often each outcome happened, so a ladder's many games
-/// collapse into a count per pairing and result (or finishing order).
-fn tally(current: &[Current], done: &[Arc<Done>], table_game: bool) -> Tally {
+/// Add up the folded matches `counts` among `current`: the fit needs only
+/// how often each outcome happened, so a ladder's many games collapse into
+/// a count per pairing and result (or finishing order).
+fn tally(current: &[Current], counts: &Counts, table_game: bool) -> Tally {
     let index: HashMap<&str, usize> = current.iter().enumerate().map(|(i, c)| (c.key.as_str(), i)).collect();
-    let mut counts: BTreeMap<(Vec<usize>, u8), u32> = BTreeMap::new();
+    let mut fitted: BTreeMap<(Vec<usize>, u8), u32> = BTreeMap::new();
     let mut records = vec![[0u32; 3]; current.len()];
     let mut played = vec![0u32; current.len()];
-    let mut scores = vec![0f64; current.len()];
+    let mut scores = vec![(0f64, 0u32); current.len()];
     let mut positions = vec![(0f64, 0u32); current.len()];
-    let (mut matches, mut total) = (0, 0);
-    for d in done {
-        let Some(map) = d
-            .keys
-            .iter()
-            .map(|k| index.get(k.as_str()).copied())
+    let (mut matches, mut total) = (0u64, 0u64);
+    for ((entrants, _), b) in &counts.buckets {
+        let Some(map) = entrants
+            .split(',')
+            .map(|k| index.get(k).copied())
             .collect::<Option<Vec<usize>>>()
         else {
             continue;
         };
-        matches += 1;
-        total += d.outcome.games.len();
-        for (e, r) in d.outcome.records(map.len()).iter().enumerate() {
-            for k in 0..3 {
-                records[map[e]][k] += r[k];
+        matches += b.matches;
+        for (&e, &(n, sum)) in &b.sums {
+            if let Some(&at) = map.get(e) {
+                scores[at].0 += sum;
+                scores[at].1 += u32::try_from(n).unwrap_or(u32::MAX);
             }
         }
-        for g in &d.outcome.games {
+        for (g, &n) in &b.games {
+            let n32 = u32::try_from(n).unwrap_or(u32::MAX);
+            total += n;
             for (seat, &e) in g.seats.iter().enumerate() {
-                played[map[e]] += 1;
-                scores[map[e]] += g.scores.get(seat).copied().unwrap_or(0) as f64;
+                let Some(&at) = map.get(e) else { continue };
+                played[at] += n32;
+                records[at][g.record(seat)] += n32;
                 if let Some(p) = g.positions.as_ref().and_then(|p| p.get(seat)) {
-                    positions[map[e]].0 += f64::from(*p);
-                    positions[map[e]].1 += 1;
+                    positions[at].0 += f64::from(*p) * n as f64;
+                    positions[at].1 += n32;
                 }
             }
             match &g.positions {
                 Some(p) if table_game => {
                     let mut order: Vec<usize> = (0..g.seats.len()).collect();
                     order.sort_by_key(|&s| p.get(s).copied().unwrap_or(u32::MAX));
-                    *counts
-                        .entry((order.iter().map(|&s| map[g.seats[s]]).collect(), 3))
-                        .or_default() += 1;
+                    let Some(seats) = order.iter().map(|&s| map.get(g.seats[s]).copied()).collect() else {
+                        continue;
+                    };
+                    *fitted.entry((seats, 3)).or_default() += n32;
                 }
                 _ if g.seats.len() == 2 => {
                     let halves = match g.winner {
@@ -225,15 +219,16 @@ fn tally(current: &[Current], done: &[Arc<Done>], table_game: bool) -> Tally {
                         Some(_) => 0,
                         None => 1,
                     };
-                    *counts
-                        .entry((vec![map[g.seats[0]], map[g.seats[1]]], halves))
-                        .or_default() += 1;
+                    let (Some(&a), Some(&b)) = (map.get(g.seats[0]), map.get(g.seats[1])) else {
+                        continue;
+                    };
+                    *fitted.entry((vec![a, b], halves)).or_default() += n32;
                 }
                 _ => {}
             }
         }
     }
-    let games = counts
+    let games = fitted
         .into_iter()
         .map(|((seats, halves), n)| {
             let g = match halves {
@@ -253,20 +248,20 @@ fn tally(current: &[Current], done: &[Arc<Done>], table_game: bool) -> Tally {
         played,
         scores,
         positions,
-        matches,
-        total,
+        matches: usize::try_from(matches).unwrap_or(usize::MAX),
+        total: usize::try_from(total).unwrap_or(usize::MAX),
     }
 }
 
-/// The leaderboard of `current` from the finished matches `done`.
+/// The leaderboard of `current` from the folded matches `counts`.
 fn standings(
     current: &[Current],
-    done: &[Arc<Done>],
+    counts: &Counts,
     table_game: bool,
     pseudonyms: Option<&Secret>,
     frozen: bool,
 ) -> Board {
-    let t = tally(current, done, table_game);
+    let t = tally(current, counts, table_game);
     let counted: Vec<(&FitGame, u32)> = t.games.iter().map(|(g, n)| (g, *n)).collect();
     let fit = fit_counted(current.len(), &counted, PRIOR_DRAWS);
     let fitted = &fit.ratings;
@@ -304,7 +299,7 @@ fn standings(
                 rating: f.elo,
                 interval: [f.low, f.high],
                 games: t.played[i],
-                mean_score: (t.played[i] > 0).then(|| t.scores[i] / f64::from(t.played[i])),
+                mean_score: (t.scores[i].1 > 0).then(|| t.scores[i].0 / f64::from(t.scores[i].1)),
                 mean_position: (t.positions[i].1 > 0).then(|| t.positions[i].0 / f64::from(t.positions[i].1)),
                 wins: t.records[i][0],
                 draws: t.records[i][1],
@@ -329,7 +324,177 @@ fn standings(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ladder::types::Done;
     use crate::play::{Game, Outcome};
+
+    /// The leaderboard from the matches themselves, folded here.
+    fn standings_of(current: &[Current], done: &[Arc<Done>], table_game: bool) -> Board {
+        standings(current, &Counts::of(done.iter().map(|d| &**d)), table_game, None, false)
+    }
+
+    /// The fit's counts from the raw matches, one match and one game at a
+    /// time, as the ladder read them before it folded any (the reference).
+    fn raw_tally(current: &[Current], done: &[Arc<Done>], table_game: bool) -> Tally {
+        let index: HashMap<&str, usize> = current.iter().enumerate().map(|(i, c)| (c.key.as_str(), i)).collect();
+        let mut counts: BTreeMap<(Vec<usize>, u8), u32> = BTreeMap::new();
+        let mut records = vec![[0u32; 3]; current.len()];
+        let mut played = vec![0u32; current.len()];
+        let (mut matches, mut total) = (0, 0);
+        for d in done {
+            let Some(map) = d
+                .keys
+                .iter()
+                .map(|k| index.get(k.as_str()).copied())
+                .collect::<Option<Vec<usize>>>()
+            else {
+                continue;
+            };
+            matches += 1;
+            total += d.outcome.games.len();
+            for (e, r) in d.outcome.records(map.len()).iter().enumerate() {
+                for k in 0..3 {
+                    records[map[e]][k] += r[k];
+                }
+            }
+            for g in &d.outcome.games {
+                for &e in &g.seats {
+                    played[map[e]] += 1;
+                }
+                match &g.positions {
+                    Some(p) if table_game => {
+                        let mut order: Vec<usize> = (0..g.seats.len()).collect();
+                        order.sort_by_key(|&s| p.get(s).copied().unwrap_or(u32::MAX));
+                        *counts
+                            .entry((order.iter().map(|&s| map[g.seats[s]]).collect(), 3))
+                            .or_default() += 1;
+                    }
+                    _ if g.seats.len() == 2 => {
+                        let halves = match g.winner {
+                            Some(0) => 2,
+                            Some(_) => 0,
+                            None => 1,
+                        };
+                        *counts
+                            .entry((vec![map[g.seats[0]], map[g.seats[1]]], halves))
+                            .or_default() += 1;
+                    }
+                    _ => {}
+                }
+            }
+        }
+        let games = counts
+            .into_iter()
+            .map(|((seats, halves), n)| {
+                let g = match halves {
+                    3 => FitGame::Order(seats),
+                    h => FitGame::Duel {
+                        a: seats[0],
+                        b: seats[1],
+                        score: f64::from(h) / 2.0,
+                    },
+                };
+                (g, n)
+            })
+            .collect();
+        Tally {
+            games,
+            records,
+            played,
+            matches,
+            total,
+        }
+    }
+
+    /// A table game of 4 at seats rotated by `turn`, finishing in the order `places` (by entrant).
+    fn table(id: i64, keys: [i64; 4], places: [[u32; 4]; 2], by: i64) -> Arc<Done> {
+        let games = (0..8)
+            .map(|g| {
+                let seats: Vec<usize> = (0..4).map(|s| (s + g) % 4).collect();
+                let by_entrant = places[g % 2];
+                Game {
+                    positions: Some(seats.iter().map(|&e| by_entrant[e]).collect()),
+                    winner: seats.iter().position(|&e| by_entrant[e] == 1),
+                    seats,
+                    scores: vec![0; 4],
+                    forfeits: Vec::new(),
+                }
+            })
+            .collect();
+        Arc::new(Done {
+            id,
+            keys: keys.iter().map(|k| format!("s{k}")).collect(),
+            outcome: Outcome {
+                games,
+                fuel: vec![0; 4],
+            },
+            finished_at: String::new(),
+            by,
+            verified: false,
+        })
+    }
+
+    #[test]
+    fn the_fit_over_the_counts_is_the_fit_over_the_raw_matches_to_the_bit() {
+        // Duels with draws, both seat orders, three sources; and tables
+        // with tied places, a version off the ladder in some matches.
+        let mut done = Vec::new();
+        for i in 0..300i64 {
+            let (a, b) = (1 + i % 4, 1 + (i * 7 + 1) % 5);
+            if a == b {
+                continue;
+            }
+            let mut d = (*duel(i, a, b, (i % 11) as usize, 10)).clone();
+            d.outcome.games[(i % 10) as usize].winner = None;
+            d.outcome.games[((i + 3) % 10) as usize].seats = vec![1, 0];
+            d.by = i % 3;
+            d.verified = i % 5 == 0;
+            done.push(Arc::new(d));
+        }
+        let four: Vec<Current> = (1..=4).map(entrant).collect();
+        let raw = raw_tally(&four, &done, false);
+        let folded = tally(&four, &Counts::of(done.iter().map(|d| &**d)), false);
+        assert_eq!((raw.matches, raw.total), (folded.matches, folded.total));
+        assert_eq!((&raw.records, &raw.played), (&folded.records, &folded.played));
+        assert_eq!(raw.games, folded.games);
+        let from_raw = fit_counted(
+            4,
+            &raw.games.iter().map(|(g, n)| (g, *n)).collect::<Vec<_>>(),
+            PRIOR_DRAWS,
+        );
+        let board = standings_of(&four, &done, false);
+        for (i, c) in four.iter().enumerate() {
+            let row = board.rows.iter().find(|r| r.key == c.key).expect("a row");
+            assert_eq!(row.rating.to_bits(), from_raw.ratings[i].elo.to_bits(), "{}", c.key);
+            assert_eq!(
+                [row.interval[0].to_bits(), row.interval[1].to_bits()],
+                [from_raw.ratings[i].low.to_bits(), from_raw.ratings[i].high.to_bits()]
+            );
+        }
+        let tables: Vec<Arc<Done>> = (0..40)
+            .map(|i| table(i, [1, 2, 3, 1 + (i % 2) * 3], [[1, 2, 3, 4], [2, 1, 3, 3]], i % 2))
+            .collect();
+        let raw = raw_tally(&four, &tables, true);
+        let folded = tally(&four, &Counts::of(tables.iter().map(|d| &**d)), true);
+        assert_eq!((raw.matches, raw.total), (folded.matches, folded.total));
+        assert_eq!((&raw.records, &raw.played), (&folded.records, &folded.played));
+        assert_eq!(raw.games, folded.games);
+        // Head to head from the counts: each match's record, added up.
+        let counts = Counts::of(done.iter().map(|d| &**d));
+        let heads = counts.heads("s1");
+        let mut expected: BTreeMap<String, [u32; 3]> = BTreeMap::new();
+        for d in done.iter().filter(|d| d.keys.iter().all(|k| k != "s5")) {
+            let Some(me) = d.keys.iter().position(|k| k == "s1") else {
+                continue;
+            };
+            let mine = d.outcome.records(2)[me];
+            let h = expected.entry(d.keys[1 - me].clone()).or_default();
+            for k in 0..3 {
+                h[k] += mine[k];
+            }
+        }
+        let heads_on: BTreeMap<String, [u32; 3]> = heads.into_iter().filter(|(k, _)| k != "s5").collect();
+        assert_eq!(heads_on, expected);
+    }
 
     fn entrant(i: i64) -> Current {
         Current {
@@ -380,7 +545,7 @@ mod tests {
             duel(3, 1, 3, 400, 600),
         ];
         let four: Vec<Current> = (1..=4).map(entrant).collect();
-        let before = standings(&four, &done, false, None, false);
+        let before = standings_of(&four, &done, false);
         let last = &before.rows[3];
         assert_eq!((last.key.as_str(), last.ranked, last.ranks), ("s4", false, [0, 0]));
         let rated: Vec<&Row> = before.rows.iter().filter(|r| r.ranked).collect();
@@ -393,7 +558,7 @@ mod tests {
             done.push(duel(10 + id as i64, s, 5, 600, 600));
         }
         let five: Vec<Current> = (1..=5).map(entrant).collect();
-        let after = standings(&five, &done, false, None, false);
+        let after = standings_of(&five, &done, false);
         assert_eq!(after.rows[3].key, "s5");
         assert!(after.rows[3].ranked);
         for r in &rated {

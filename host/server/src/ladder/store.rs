@@ -1,13 +1,35 @@
-//! The finished matches in memory: those taken here are added as they
-//! come, the database is read again now and then for others' (another
-//! server's, or after a worker was disabled).
+//! The finished matches: folded into counts once finished (the counts of
+//! the versions on the ladder are all the fit reads, so memory holds them
+//! and nothing per match), each row kept in full while a page may link it
+//! (its entrants' newest [`KEEP_NEWEST`], and any that was among them less
+//! than [`KEEP_FOR`] ago), then deleted.
 
-use super::Ladder;
+use super::counts::{Counts, GameKind, Source};
 use super::types::Done;
-use crate::play::{Job, Outcome};
+use super::{Ladder, RECOUNT, elapsed, mark};
+use crate::course::{now, stamp};
+use crate::play::Outcome;
 use sqlx::Row as _;
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
+use std::time::Duration;
+
+/// Finished matches kept in full per entrant: the newest this many (its
+/// ladder page lists its last 20, each of whose games can be watched).
+pub const KEEP_NEWEST: usize = 20;
+
+/// A match stays in full this long after it stopped being among one of
+/// its entrants' newest [`KEEP_NEWEST`]: a page opened before then may
+/// still link it.
+pub const KEEP_FOR: Duration = Duration::from_secs(600);
+
+/// Matches folded per transaction: a commit each, and as much memory as
+/// their outcomes take while folded (about 1 MB for 10-game matches).
+const CHUNK: i64 = 1000;
+
+/// How often the rows no page can link are looked for (each look reads
+/// the ids of every kept row).
+const PRUNE_EVERY: Duration = Duration::from_secs(30);
 
 /// A finished match from its row (`id, entrants, outcome, finished_at, played_by, verified`);
 /// `None` for an outcome that does not read.
@@ -21,128 +43,290 @@ fn done_of(r: &sqlx::any::AnyRow) -> Option<Done> {
         id: r.try_get(0).unwrap_or_default(),
         keys: entrants.split(',').map(String::from).collect(),
         outcome,
-        finished_at: r.try_get(3).unwrap_or_default(),
+        finished_at: r.try_get::<Option<String>, _>(3).ok().flatten().unwrap_or_default(),
         by: r.try_get::<Option<i64>, _>(4).ok().flatten().unwrap_or(0),
         verified: r.try_get::<i64, _>(5).is_ok_and(|v| v != 0),
     })
 }
 
+/// What became of a finished ladder match asked for by number.
+#[derive(Debug, Clone)]
+pub enum Finished {
+    /// Kept in full: its games can be watched.
+    Kept(Arc<Done>),
+    /// Folded into the counts and no longer kept: its result counts.
+    Compacted,
+    /// No such match.
+    Unknown,
+}
+
 impl Ladder {
-    /// The finished matches of the current versions and house bots that involve `key`, newest first.
-    pub fn matches_of(&self, key: &str, limit: usize) -> Vec<Arc<Done>> {
-        let done = self.done.lock().map(|d| {
-            d.values()
-                .rev()
-                .filter(|m| m.keys.iter().any(|k| k == key))
-                .take(limit)
-                .cloned()
-                .collect()
-        });
-        done.unwrap_or_default()
+    /// The finished matches that involve `key`, newest first (those kept in full).
+    pub async fn matches_of(&self, key: &str, limit: usize) -> Result<Vec<Done>, String> {
+        // `_` in a key matches any one character: the exact test follows.
+        let rows = sqlx::query(
+            "SELECT id, entrants, outcome, finished_at, played_by, verified FROM ladder_matches \
+             WHERE state = 'done' AND (',' || entrants || ',') LIKE $1 ORDER BY id DESC LIMIT $2",
+        )
+        .bind(format!("%,{key},%"))
+        .bind(i64::try_from(limit).unwrap_or(i64::MAX))
+        .fetch_all(&self.db.pool)
+        .await
+        .map_err(|e| e.to_string())?;
+        Ok(rows
+            .iter()
+            .filter_map(done_of)
+            .filter(|d| d.keys.iter().any(|k| k == key))
+            .collect())
     }
 
-    /// A finished match by id: from memory, else (a match of a version no
-    /// longer on the ladder) from the database.
-    pub async fn finished(&self, id: i64) -> Result<Option<Arc<Done>>, String> {
-        if let Some(d) = self.done.lock().ok().and_then(|d| d.get(&id).cloned()) {
-            return Ok(Some(d));
-        }
+    /// Each opponent's record against `key` (won, drawn, lost from `key`'s
+    /// side), over every match among the versions now on the ladder.
+    pub fn heads(&self, key: &str) -> std::collections::BTreeMap<String, [u32; 3]> {
+        self.counts.lock().map(|c| c.heads(key)).unwrap_or_default()
+    }
+
+    /// A finished match by id: kept in full, compacted, or unknown.
+    pub async fn finished(&self, id: i64) -> Result<Finished, String> {
         let row = sqlx::query(
-            "SELECT id, entrants, outcome, finished_at, played_by, verified FROM ladder_matches WHERE state = 'done' AND id = $1",
+            "SELECT id, entrants, outcome, finished_at, played_by, verified, state FROM ladder_matches WHERE id = $1",
         )
         .bind(id)
         .fetch_optional(&self.db.pool)
         .await
         .map_err(|e| e.to_string())?;
-        Ok(row.as_ref().and_then(done_of).map(Arc::new))
+        if let Some(r) = row {
+            let state: String = r.try_get(6).unwrap_or_default();
+            return Ok(match (state.as_str(), done_of(&r)) {
+                ("done", Some(d)) => Finished::Kept(Arc::new(d)),
+                _ => Finished::Unknown,
+            });
+        }
+        // Ids only grow: a missing one below the highest was deleted, and
+        // only a folded match or a queued one never played is deleted.
+        let highest: Option<i64> = sqlx::query("SELECT MAX(id) FROM ladder_matches")
+            .fetch_one(&self.db.pool)
+            .await
+            .map_err(|e| e.to_string())?
+            .try_get(0)
+            .ok()
+            .flatten();
+        Ok(if id > 0 && highest.is_some_and(|h| id < h) {
+            Finished::Compacted
+        } else {
+            Finished::Unknown
+        })
     }
 
-    /// A match whose result was just taken here counts at once, without
-    /// reading it back from the database; `by` played it (0: a server),
-    /// `verified` when a server played it again.
-    pub(super) fn count_done(&self, job: &Job, outcome: Outcome, at: &str, generation: u64, by: i64, verified: bool) {
-        let done = Done {
-            id: job.id,
-            keys: job.bots.iter().map(|b| b.key.clone()).collect(),
-            outcome,
-            finished_at: at.to_string(),
-            by,
-            verified,
-        };
-        if let Ok(mut d) = self.done.lock()
-            // A worker disabled meanwhile: its results were just sent back.
-            && self.workers.generation() == generation
-        {
-            d.insert(done.id, Arc::new(done));
-        }
-    }
-
-    /// Read the finished matches among the `current` entrants from the
-    /// database: the rows not read before are added, and those no longer
-    /// finished (a disabled worker's) or of a version no longer on the
-    /// ladder dropped, so memory holds the matches the fit needs, not every
-    /// match ever played (a replaced version's are read back one by one,
-    /// [`Ladder::finished`]). Results taken by this server are counted as
-    /// they come; this takes in those another server sharing the database took.
-    pub(super) async fn read_done(&self, current: &HashSet<&str>) -> Result<(), String> {
-        let known: Vec<i64> = self
-            .done
-            .lock()
-            .map(|d| d.keys().copied().collect())
-            .unwrap_or_default();
-        let ids = sqlx::query("SELECT id, entrants FROM ladder_matches WHERE state = 'done' ORDER BY id")
-            .fetch_all(&self.db.pool)
-            .await
-            .map_err(|e| e.to_string())?;
-        let ids: Vec<i64> = ids
-            .iter()
-            .filter(|r| {
-                r.try_get::<String, _>(1)
-                    .is_ok_and(|e| e.split(',').all(|k| current.contains(k)))
-            })
-            .filter_map(|r| r.try_get::<i64, _>(0).ok())
-            .collect();
-        let new: Vec<i64> = ids
-            .iter()
-            .copied()
-            .filter(|id| known.binary_search(id).is_err())
-            .collect();
-        let mut fresh = Vec::new();
-        for chunk in new.chunks(500) {
-            let list: Vec<String> = chunk.iter().map(i64::to_string).collect();
-            // Integers the database gave: no one's text reaches this statement.
-            let rows = sqlx::query(&format!(
-                "SELECT id, entrants, outcome, finished_at, played_by, verified FROM ladder_matches WHERE state = 'done' AND id IN ({})",
-                list.join(",")
-            ))
-            .fetch_all(&self.db.pool)
-            .await
-            .map_err(|e| e.to_string())?;
-            fresh.extend(rows.iter().filter_map(done_of));
-        }
-        if let Ok(mut done) = self.done.lock() {
-            // Only what was known before the read and is no longer finished
-            // goes: a result counted while the ids were read stays.
-            done.retain(|id, _| ids.binary_search(id).is_ok() || known.binary_search(id).is_err());
-            for d in fresh {
-                done.insert(d.id, Arc::new(d));
+    /// Fold every finished match not yet folded into `ladder_counts`, oldest
+    /// first, a [`CHUNK`] a transaction (so memory holds one chunk, however
+    /// many wait); the counts in memory are those of the entrants `on` the
+    /// ladder, read again in full when the entrants change, after a worker
+    /// was disabled, and every [`RECOUNT`] (another server's folds). Then,
+    /// now and then, delete the rows no page can link. Returns the matches folded.
+    pub(super) async fn compact(&self, on: &HashSet<String>) -> Result<u64, String> {
+        let _one = self.folding.lock().await;
+        let mut folded = 0u64;
+        loop {
+            let (n, delta) = self.fold_chunk().await?;
+            folded += n;
+            if let Ok(mut c) = self.counts.lock() {
+                c.add(&delta, |k| on.contains(k));
             }
+            if n < CHUNK as u64 {
+                break;
+            }
+        }
+        let changed = self.on.lock().map_or(true, |o| *o != *on);
+        if changed || elapsed(&self.reread, RECOUNT) {
+            mark(&self.reread);
+            if let Err(e) = self.reload(on).await {
+                // Read in full again at the next fit, not a minute later.
+                if let Ok(mut r) = self.reread.lock() {
+                    *r = None;
+                }
+                return Err(e);
+            }
+        }
+        if folded >= CHUNK as u64 || elapsed(&self.pruned, PRUNE_EVERY) {
+            mark(&self.pruned);
+            self.prune().await?;
+        }
+        Ok(folded)
+    }
+
+    /// Fold up to [`CHUNK`] finished matches in one transaction: how many,
+    /// and what they added. A match is folded once, whichever server folds
+    /// it: the rows are marked and returned by one statement.
+    async fn fold_chunk(&self) -> Result<(u64, Counts), String> {
+        let lock = match self.db.backend {
+            crate::db::Backend::Sqlite => "",
+            crate::db::Backend::Postgres => " FOR UPDATE SKIP LOCKED",
+        };
+        let mut tx = self.db.pool.begin().await.map_err(|e| e.to_string())?;
+        let rows = sqlx::query(&format!(
+            "UPDATE ladder_matches SET folded = 1 WHERE id IN \
+             (SELECT id FROM ladder_matches WHERE folded = 0 AND state = 'done' ORDER BY id LIMIT $1{lock}) \
+             AND folded = 0 AND state = 'done' \
+             RETURNING id, entrants, outcome, finished_at, played_by, verified"
+        ))
+        .bind(CHUNK)
+        .fetch_all(&mut *tx)
+        .await
+        .map_err(|e| e.to_string())?;
+        let n = rows.len() as u64;
+        // An outcome that does not read counts for nothing, as before it was folded.
+        let delta = Counts::of(rows.iter().filter_map(done_of).collect::<Vec<_>>().iter());
+        drop(rows);
+        for ((entrants, source), b) in &delta.buckets {
+            let add = |game: String, n: u64, scored: u64, score: f64, squares: f64| {
+                sqlx::query(
+                    "INSERT INTO ladder_counts (entrants, played_by, verified, game, n, scored, score, squares) \
+                     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) \
+                     ON CONFLICT (entrants, played_by, verified, game) DO UPDATE SET n = ladder_counts.n + excluded.n, \
+                     scored = ladder_counts.scored + excluded.scored, score = ladder_counts.score + excluded.score, \
+                     squares = ladder_counts.squares + excluded.squares",
+                )
+                .bind(entrants.clone())
+                .bind(source.by)
+                .bind(i64::from(source.verified))
+                .bind(game)
+                .bind(i64::try_from(n).unwrap_or(i64::MAX))
+                .bind(i64::try_from(scored).unwrap_or(i64::MAX))
+                .bind(score)
+                .bind(squares)
+            };
+            add(String::new(), b.matches, b.scored, b.score, b.squares)
+                .execute(&mut *tx)
+                .await
+                .map_err(|e| e.to_string())?;
+            for (kind, &games) in &b.games {
+                add(kind.text(), games, 0, 0.0, 0.0)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(|e| e.to_string())?;
+            }
+            for (&e, &(games, sum)) in &b.sums {
+                add(super::counts::sums_row(e), games, 0, sum, 0.0)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(|e| e.to_string())?;
+            }
+        }
+        tx.commit().await.map_err(|e| e.to_string())?;
+        Ok((n, delta))
+    }
+
+    /// Read the counts of the entrants `on` the ladder in full.
+    async fn reload(&self, on: &HashSet<String>) -> Result<(), String> {
+        let mut counts = Counts::default();
+        // One statement: one consistent view, whatever another server folds meanwhile.
+        let rows =
+            sqlx::query("SELECT entrants, played_by, verified, game, n, scored, score, squares FROM ladder_counts")
+                .fetch_all(&self.db.pool)
+                .await
+                .map_err(|e| e.to_string())?;
+        for r in &rows {
+            let entrants: String = r.try_get(0).unwrap_or_default();
+            if !entrants.split(',').all(|k| on.contains(k)) {
+                continue;
+            }
+            let source = Source {
+                by: r.try_get(1).unwrap_or_default(),
+                verified: r.try_get::<i64, _>(2).is_ok_and(|v| v != 0),
+            };
+            let game: String = r.try_get(3).unwrap_or_default();
+            let n = u64::try_from(r.try_get::<i64, _>(4).unwrap_or_default()).unwrap_or(0);
+            let b = counts.buckets.entry((entrants, source)).or_default();
+            if game.is_empty() {
+                b.matches += n;
+                b.scored += u64::try_from(r.try_get::<i64, _>(5).unwrap_or_default()).unwrap_or(0);
+                b.score += r.try_get::<f64, _>(6).unwrap_or_default();
+                b.squares += r.try_get::<f64, _>(7).unwrap_or_default();
+            } else if let Some(e) = game.strip_prefix('#').and_then(|e| e.parse::<usize>().ok()) {
+                let sum = b.sums.entry(e).or_default();
+                sum.0 += n;
+                sum.1 += r.try_get::<f64, _>(6).unwrap_or_default();
+            } else if let Ok(kind) = serde_json::from_str::<GameKind>(&game) {
+                *b.games.entry(kind).or_default() += n;
+            }
+        }
+        drop(rows);
+        if let Ok(mut c) = self.counts.lock() {
+            *c = counts;
+        }
+        if let Ok(mut o) = self.on.lock() {
+            *o = on.clone();
         }
         Ok(())
     }
 
-    /// A worker was disabled since the finished matches were read: its
-    /// results went back to the queue, so every match is read again.
+    /// Delete the folded rows no page can link: a row goes once, for each
+    /// of its entrants, [`KEEP_NEWEST`] newer matches of that entrant
+    /// finished more than [`KEEP_FOR`] ago (so it has not been among the
+    /// newest for that long). Returns how many went.
+    pub(super) async fn prune(&self) -> Result<u64, String> {
+        let cutoff = stamp(now() - time::Duration::seconds(KEEP_FOR.as_secs() as i64));
+        let mut keys: HashMap<String, usize> = HashMap::new();
+        let mut newer: Vec<usize> = Vec::new();
+        let mut gone: Vec<i64> = Vec::new();
+        // Newest first, a page at a time: memory holds one page, however many are kept.
+        let mut below = i64::MAX;
+        loop {
+            let rows = sqlx::query(
+                "SELECT id, entrants, finished_at FROM ladder_matches WHERE folded = 1 AND id < $1 ORDER BY id DESC LIMIT 5000",
+            )
+            .bind(below)
+            .fetch_all(&self.db.pool)
+            .await
+            .map_err(|e| e.to_string())?;
+            let Some(last) = rows.last() else { break };
+            below = last.try_get(0).unwrap_or_default();
+            for r in &rows {
+                let id: i64 = r.try_get(0).unwrap_or_default();
+                let entrants: String = r.try_get(1).unwrap_or_default();
+                let finished: String = r.try_get::<Option<String>, _>(2).ok().flatten().unwrap_or_default();
+                let at: Vec<usize> = entrants
+                    .split(',')
+                    .map(|k| {
+                        let next = keys.len();
+                        *keys.entry(k.to_string()).or_insert(next)
+                    })
+                    .collect();
+                newer.resize(keys.len(), 0);
+                if at.iter().all(|&i| newer[i] >= KEEP_NEWEST) {
+                    gone.push(id);
+                }
+                if finished.as_str() < cutoff.as_str() {
+                    for &i in &at {
+                        newer[i] += 1;
+                    }
+                }
+            }
+        }
+        for chunk in gone.chunks(500) {
+            let list: Vec<String> = chunk.iter().map(i64::to_string).collect();
+            // Integers the database gave: no one's text reaches this statement.
+            sqlx::query(&format!(
+                "DELETE FROM ladder_matches WHERE folded = 1 AND id IN ({})",
+                list.join(",")
+            ))
+            .execute(&self.db.pool)
+            .await
+            .map_err(|e| e.to_string())?;
+        }
+        Ok(gone.len() as u64)
+    }
+
+    /// A worker was disabled since the counts were read: its counts were
+    /// deleted and its matches went back to the queue, so they are read again.
     pub(super) fn forget_if_disabled(&self) {
         use std::sync::atomic::Ordering;
         let now = self.workers.generation();
-        if self.seen.swap(now, Ordering::SeqCst) != now {
-            if let Ok(mut done) = self.done.lock() {
-                done.clear();
-            }
-            if let Ok(mut r) = self.reread.lock() {
-                *r = None;
-            }
+        if self.seen.swap(now, Ordering::SeqCst) != now
+            && let Ok(mut r) = self.reread.lock()
+        {
+            *r = None;
         }
     }
 }

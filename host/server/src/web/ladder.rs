@@ -5,6 +5,7 @@
 
 use super::access::Viewer;
 use super::{App, Shared, error, internal, me, page, set_note, shown_time};
+use crate::ladder::store::Finished;
 use crate::ladder::{Board, FROZEN, Ladder, PSEUDONYMS};
 use askama::Template;
 use axum::extract::{Path, Query, State};
@@ -504,7 +505,10 @@ pub async fn ladder_person(State(s): State<Shared>, session: Session, Path(at): 
         }
     }
     let (heads, mut recent) = match row {
-        Some(r) => head_to_head(&app.ladder, &r.key, &shown),
+        Some(r) => match head_to_head(&app.ladder, &r.key, &shown).await {
+            Ok(h) => h,
+            Err(e) => return internal(e),
+        },
         None => (Vec::new(), Vec::new()),
     };
     // Another student's games are theirs to watch, not this one's.
@@ -536,17 +540,23 @@ pub async fn ladder_person(State(s): State<Shared>, session: Session, Path(at): 
 }
 
 /// The head-to-head records of the ladder entrant `key` against each
-/// opponent (named by `shown`: name, games, record, score), and its 20
-/// latest matches.
+/// opponent (named by `shown`: name, games, record, score), from the
+/// folded counts, and its 20 latest matches, from the rows kept in full.
 #[allow(clippy::type_complexity)]
-fn head_to_head(
+async fn head_to_head(
     ladder: &Ladder,
     key: &str,
-    shown: &dyn Fn(&str) -> String,
-) -> (Vec<(String, u32, String, String)>, Vec<MatchView>) {
+    shown: &(dyn Fn(&str) -> String + Sync),
+) -> Result<(Vec<(String, u32, String, String)>, Vec<MatchView>), String> {
     let mut heads: BTreeMap<String, [u32; 3]> = BTreeMap::new();
+    for (other, record) in ladder.heads(key) {
+        let h = heads.entry(shown(&other)).or_default();
+        for i in 0..3 {
+            h[i] += record[i];
+        }
+    }
     let mut recent = Vec::new();
-    for (k, m) in ladder.matches_of(key, usize::MAX).iter().enumerate() {
+    for m in ladder.matches_of(key, 20).await? {
         let Some(me_at) = m.keys.iter().position(|x| x == key) else {
             continue;
         };
@@ -559,28 +569,20 @@ fn head_to_head(
             .filter(|(i, _)| *i != me_at)
             .map(|(_, key)| shown(key))
             .collect();
-        for other in &others {
-            let h = heads.entry(other.clone()).or_default();
-            for i in 0..3 {
-                h[i] += mine[i];
-            }
-        }
-        if k < 20 {
-            recent.push(MatchView {
-                finished: shown_time(&m.finished_at),
-                against: others.join(", "),
-                record: format!("{} / {} / {}", mine[0], mine[1], mine[2]),
-                // Every game of the match opens from its row.
-                games: (0..m.outcome.games.len())
-                    .map(|g| {
-                        (
-                            format!("{}", g + 1),
-                            format!("/ladder/matches/{}/games/{}?as={me_at}", m.id, g + 1),
-                        )
-                    })
-                    .collect(),
-            });
-        }
+        recent.push(MatchView {
+            finished: shown_time(&m.finished_at),
+            against: others.join(", "),
+            record: format!("{} / {} / {}", mine[0], mine[1], mine[2]),
+            // Every game of the match opens from its row.
+            games: (0..m.outcome.games.len())
+                .map(|g| {
+                    (
+                        format!("{}", g + 1),
+                        format!("/ladder/matches/{}/games/{}?as={me_at}", m.id, g + 1),
+                    )
+                })
+                .collect(),
+        });
     }
     let heads = heads
         .into_iter()
@@ -594,7 +596,7 @@ fn head_to_head(
             (name, n, format!("{w} / {d} / {l}"), score)
         })
         .collect();
-    (heads, recent)
+    Ok((heads, recent))
 }
 
 /// The ratings of a student's versions as an SVG plot: a dot per version
@@ -665,8 +667,19 @@ pub async fn ladder_game(
         Err(r) => return r,
     };
     let done = match app.ladder.finished(id).await {
-        Ok(Some(done)) => done,
-        Ok(None) => return error(StatusCode::NOT_FOUND, "no such finished ladder match"),
+        Ok(Finished::Kept(done)) => done,
+        // Not an error: the match counts, only its games are no longer kept.
+        Ok(Finished::Compacted) => {
+            return error(
+                StatusCode::GONE,
+                format!(
+                    "ladder match {id} was compacted: its result is counted in the ratings, but its games are no longer kept \
+                     (each version's newest {} matches stay watchable: open them from its ladder page)",
+                    crate::ladder::store::KEEP_NEWEST
+                ),
+            );
+        }
+        Ok(Finished::Unknown) => return error(StatusCode::NOT_FOUND, "no such finished ladder match"),
         Err(e) => return internal(e),
     };
     if game == 0 || game > done.outcome.games.len() {
