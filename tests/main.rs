@@ -11,6 +11,7 @@ mod cache;
 mod check;
 mod cli;
 mod cluster;
+mod compaction;
 mod compile;
 mod connect_fwar;
 mod corpus;

@@ -18,6 +18,11 @@ pub(crate) struct Server {
 }
 
 impl Server {
+    /// The server's process id.
+    pub(crate) fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
     /// The server's peak resident memory so far, in MiB (`VmHWM`).
     pub(crate) fn peak_mib(&self) -> u64 {
         std::fs::read_to_string(format!("/proc/{}/status", self.child.id()))

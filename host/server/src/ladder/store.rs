@@ -269,8 +269,10 @@ impl Ladder {
         let cutoff = stamp(now() - time::Duration::seconds(KEEP_FOR.as_secs() as i64));
         let mut keys: HashMap<String, usize> = HashMap::new();
         let mut newer: Vec<usize> = Vec::new();
-        let mut gone: Vec<i64> = Vec::new();
-        // Newest first, a page at a time: memory holds one page, however many are kept.
+        let mut deleted = 0u64;
+        // Newest first, a page at a time: memory holds one page, however
+        // many are kept; a row's fate depends only on newer rows, so each
+        // page's rows to delete go before the next page is read.
         let mut below = i64::MAX;
         loop {
             let rows = sqlx::query(
@@ -282,6 +284,7 @@ impl Ladder {
             .map_err(|e| e.to_string())?;
             let Some(last) = rows.last() else { break };
             below = last.try_get(0).unwrap_or_default();
+            let mut gone: Vec<i64> = Vec::new();
             for r in &rows {
                 let id: i64 = r.try_get(0).unwrap_or_default();
                 let entrants: String = r.try_get(1).unwrap_or_default();
@@ -303,19 +306,23 @@ impl Ladder {
                     }
                 }
             }
+            drop(rows);
+            for chunk in gone.chunks(500) {
+                let list: Vec<String> = chunk.iter().map(i64::to_string).collect();
+                // Integers the database gave: no one's text reaches this
+                // statement; not kept prepared, since no two lists are alike.
+                sqlx::query(&format!(
+                    "DELETE FROM ladder_matches WHERE folded = 1 AND id IN ({})",
+                    list.join(",")
+                ))
+                .persistent(false)
+                .execute(&self.db.pool)
+                .await
+                .map_err(|e| e.to_string())?;
+            }
+            deleted += gone.len() as u64;
         }
-        for chunk in gone.chunks(500) {
-            let list: Vec<String> = chunk.iter().map(i64::to_string).collect();
-            // Integers the database gave: no one's text reaches this statement.
-            sqlx::query(&format!(
-                "DELETE FROM ladder_matches WHERE folded = 1 AND id IN ({})",
-                list.join(",")
-            ))
-            .execute(&self.db.pool)
-            .await
-            .map_err(|e| e.to_string())?;
-        }
-        Ok(gone.len() as u64)
+        Ok(deleted)
     }
 
     /// A worker was disabled since the counts were read: its counts were

@@ -1,0 +1,390 @@
+//! A ladder whose storage and memory stay flat (issue 48): a million
+//! finished matches reach a running `arena serve`, which folds them into
+//! counts and deletes the rows no page can link; its resident memory and
+//! its database file stay where they were after the first waves, after a
+//! restart too, and its standings are the fit over the raw matches.
+
+use crate::ladder::{board, ladder_course_with};
+use crate::server::{On, Server, serve_with};
+use arena_competition::tournament::fit::{FitGame, PRIOR_DRAWS, fit_counted};
+use arena_server::db::Db;
+use serde_json::Value;
+use sqlx::Row as _;
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// Matches in all, in waves: each wave is inserted, then folded and pruned
+/// by the server before the next, as a ladder's results arrive between fits.
+const MATCHES: usize = 1_000_000;
+const WAVE: usize = 100_000;
+
+/// Rows per INSERT statement.
+const ROWS: usize = 1_000;
+
+/// The students' strengths (Elo) the results are drawn from.
+const ELO: [f64; 4] = [1300.0, 1450.0, 1550.0, 1700.0];
+
+/// What the server may hold beyond its memory before the matches: its
+/// working set once it folds (a fold holds one chunk of 1,000 outcomes, a
+/// prune one page of 5,000 ids; SQLite's page cache is 2 MB per pooled
+/// connection and each keeps its prepared statements; the allocator keeps
+/// what it freed), measured at 45-65 MiB. 96 MiB is what about 23,000
+/// matches took when the ladder kept each in memory (4.3 KB a match), 2%
+/// of the million: a memory that grew with the matches would pass it in
+/// the first wave.
+const MEMORY_MARGIN_KIB: u64 = 96 * 1024;
+
+/// From the third wave to the last: 24 MiB, what 5,700 matches took when
+/// kept in memory, where the 700,000 matches between would have taken 3 GB.
+const FLAT_MARGIN_KIB: u64 = 24 * 1024;
+
+fn block<T>(f: impl std::future::Future<Output = T>) -> T {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime")
+        .block_on(f)
+}
+
+/// A small, fast, seeded generator (splitmix64): the results are the same every run.
+struct Mix(u64);
+
+impl Mix {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// The server's resident memory now and at its peak, in KiB (`VmRSS`, `VmHWM`).
+fn memory(server: &Server) -> (u64, u64) {
+    let status = std::fs::read_to_string(format!("/proc/{}/status", server.pid())).unwrap_or_default();
+    let field = |name: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(name))
+            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
+            .unwrap_or(0)
+    };
+    (field("VmRSS:"), field("VmHWM:"))
+}
+
+/// The database's size on disk: the file and its write-ahead log, in bytes.
+fn db_bytes(dir: &Path) -> u64 {
+    ["course.db", "course.db-wal"]
+        .iter()
+        .map(|f| std::fs::metadata(dir.join(f)).map_or(0, |m| m.len()))
+        .sum()
+}
+
+/// Wait until the board's fit is at least `serial`; the board.
+fn fitted_after(server: &Server, token: &str, serial: u64) -> Value {
+    let started = Instant::now();
+    loop {
+        let b = board(server, token);
+        if b["serial"].as_u64().unwrap_or(0) >= serial {
+            return b;
+        }
+        assert!(started.elapsed() < Duration::from_secs(120), "no fit: {b:#}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// What the test expects of each student, from the matches as generated.
+#[derive(Default, Clone, Copy, PartialEq, Debug)]
+struct Record {
+    games: u64,
+    wins: u64,
+    draws: u64,
+    losses: u64,
+}
+
+/// One million matches of two games (one deal from both seats, as
+/// `[ladder] games = 2` plays them) among four students, inserted as the
+/// server's own pool writes finished rows, a wave at a time (a direct bulk
+/// insert: a million matches played or even taken through the HTTP API
+/// would take hours in a debug build; the rows are the same, the fold is
+/// the server's own). After the first wave and after the last, and after a
+/// restart: the server's resident memory is within [`MEMORY_MARGIN_KIB`]
+/// of what it was before any match, its peak too, and within
+/// [`FLAT_MARGIN_KIB`] of what it was after the third wave; the database
+/// keeps each student's newest 20 matches in full and its file is no larger
+/// after a million matches than after the third wave (freed pages are reused); the
+/// board's games, wins, draws and losses are those generated and its
+/// ratings the fit over the raw results, the same after the restart.
+#[test]
+fn a_million_matches_leave_memory_and_the_database_flat() {
+    let on = On::Sqlite;
+    let rule = "\n[ladder]\ngames = 2\nversus_games = 0\nmin_matches = 20\nrest_width = 100.0\nmax_matches = 200\n";
+    let (dir, students) = ladder_course_with(&on, "ladder-million", rule);
+    let token = students[0]["token"].clone();
+    let url = format!("sqlite://{}", dir.join("course.db").display());
+    // Four accepted versions (no file is played: the ladder is frozen, so
+    // every match on it is one of this test's).
+    let keys: Vec<String> = block(async {
+        let db = Db::open(&url).await.expect("the course's database");
+        let people: Vec<i64> = sqlx::query("SELECT id FROM people WHERE is_teacher = FALSE ORDER BY id")
+            .fetch_all(&db.pool)
+            .await
+            .unwrap()
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        let mut keys = Vec::new();
+        for (i, p) in people.iter().enumerate() {
+            let id: i64 = sqlx::query(
+                "INSERT INTO submissions (person_id, version, sha256, size, file_name, submitted_at, state) \
+                 VALUES ($1, 1, $2, 1000, 'bot.wasm', '2026-11-01T00:00:00Z', 'accepted') RETURNING id",
+            )
+            .bind(p)
+            .bind(format!("{:064x}", i + 1))
+            .fetch_one(&db.pool)
+            .await
+            .unwrap()
+            .get(0);
+            keys.push(format!("s{id}"));
+        }
+        sqlx::query("INSERT INTO settings (name, value) VALUES ('frozen', 'on')")
+            .execute(&db.pool)
+            .await
+            .unwrap();
+        db.pool.close().await;
+        keys
+    });
+    assert_eq!(keys.len(), ELO.len());
+    let server = serve_with(&dir, &on.database());
+    // The memory of a server that has fitted its empty ladder and served its board.
+    let b = fitted_after(&server, &token, 2);
+    let before = memory(&server);
+    let empty_db = db_bytes(&dir);
+    eprintln!(
+        "before: VmRSS {} KiB, VmHWM {} KiB, database {} bytes",
+        before.0, before.1, empty_db
+    );
+    assert!(b["matches"].as_u64() == Some(0), "{b:#}");
+
+    let mut mix = Mix(48);
+    let mut records = [Record::default(); 4];
+    let mut duels: BTreeMap<(usize, usize, u8), u32> = BTreeMap::new();
+    let mut after_third = (0, 0, 0);
+    let started = Instant::now();
+    for wave in 0..MATCHES / WAVE {
+        block(async {
+            let db = Db::connect(&url).await.expect("the course's database");
+            for _ in 0..WAVE / ROWS {
+                let mut sql = String::from(
+                    "INSERT INTO ladder_matches (entrants, games, priority, state, attempts, created_at, finished_at, outcome, played_by, verified) VALUES ",
+                );
+                for r in 0..ROWS {
+                    let a = (mix.next() % 4) as usize;
+                    let b = (a + 1 + (mix.next() % 3) as usize) % 4;
+                    let p = 1.0 / (1.0 + 10f64.powf((ELO[b] - ELO[a]) / 400.0));
+                    let mut games = Vec::new();
+                    // Game 1: a in seat 0; game 2: b in seat 0.
+                    for (seat0, seat1, first) in [(0usize, 1usize, true), (1, 0, false)] {
+                        let u = mix.unit();
+                        // The entrant a's result: a draw one game in ten.
+                        let a_result = if u < 0.1 {
+                            1
+                        } else if u < 0.1 + 0.9 * p {
+                            0
+                        } else {
+                            2
+                        };
+                        let (ea, eb) = (&mut records[a], a_result);
+                        ea.games += 1;
+                        match eb {
+                            0 => ea.wins += 1,
+                            1 => ea.draws += 1,
+                            _ => ea.losses += 1,
+                        }
+                        let rb = &mut records[b];
+                        rb.games += 1;
+                        match a_result {
+                            0 => rb.losses += 1,
+                            1 => rb.draws += 1,
+                            _ => rb.wins += 1,
+                        }
+                        // The winning seat: a sits in seat 0 in the first game.
+                        let winner = match (a_result, first) {
+                            (1, _) => "null",
+                            (0, true) | (2, false) => "0",
+                            _ => "1",
+                        };
+                        // The fit's view: seat 0 against seat 1, in half points of seat 0.
+                        let (s0, s1) = if first { (a, b) } else { (b, a) };
+                        let halves = match winner {
+                            "null" => 1,
+                            "0" => 2,
+                            _ => 0,
+                        };
+                        *duels.entry((s0, s1, halves)).or_default() += 1;
+                        games.push(format!(
+                            "{{\"seats\":[{seat0},{seat1}],\"scores\":[{},{}],\"winner\":{winner}}}",
+                            mix.next() % 12,
+                            mix.next() % 12
+                        ));
+                    }
+                    let outcome = format!(
+                        "{{\"games\":[{}],\"fuel\":[{},{}]}}",
+                        games.join(","),
+                        mix.next() % 50_000_000,
+                        mix.next() % 50_000_000
+                    );
+                    if r > 0 {
+                        sql.push(',');
+                    }
+                    // A day ago: no page opened since links them.
+                    sql.push_str(&format!(
+                        "('{},{}', 2, 0, 'done', 1, '2026-11-27T00:00:00Z', '2026-11-27T00:00:01Z', '{outcome}', 0, 0)",
+                        keys[a], keys[b]
+                    ));
+                }
+                sqlx::query(&sql).execute(&db.pool).await.expect("insert a wave's rows");
+            }
+            db.pool.close().await;
+        });
+        // The server folds the wave and deletes what no page links.
+        let waited = Instant::now();
+        loop {
+            let left: i64 = block(async {
+                let db = Db::connect(&url).await.expect("the course's database");
+                let n = sqlx::query("SELECT COUNT(*) FROM ladder_matches")
+                    .fetch_one(&db.pool)
+                    .await
+                    .map(|r| r.get(0))
+                    .unwrap_or(-1);
+                db.pool.close().await;
+                n
+            });
+            if (0..=(20 * keys.len()) as i64).contains(&left) {
+                break;
+            }
+            assert!(
+                waited.elapsed() < Duration::from_secs(300),
+                "wave {wave}: {left} rows still in the database"
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        let (rss, hwm) = memory(&server);
+        let size = db_bytes(&dir);
+        eprintln!(
+            "after {} matches ({:.0} s): VmRSS {rss} KiB, VmHWM {hwm} KiB, database {size} bytes",
+            (wave + 1) * WAVE,
+            started.elapsed().as_secs_f64()
+        );
+        if wave == 2 {
+            after_third = (rss, hwm, size);
+        }
+    }
+    // Every match folded: the board counts a million.
+    let serial = board(&server, &token)["serial"].as_u64().unwrap_or(0);
+    let b = fitted_after(&server, &token, serial + 1);
+    let after = memory(&server);
+    let size = db_bytes(&dir);
+    eprintln!(
+        "after {MATCHES}: VmRSS {} KiB, VmHWM {} KiB, database {size} bytes",
+        after.0, after.1
+    );
+    assert_eq!(b["matches"].as_u64(), Some(MATCHES as u64), "{b:#}");
+    assert_eq!(b["games"].as_u64(), Some(2 * MATCHES as u64));
+    let expected = expected_ratings(&duels);
+    let check = |b: &Value, when: &str| {
+        for (i, key) in keys.iter().enumerate() {
+            let row = b["rows"]
+                .as_array()
+                .and_then(|rows| rows.iter().find(|r| r["key"] == key.as_str()))
+                .unwrap_or_else(|| panic!("{when}: no row of {key}: {b:#}"));
+            let got = Record {
+                games: row["games"].as_u64().unwrap_or(0),
+                wins: row["wins"].as_u64().unwrap_or(0),
+                draws: row["draws"].as_u64().unwrap_or(0),
+                losses: row["losses"].as_u64().unwrap_or(0),
+            };
+            assert_eq!(got, records[i], "{when}: {key}");
+            let rating = row["rating"].as_f64().unwrap_or(0.0);
+            assert!(
+                (rating - expected[i]).abs() < 1e-6,
+                "{when}: {key} rated {rating}, the fit over the raw results {}",
+                expected[i]
+            );
+        }
+    };
+    check(&b, "after a million matches");
+    assert!(
+        after.0 <= before.0 + MEMORY_MARGIN_KIB && after.1 <= before.1 + MEMORY_MARGIN_KIB,
+        "memory grew with the matches: {before:?} KiB before, {after:?} after"
+    );
+    assert!(
+        after.0 <= after_third.0 + FLAT_MARGIN_KIB,
+        "memory grew from the third wave to the tenth: {after_third:?} then {after:?}"
+    );
+    // Freed pages are reused: the file holds one wave at most, whichever.
+    assert!(
+        size <= after_third.2 + 4 * 1024 * 1024,
+        "the database grew from {} bytes after the third wave to {size} after the tenth",
+        after_third.2
+    );
+    // A restart reads the counts, not a million matches.
+    let board_before = b;
+    drop(server);
+    let server = serve_with(&dir, &on.database());
+    let b = fitted_after(&server, &token, 2);
+    let restarted = memory(&server);
+    eprintln!(
+        "after a restart: VmRSS {} KiB, VmHWM {} KiB, database {} bytes",
+        restarted.0,
+        restarted.1,
+        db_bytes(&dir)
+    );
+    check(&b, "after a restart");
+    for (x, y) in board_before["rows"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .zip(b["rows"].as_array().into_iter().flatten())
+    {
+        assert_eq!(
+            (&x["key"], &x["rating"], &x["interval"]),
+            (&y["key"], &y["rating"], &y["interval"])
+        );
+    }
+    // No fold to do: a restart holds what an empty ladder held, and the counts.
+    assert!(
+        restarted.1 <= before.1 + MEMORY_MARGIN_KIB / 4,
+        "a restart took {restarted:?} KiB, the empty ladder {before:?}"
+    );
+    eprintln!("a million matches in {:.0} s", started.elapsed().as_secs_f64());
+}
+
+/// The students' ratings from the duels as generated (seat 0, seat 1, half
+/// points of seat 0), fitted as the ladder fits, with 1500 the mean.
+fn expected_ratings(duels: &BTreeMap<(usize, usize, u8), u32>) -> Vec<f64> {
+    let games: Vec<(FitGame, u32)> = duels
+        .iter()
+        .map(|(&(a, b, h), &n)| {
+            (
+                FitGame::Duel {
+                    a,
+                    b,
+                    score: f64::from(h) / 2.0,
+                },
+                n,
+            )
+        })
+        .collect();
+    let counted: Vec<(&FitGame, u32)> = games.iter().map(|(g, n)| (g, *n)).collect();
+    fit_counted(ELO.len(), &counted, PRIOR_DRAWS)
+        .ratings
+        .iter()
+        .map(|r| r.elo)
+        .collect()
+}
