@@ -35,11 +35,6 @@ impl Server {
             .map_or(0, |kb| kb >> 10)
     }
 
-    /// The server's process id.
-    pub(crate) fn pid(&self) -> u32 {
-        self.child.id()
-    }
-
     /// The course folder it serves.
     pub(crate) fn dir(&self) -> &Path {
         &self.dir

@@ -339,6 +339,8 @@ mod tests {
         let mut counts: BTreeMap<(Vec<usize>, u8), u32> = BTreeMap::new();
         let mut records = vec![[0u32; 3]; current.len()];
         let mut played = vec![0u32; current.len()];
+        let mut scores = vec![(0f64, 0u32); current.len()];
+        let mut positions = vec![(0f64, 0u32); current.len()];
         let (mut matches, mut total) = (0, 0);
         for d in done {
             let Some(map) = d
@@ -357,8 +359,14 @@ mod tests {
                 }
             }
             for g in &d.outcome.games {
-                for &e in &g.seats {
+                for (seat, &e) in g.seats.iter().enumerate() {
                     played[map[e]] += 1;
+                    scores[map[e]].0 += g.scores.get(seat).copied().unwrap_or(0) as f64;
+                    scores[map[e]].1 += 1;
+                    if let Some(p) = g.positions.as_ref().and_then(|p| p.get(seat)) {
+                        positions[map[e]].0 += f64::from(*p);
+                        positions[map[e]].1 += 1;
+                    }
                 }
                 match &g.positions {
                     Some(p) if table_game => {
@@ -399,6 +407,8 @@ mod tests {
         Tally {
             games,
             records,
+            scores,
+            positions,
             played,
             matches,
             total,
