@@ -125,8 +125,9 @@ fn a_backup_taken_under_load_restores_everything_acknowledged_before_it(on: &On)
 }
 
 /// The teacher's page tells the server's health (issue 49): a server
-/// with no grading thread and no worker says nothing grades; an upload
-/// waits and is counted; a worker is listed once it has a token; a course
+/// with no grading thread and no worker connected says nothing is graded,
+/// even once a worker has a token it never used; an upload waits and is
+/// counted; a worker is listed once it has a token; a course
 /// never backed up says so, and the last backup is named once taken.
 fn the_teacher_sees_the_servers_health(on: &On) {
     let (dir, students) = on.course("health", &[]);
@@ -137,7 +138,7 @@ fn the_teacher_sees_the_servers_health(on: &On) {
     let mut teacher = crate::server::logged_in(&server, link.trim());
     let (_, page, _) = teacher.get("/");
     assert!(
-        page.contains("Nothing grades: the server was started with --workers 0"),
+        page.contains("Nothing is graded until a worker connects: the server was started with --workers 0"),
         "{page}"
     );
     assert!(page.contains("No backup of this course has been taken"), "{page}");
@@ -169,7 +170,10 @@ fn the_teacher_sees_the_servers_health(on: &On) {
     let (_, page, _) = teacher.get("/");
     assert!(page.contains("1 upload waiting to be graded"), "{page}");
     assert!(page.contains("Worker lab-pc: never started."), "{page}");
-    assert!(!page.contains("Nothing grades"), "a worker is enabled: {page}");
+    assert!(
+        page.contains("Nothing is graded until a worker connects"),
+        "a worker with a token that never called grades nothing: {page}"
+    );
     assert!(page.contains("Last backup") && page.contains(&backup_s), "{page}");
     assert!(!page.contains("No backup of this course"), "{page}");
 }
