@@ -8,6 +8,7 @@ use crate::course::Course;
 use crate::db::Person;
 use crate::queue::{Queue, Submission};
 use arena_runner::text::{csv_field, points};
+use serde::{Deserialize, Serialize};
 use std::io::Write;
 use std::path::Path;
 use zip::write::SimpleFileOptions;
@@ -153,7 +154,7 @@ pub fn canvas_csv(class: &[Entry], assignment: &str) -> String {
 /// The `arena grade-class` command that grades the unzipped class as the
 /// server did: the course's game, rubric and limits, and the final
 /// tournament whose places were `paid` as the class ranking.
-pub fn offline_command(course: &Course, paid: Option<&crate::ranking::Paid>) -> String {
+pub fn offline_command(course: &Course, paid: Option<&Paid>) -> String {
     let c = &course.config;
     let mut cmd = format!(
         "arena grade-class {CLASS_FOLDER} --game {} --rubric rubric.toml --export-for canvas --assignment {} --out graded",
@@ -195,12 +196,7 @@ fn yaml(s: &str) -> String {
 /// `arena grade-class` reads, the rubric, the command, the gradebook,
 /// Canvas's import and each graded student's Gradescope `results.json`;
 /// with the final tournament's places `paid`, its command plays it again.
-pub fn write_zip(
-    course: &Course,
-    class: &[Entry],
-    paid: Option<&crate::ranking::Paid>,
-    out: &Path,
-) -> Result<(), String> {
+pub fn write_zip(course: &Course, class: &[Entry], paid: Option<&Paid>, out: &Path) -> Result<(), String> {
     let fail = |e: &dyn std::fmt::Display| format!("{}: cannot write the class zip ({e})", out.display());
     let file = std::fs::File::create(out).map_err(|e| fail(&e))?;
     let mut zip = zip::ZipWriter::new(std::io::BufWriter::new(file));
@@ -266,4 +262,31 @@ pub fn write_zip(
     put(&mut zip, HOW_TO, how.as_bytes())?;
     let mut inner = zip.finish().map_err(|e| fail(&e))?;
     inner.flush().map_err(|e| fail(&e))
+}
+
+/// A final tournament's ranking, as paid into the grades.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Paid {
+    /// The format, as `arena grade-class --tournament` names it.
+    pub format: String,
+    /// Games per match.
+    pub games: usize,
+    /// Each entrant's place: the submission, its rank that earns points,
+    /// its place in the standings, and its rating (or mean score).
+    pub places: Vec<Place>,
+    /// How many were ranked.
+    pub ranked: usize,
+}
+
+/// One entrant's result in the final tournament.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct Place {
+    /// The submission that played.
+    pub submission: i64,
+    /// The rank that earns points (1 + the entrants clearly ahead).
+    pub rank: usize,
+    /// Its place in the standings.
+    pub place: usize,
+    /// Its rating, or a solitaire's mean score (Gradescope's leaderboard).
+    pub rating: Option<f64>,
 }

@@ -13,37 +13,12 @@ use crate::export::Entry;
 use crate::queue::{Queue, Submission};
 use arena_competition::tournament::{Format, TournamentReport, rank_beyond_noise};
 use arena_grading::grade::{GradeReport, Rubric, apply_ranking};
-use serde::{Deserialize, Serialize};
 
 /// The setting that keeps the last paid ranking (JSON of [`Paid`]).
 pub const PAID: &str = "class_ranking";
 
-/// A final tournament's ranking, as paid into the grades.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Paid {
-    /// The format, as `arena grade-class --tournament` names it.
-    pub format: String,
-    /// Games per match.
-    pub games: usize,
-    /// Each entrant's place: the submission, its rank that earns points,
-    /// its place in the standings, and its rating (or mean score).
-    pub places: Vec<Place>,
-    /// How many were ranked.
-    pub ranked: usize,
-}
-
-/// One entrant's result in the final tournament.
-#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
-pub struct Place {
-    /// The submission that played.
-    pub submission: i64,
-    /// The rank that earns points (1 + the entrants clearly ahead).
-    pub rank: usize,
-    /// Its place in the standings.
-    pub place: usize,
-    /// Its rating, or a solitaire's mean score (Gradescope's leaderboard).
-    pub rating: Option<f64>,
-}
+// What was paid lives with the exports that print it (one direction: ranking -> export).
+pub use crate::export::{Paid, Place};
 
 /// The format's name on `arena grade-class`'s command line; none for a
 /// format grade-class cannot play (its points could not be reproduced).
