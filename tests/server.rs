@@ -1117,7 +1117,9 @@ pub(crate) fn csv_row(csv: &str, key: &str, value: &str) -> Option<BTreeMap<Stri
 /// One verdict, the same on the server and offline (issue 47 item 1): a
 /// class with every kind of failure (a crash, an illegal move, a loop, a
 /// memory bomb, a file that is no wasm, a bot for another game), an
-/// unchanged template and a good bot, each submitted with `arena submit`.
+/// unchanged template and a good bot, each submitted with `arena submit`
+/// (the text file and the President bot are refused by the upload's own
+/// answer, exit 1, and never become a version: the gradebook says `none`).
 /// The teacher's gradebook gives every student the state, points and flag
 /// `arena grade-class` gives the same files offline, graded by the command
 /// of the class zip: accepted where offline says graded, rejected where it
@@ -1206,6 +1208,16 @@ fn every_kind_of_failure_has_the_same_verdict_on_the_server_and_offline(on: &On)
             if *accepted { "accepted" } else { "rejected" },
             "{id} offline: {offline}"
         );
+        // A file that is no bot for the course (text, another game's bot)
+        // is refused by the upload's own answer and never becomes a
+        // version: the server has no file of that student, and says so.
+        let refused_at_upload = i == 4 || i == 5;
+        if refused_at_upload {
+            assert_eq!(served["state"], "none", "{id}: {gradebook}");
+            assert!(["", "0"].contains(&served["points"].as_str()), "{id}: {gradebook}");
+            assert_eq!(graded["total"].parse::<f64>().unwrap(), 0.0, "{id}: {offline}");
+            continue;
+        }
         assert_eq!(served["state"], offline_state, "{id}: {gradebook}\n{offline}");
         let points: f64 = served["points"].parse().unwrap_or(f64::NAN);
         assert_eq!(
