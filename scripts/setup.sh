@@ -41,6 +41,7 @@ declare -A need=(
   [nodejs]="node|the JavaScript bot toolchains, and the viewer's model under Node (tests/view.rs)"
   [npm]="npm|installing the JavaScript SDK's pinned tools"
   [python3-pip]="pip|installing componentize-py, the Python bot toolchain"
+  [python3-venv]="venv|the test LMS's own Python packages (tests/lti.rs)"
   [postgresql]="/usr/lib/postgresql/15/bin/initdb|the course server's tests against Postgres (tests/server.rs)"
   [slurm-wlm]="/usr/sbin/slurmctld|the sharded tournaments' tests on a single-node Slurm (tests/cluster.rs, scripts/slurm.sh)"
   [munge]="/usr/sbin/munged|Slurm's authentication (scripts/slurm.sh)"
@@ -54,6 +55,7 @@ for pkg in "${!need[@]}"; do
   case $probe in
     /*) [ -e "$probe" ] && continue ;;
     pip) python3 -m pip --version >/dev/null 2>&1 && continue ;;
+    venv) python3 -c 'import ensurepip, venv' >/dev/null 2>&1 && continue ;;
     *) command -v "$probe" >/dev/null && continue ;;
   esac
   # initdb's path carries PostgreSQL's version: accept any version's.
@@ -97,6 +99,17 @@ if [ ! -x "$js/node_modules/.bin/componentize-js" ] || [ ! -x "$js/node_modules/
     npm install --prefix "$js" --no-audit --no-fund --loglevel=error >/dev/null ||
       lack "the JavaScript SDK's npm packages" "the JavaScript example bots" "npm install --prefix $js"
   fi
+fi
+
+# 5. The test LMS (tests/lti/lti_platform.py): an LTI 1.3 platform made of
+# the lti1p3platform package, at the versions of tests/lti/requirements.txt,
+# in a virtual environment of its own (Debian's python3-jwt is older).
+lms=target/lti-platform
+if ! cmp -s tests/lti/requirements.txt "$lms/requirements.txt" 2>/dev/null; then
+  { python3 -m venv "$lms" &&
+    "$lms/bin/pip" install --quiet --disable-pip-version-check -r tests/lti/requirements.txt &&
+    cp tests/lti/requirements.txt "$lms/requirements.txt"; } ||
+    lack "the test LMS's Python packages" "the LTI tests (tests/lti.rs)" "python3 -m venv $lms && $lms/bin/pip install -r tests/lti/requirements.txt"
 fi
 
 if [ $missing = 1 ]; then

@@ -30,6 +30,7 @@ mod langs;
 mod layers;
 mod lease;
 mod lms;
+mod lti;
 mod play;
 mod president;
 mod ratings;

@@ -15,6 +15,8 @@ pub(crate) struct Server {
     child: Child,
     pub(crate) url: String,
     dir: PathBuf,
+    /// Every line it wrote to stderr so far.
+    log: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
 }
 
 impl Server {
@@ -38,6 +40,11 @@ impl Server {
     /// The course folder it serves.
     pub(crate) fn dir(&self) -> &Path {
         &self.dir
+    }
+
+    /// What it wrote to its log (stderr) so far.
+    pub(crate) fn log(&self) -> String {
+        self.log.lock().map(|l| l.join("\n")).unwrap_or_default()
     }
 }
 
@@ -114,8 +121,15 @@ pub(crate) fn serve_by(mut command: Command, dir: &Path, extra: &[&str]) -> Serv
     } else {
         &["--workers", "1"]
     };
+    // A free loopback port unless the test names where.
+    let listen: &[&str] = if extra.contains(&"--listen") {
+        &[]
+    } else {
+        &["--listen", "127.0.0.1:0"]
+    };
     let mut child = command
-        .args(["serve", &dir.display().to_string(), "--listen", "127.0.0.1:0"])
+        .args(["serve", &dir.display().to_string()])
+        .args(listen)
         .args(workers)
         .args(extra)
         .stderr(Stdio::piped())
@@ -143,15 +157,21 @@ pub(crate) fn serve_by(mut command: Command, dir: &Path, extra: &[&str]) -> Serv
         .unwrap_or_else(|| panic!("arena serve said: {first}"))
         .to_string();
     // Keep reading its messages so the pipe never fills; a failing test shows them.
+    let log = std::sync::Arc::new(std::sync::Mutex::new(said));
+    let kept = log.clone();
     std::thread::spawn(move || {
         for line in lines.map_while(Result::ok) {
             eprintln!("arena serve: {line}");
+            if let Ok(mut l) = kept.lock() {
+                l.push(line);
+            }
         }
     });
     Server {
         child,
         url,
         dir: dir.to_path_buf(),
+        log,
     }
 }
 

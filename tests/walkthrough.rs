@@ -507,51 +507,80 @@ fn walk(class: &Class) {
         .to_string();
     visit(&tab, &server, &format!("/ladder/people/{me}"));
     full_page(&tab, &shots, "41-ladder-better");
-    // The ladder meets house bots too (a solitaire's four baselines): wait
-    // until Better has met a classmate. Hang guard only.
-    let started = std::time::Instant::now();
-    let (page, classmate) = loop {
-        let (_, page, _) = teacher.get(&format!("/ladder/people/{me}"));
-        let classmate = (0..7).rev().find(|&i| {
-            i != better
-                && class.students[i].forfeit.is_none()
-                && page
-                    .split("<tr>")
-                    .any(|row| row.contains("/ladder/matches/") && row.contains(&name(i)))
-        });
-        match classmate {
-            Some(c) => break (page, c),
-            None if started.elapsed() < std::time::Duration::from_secs(600) => {
-                std::thread::sleep(std::time::Duration::from_secs(2));
-            }
-            None => panic!("{game}: Better met no classmate on the ladder: {page}"),
-        }
-    };
-    let game_href = page
-        .split("<tr>")
-        .find(|row| row.contains("/ladder/matches/") && row.contains(&name(classmate)))
-        .and_then(|row| row.split("href=\"").nth(1))
-        .and_then(|r| r.split('"').next())
-        .map(|h| h.replace("&amp;", "&"))
-        .expect("a game's link");
-    let mut theirs = logged_in(&server, &links[classmate]["link"]);
-    // In a solitaire's match each plays their own game on one deal: the
-    // classmate may not open Better's (the link names Better's entrant),
-    // and opens their own from the same match.
     let solitaire = arena::adapters::game(game).is_some_and(|g| g.kind() == arena::games::Kind::Solitaire);
-    let game_href = if solitaire {
-        let (status, html, _) = theirs.get(&game_href);
+    let ladder_page_of = |link: &str| {
+        let (_, home, _) = logged_in(&server, link).get("/");
+        home.split("href=\"/ladder/people/")
+            .nth(1)
+            .and_then(|r| r.split('"').next())
+            .expect("the student's ladder page")
+            .to_string()
+    };
+    let first_game = |page: &str, with: Option<&str>| {
+        page.split("<tr>")
+            .find(|row| row.contains("/ladder/matches/") && with.is_none_or(|n| row.contains(n)))
+            .and_then(|row| row.split("href=\"").nth(1))
+            .and_then(|r| r.split('"').next())
+            .map(|h| h.replace("&amp;", "&"))
+    };
+    let (game_href, better_href, classmate, mut theirs) = if solitaire {
+        // In a solitaire each entrant plays their own game on a deal (a
+        // match may be with house baselines only, and a ladder that rests
+        // may never pair Better with a classmate): a classmate is refused
+        // Better's own game, and watches one of their own.
+        let (_, page, _) = teacher.get(&format!("/ladder/people/{me}"));
+        let better_game = first_game(&page, None).expect("a game of Better's");
+        let classmate = (0..7)
+            .rev()
+            .find(|&i| i != better && class.students[i].forfeit.is_none())
+            .expect("an accepted classmate");
+        let mut theirs = logged_in(&server, &links[classmate]["link"]);
+        let (status, html, _) = theirs.get(&better_game);
         assert_eq!(status, 403, "{game}: a classmate opened Better's own game: {html}");
-        game_href.split('?').next().unwrap_or_default().to_string()
+        let (status, html, _) = theirs.get(better_game.split('?').next().unwrap_or_default());
+        assert_eq!(
+            status, 403,
+            "{game}: a classmate opened a match they did not play: {html}"
+        );
+        let mine = ladder_page_of(&links[classmate]["link"]);
+        let (_, page, _) = teacher.get(&format!("/ladder/people/{mine}"));
+        let own = first_game(&page, None).expect("a game of the classmate's");
+        (own, better_game, classmate, theirs)
     } else {
-        game_href
+        // The ladder meets house bots too: wait until Better has met a
+        // classmate. Hang guard only.
+        let started = std::time::Instant::now();
+        let (page, classmate) = loop {
+            let (_, page, _) = teacher.get(&format!("/ladder/people/{me}"));
+            let classmate = (0..7).rev().find(|&i| {
+                i != better
+                    && class.students[i].forfeit.is_none()
+                    && page
+                        .split("<tr>")
+                        .any(|row| row.contains("/ladder/matches/") && row.contains(&name(i)))
+            });
+            match classmate {
+                Some(c) => break (page, c),
+                None if started.elapsed() < std::time::Duration::from_secs(600) => {
+                    std::thread::sleep(std::time::Duration::from_secs(2));
+                }
+                None => panic!("{game}: Better met no classmate on the ladder: {page}"),
+            }
+        };
+        let href = first_game(&page, Some(&name(classmate))).expect("a game's link");
+        (
+            href.clone(),
+            href,
+            classmate,
+            logged_in(&server, &links[classmate]["link"]),
+        )
     };
     let (status, html, _) = theirs.get(&game_href);
     assert_eq!(status, 200, "{game}: a classmate watches a game they played: {html}");
     let seen = serde_json::to_string(&replay_in(&html)).unwrap();
     let mut mine = logged_in(&server, &links[better]["link"]);
-    let (status, own_html, _) = mine.get(&game_href);
-    assert_eq!(status, 200);
+    let (status, own_html, _) = mine.get(&better_href);
+    assert_eq!(status, 200, "{game}: Better watches its own game: {own_html}");
     let own = serde_json::to_string(&replay_in(&own_html)).unwrap();
     if class.notes {
         assert!(

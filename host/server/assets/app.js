@@ -4,6 +4,9 @@
 //   leaderboard was fitted again (server-sent events), so results appear
 //   without a reload.
 // - The upload box takes a dropped file.
+// - An LTI launch shown in a window of its own (not in the LMS's frame)
+//   goes on into the course by itself; in a frame it waits for a click,
+//   which opens the course in a new window (its cookie is not a frame's).
 (function () {
   "use strict";
   var live = document.querySelectorAll("[data-live]");
@@ -47,4 +50,6 @@
       }
     });
   }
+  var enter = document.getElementById("lti-enter");
+  if (enter && window.top === window.self) { location.replace(enter.href); }
 })();

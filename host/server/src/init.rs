@@ -108,6 +108,8 @@ pub async fn init(spec: &InitSpec<'_>) -> Result<Made, String> {
     db.add_person("teacher", "Teacher", "", true, &teacher, None).await?;
     let teacher_link = format!("{}/login/{teacher}", config.url);
     write(&dir.join(TEACHER_FILE), &format!("{teacher_link}\n"), true)?;
+    // The LTI key pair, so the course can be registered in an LMS at once.
+    crate::lti::keys::ToolKeys::load_or_make(dir)?;
     let rows = add_students(&course, &db, &students).await?;
     let tokens = dir.join(TOKENS_FILE);
     write(&tokens, &format!("id,name,email,token,link\n{rows}"), true)?;

@@ -14,6 +14,7 @@
 //!   [`systemd`]: readiness, the watchdog, the unit and the request log.
 //! - [`export`]: the gradebook, Canvas's import and the class zip; [`ranking`]: the final tournament's places as points; [`backup`]: backup and restore;
 //!   [`health`]: the teacher's health panel.
+//! - [`lti`]: LTI 1.3, the course as a tool an LMS launches (keys, platforms, the launch's checks).
 //! - [`web`]: the pages and the API, one file per audience; [`sessions`]: sessions stored under a hash of their id.
 //! - [`api`]: the API's requests and responses; [`client`]: the one client of the API (`arena submit`, `arena worker`).
 
@@ -28,6 +29,7 @@ pub mod init;
 pub mod ladder;
 pub mod lease;
 pub mod listen;
+pub mod lti;
 pub mod play;
 pub mod pool;
 pub mod queue;

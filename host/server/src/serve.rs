@@ -68,6 +68,7 @@ pub async fn serve(spec: ServeSpec<'_>) -> Result<(), String> {
     } else {
         pool::start(spec.workers, queue.clone(), ladder.clone(), grading.clone());
     }
+    let lti = crate::lti::Lti::open(spec.dir, &course.config.url)?;
     let shared = Shared(Arc::new(App {
         queue,
         grading,
@@ -77,6 +78,7 @@ pub async fn serve(spec: ServeSpec<'_>) -> Result<(), String> {
         // Half the connections at most hold event streams: pages still load.
         streams: Streams::new(bounds.connections / 2),
         own_threads: spec.workers,
+        lti,
     }));
     let secure = tls.is_some() || course.config.url.starts_with("https:");
     let listen = Listen {

@@ -25,6 +25,48 @@ pub enum CourseCommand {
     /// Restore a backup into a new course folder, after checking every file against its
     /// manifest (nothing is written if one differs); then `arena serve` the folder.
     Restore(RestoreArgs),
+    /// LTI 1.3: print the URLs to give the LMS, register a platform (the values the LMS shows), or
+    /// rotate the tool's key.
+    Lti(LtiArgs),
+}
+
+/// Arguments of `arena course lti`.
+#[derive(Debug, Args)]
+#[command(group(clap::ArgGroup::new("platform").multiple(true).requires("add_platform")
+    .args(["issuer", "client_id", "deployment_id", "auth_url", "token_url", "jwks_url", "audience"])))]
+pub struct LtiArgs {
+    /// The course folder.
+    pub dir: PathBuf,
+    /// Register the platform these flags describe (or add a deployment to it).
+    #[arg(long, requires_all = ["issuer", "client_id", "deployment_id", "auth_url", "token_url", "jwks_url"], conflicts_with = "rotate_key")]
+    pub add_platform: bool,
+    /// The platform's issuer, e.g. https://canvas.instructure.com.
+    #[arg(long)]
+    pub issuer: Option<String>,
+    /// The client id the LMS gave the tool.
+    #[arg(long)]
+    pub client_id: Option<String>,
+    /// A deployment id the LMS gave the tool (repeat for several).
+    #[arg(long)]
+    pub deployment_id: Vec<String>,
+    /// The platform's authorisation (OIDC auth) URL.
+    #[arg(long, value_name = "URL")]
+    pub auth_url: Option<String>,
+    /// The platform's access token URL.
+    #[arg(long, value_name = "URL")]
+    pub token_url: Option<String>,
+    /// The platform's public keyset (JWKS) URL.
+    #[arg(long, value_name = "URL")]
+    pub jwks_url: Option<String>,
+    /// The audience of the tool's token requests, when the LMS names one other than the token URL.
+    #[arg(long)]
+    pub audience: Option<String>,
+    /// Retire the tool's key (published a week more) and sign with a new one.
+    #[arg(long)]
+    pub rotate_key: bool,
+    /// The database, when it is not the folder's SQLite file.
+    #[arg(long, value_name = "URL")]
+    pub database: Option<String>,
 }
 
 /// Arguments of `arena course backup`.
@@ -292,6 +334,30 @@ pub fn run_course(command: CourseCommand) -> anyhow::Result<()> {
         }
         CourseCommand::Backup(a) => run_backup(&rt, &a)?,
         CourseCommand::Restore(a) => run_restore(&rt, &a)?,
+        CourseCommand::Lti(a) => {
+            use arena_server::lti::{Command, platforms::NewPlatform};
+            let what = if a.add_platform {
+                Command::AddPlatform(NewPlatform {
+                    issuer: a.issuer.clone().unwrap_or_default(),
+                    client_id: a.client_id.clone().unwrap_or_default(),
+                    deployments: a.deployment_id.clone(),
+                    auth_url: a.auth_url.clone().unwrap_or_default(),
+                    token_url: a.token_url.clone().unwrap_or_default(),
+                    jwks_url: a.jwks_url.clone().unwrap_or_default(),
+                    audience: a.audience.clone(),
+                })
+            } else if a.rotate_key {
+                Command::RotateKey
+            } else {
+                Command::Show
+            };
+            let lines = rt
+                .block_on(arena_server::lti::command(&a.dir, a.database.clone(), what))
+                .map_err(anyhow::Error::msg)?;
+            for line in lines {
+                println!("{line}");
+            }
+        }
     }
     Ok(())
 }

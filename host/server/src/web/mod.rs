@@ -7,7 +7,7 @@
 //! One file per audience: [`student`] (a student's own page and versions),
 //! [`version`] (one version: its verdict and replays), [`teacher`] (the
 //! class, grades and exports), [`ladder`] (the leaderboard and its games),
-//! [`student_api`] (the students' API), [`remote`] (external workers' API); the
+//! [`student_api`] (the students' API), [`remote`] (external workers' API), [`lti`] (launches from an LMS); the
 //! routes in [`routes`]. What they share is here: the state every handler
 //! gets and the response helpers; who may see what is the one rule of
 //! [`access`].
@@ -29,6 +29,7 @@ pub(crate) mod access;
 pub(crate) mod csrf;
 pub mod ladder;
 pub mod limits;
+pub mod lti;
 pub mod remote;
 pub mod routes;
 pub mod student;
@@ -53,6 +54,8 @@ pub struct App {
     pub streams: Streams,
     /// The server's own grading threads (`--workers`).
     pub own_threads: usize,
+    /// LTI 1.3: the tool's keys and the platforms' ([`crate::lti`]).
+    pub lti: Arc<crate::lti::Lti>,
 }
 
 /// Event streams a person may hold open at once (a few tabs).

@@ -1,7 +1,7 @@
 //! The routes of a course server: every page and API call, and the handler of each.
 
 use super::limits::Limits;
-use super::{Shared, ladder, remote, student, student_api, teacher, version};
+use super::{Shared, ladder, lti, remote, student, student_api, teacher, version};
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
 use axum::http::header;
@@ -35,11 +35,16 @@ pub fn router(shared: Shared) -> Router {
     let limits = Limits::new(&shared.0.queue.course.config.rates);
     let logins = Router::new()
         .route("/login/{token}", get(student::login))
-        .route_layer(limits.addresses());
+        .route("/lti/login", get(lti::login_get).post(lti::login_post))
+        .route("/lti/launch", post(lti::launch))
+        .route("/lti/enter/{code}", get(lti::enter))
+        .route_layer(limits.addresses())
+        .layer(DefaultBodyLimit::max(FORM_BODY));
     let pages = Router::new()
         .route("/", get(student::home))
         .route("/logout", post(student::logout))
         .route("/rules", get(student::rules))
+        .route("/lti/jwks", get(lti::jwks))
         .route("/count", post(student::count))
         .route("/fragment/versions", get(student::my_versions_fragment))
         .route("/fragment/class", get(teacher::class_fragment))

@@ -31,8 +31,8 @@ pub(super) struct Welcome<'a> {
 /// The page a login link answers with: it moves on to `/` by itself.
 #[derive(Template)]
 #[template(path = "entering.html")]
-struct Entering<'a> {
-    course: &'a str,
+pub(super) struct Entering<'a> {
+    pub(super) course: &'a str,
 }
 
 pub(super) async fn home(State(s): State<Shared>, session: Session) -> Response {

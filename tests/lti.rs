@@ -1,0 +1,519 @@
+//! LTI 1.3 from outside: a real platform (the `lti1p3platform` package
+//! behind a small HTTP app, tests/lti/lti_platform.py, on `localhost`, a
+//! site other than the course's `127.0.0.1`) launches a course served by
+//! `arena serve`. Every check of the launch is failed once from the wrong
+//! side (a forged signature, an unknown key, another tool's token, an
+//! expired one, a replay, another browser, an unregistered deployment),
+//! and each must log no one in and say why in one line.
+
+use crate::browser::{browser_with, eval, wait_long};
+use crate::server::{Server, course_of, serve_with};
+use arena_tests::{arena, root};
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+
+/// The LTI 1.3 membership role of a learner.
+const LEARNER: &str = "http://purl.imsglobal.org/vocab/lis/v2/membership#Learner";
+/// ... and of an instructor.
+const INSTRUCTOR: &str = "http://purl.imsglobal.org/vocab/lis/v2/membership#Instructor";
+
+/// The test LMS, killed when dropped.
+pub(crate) struct Lms {
+    child: Child,
+    pub(crate) url: String,
+    agent: ureq::Agent,
+}
+
+impl Drop for Lms {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Lms {
+    /// Start the platform (its Python packages are in `target/lti-platform`, made by scripts/setup.sh).
+    pub(crate) fn start() -> Lms {
+        let python = root().join("target/lti-platform/bin/python");
+        assert!(
+            python.exists(),
+            "{} is missing: run scripts/setup.sh (it makes the test LMS's Python environment)",
+            python.display()
+        );
+        let mut child = Command::new(python)
+            .arg(root().join("tests/lti/lti_platform.py"))
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .expect("start the test LMS");
+        let mut first = String::new();
+        BufReader::new(child.stdout.take().expect("stdout"))
+            .read_line(&mut first)
+            .expect("the LMS's first line");
+        let said: Value = serde_json::from_str(&first).unwrap_or_else(|_| panic!("the LMS said: {first}"));
+        Lms {
+            child,
+            url: said["url"].as_str().expect("url").to_string(),
+            agent: agent(),
+        }
+    }
+
+    fn control(&self, path: &str, body: Value) {
+        let r = self
+            .agent
+            .post(&format!("{}{path}", self.url))
+            .send_json(&body)
+            .expect("the LMS's test route");
+        assert_eq!(r.status().as_u16(), 200, "{path}");
+    }
+
+    /// Make the next id_token bad on purpose.
+    fn tamper(&self, mode: &str) {
+        self.control("/_test/tamper", json!({ "mode": mode }));
+    }
+}
+
+fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .max_redirects(0)
+        .build()
+        .into()
+}
+
+/// A course of two students on the roster (Ann by email), served at a
+/// port chosen first, so `course.toml`'s address is the one it listens
+/// at; registered in a fresh LMS, whose roster has Ann, a teacher, and a
+/// student who is on no CSV.
+fn course_in_lms(name: &str) -> (Server, Lms) {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let url = format!("http://127.0.0.1:{port}");
+    let (dir, _) = course_of(
+        name,
+        "name,email,id\nAnn Lee,ann@uni.edu,s1\nBo Wu,bo@uni.edu,s2\n",
+        &["--url", &url],
+    );
+    let lms = Lms::start();
+    let out = arena(&[
+        "course",
+        "lti",
+        &dir.display().to_string(),
+        "--add-platform",
+        "--issuer",
+        &lms.url,
+        "--client-id",
+        "c1",
+        "--deployment-id",
+        "d1",
+        "--auth-url",
+        &format!("{}/auth", lms.url),
+        "--token-url",
+        &format!("{}/token", lms.url),
+        "--jwks-url",
+        &format!("{}/jwks", lms.url),
+    ]);
+    let said = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{said}{}", String::from_utf8_lossy(&out.stderr));
+    // What the teacher copies into the LMS is what the command prints.
+    for line in [
+        format!("OpenID Connect login URL (initiate login): {url}/lti/login"),
+        format!("Redirect URI(s):                           {url}/lti/launch"),
+        format!("Public keyset URL (JWKS):                  {url}/lti/jwks"),
+    ] {
+        assert!(said.contains(&line), "{said}");
+    }
+    lms.control(
+        "/_test/tool",
+        json!({
+            "client_id": "c1",
+            "deployment_id": "d1",
+            "oidc_login_url": format!("{url}/lti/login"),
+            "launch_url": format!("{url}/lti/launch"),
+            "jwks_url": format!("{url}/lti/jwks"),
+        }),
+    );
+    lms.control(
+        "/_test/roster",
+        json!([
+            {"user_id": "u-ann", "name": "Ann Lee", "email": "ann@uni.edu", "roles": [LEARNER], "status": "Active"},
+            {"user_id": "u-teach", "name": "Prof Ada", "email": "ada@uni.edu", "roles": [INSTRUCTOR], "status": "Active"},
+            {"user_id": "u-late", "name": "Cy Late", "email": "cy@uni.edu", "roles": [LEARNER], "status": "Active"},
+        ]),
+    );
+    let server = serve_with(&dir, &["--listen", &format!("127.0.0.1:{port}")]);
+    (server, lms)
+}
+
+/// A browser by hand: cookies of the course's site kept between requests.
+struct Visitor {
+    agent: ureq::Agent,
+    tool: String,
+    cookies: BTreeMap<String, String>,
+}
+
+/// One response: status, body, headers.
+type Answer = (u16, String, ureq::http::HeaderMap);
+
+impl Visitor {
+    fn new(server: &Server) -> Visitor {
+        Visitor {
+            agent: agent(),
+            tool: server.url.clone(),
+            cookies: BTreeMap::new(),
+        }
+    }
+
+    fn cookie_header(&self) -> String {
+        self.cookies
+            .iter()
+            .map(|(k, v)| format!("{k}={v}"))
+            .collect::<Vec<_>>()
+            .join("; ")
+    }
+
+    fn keep(&mut self, url: &str, r: &ureq::http::Response<ureq::Body>) {
+        if !url.starts_with(&self.tool) {
+            return;
+        }
+        for c in r.headers().get_all("set-cookie") {
+            let c = c.to_str().unwrap_or("");
+            if let Some((k, v)) = c.split(';').next().and_then(|kv| kv.split_once('=')) {
+                self.cookies.insert(k.to_string(), v.to_string());
+            }
+        }
+    }
+
+    fn get(&mut self, url: &str) -> Answer {
+        let url = if url.starts_with("http") {
+            url.to_string()
+        } else {
+            format!("{}{url}", self.tool)
+        };
+        let mut req = self.agent.get(&url);
+        if url.starts_with(&self.tool) {
+            req = req.header("Cookie", &self.cookie_header());
+        }
+        let mut r = req.call().expect("GET");
+        self.keep(&url, &r);
+        let headers = r.headers().clone();
+        (
+            r.status().as_u16(),
+            r.body_mut().read_to_string().unwrap_or_default(),
+            headers,
+        )
+    }
+
+    fn post_form(&mut self, url: &str, form: &[(&str, &str)]) -> Answer {
+        let body: String = form
+            .iter()
+            .map(|(k, v)| format!("{k}={}", arena_tests::url_encode(v)))
+            .collect::<Vec<_>>()
+            .join("&");
+        let mut r = self
+            .agent
+            .post(url)
+            .header("Cookie", &self.cookie_header())
+            .header("Content-Type", "application/x-www-form-urlencoded")
+            .send(body.as_bytes())
+            .expect("POST");
+        self.keep(url, &r);
+        let headers = r.headers().clone();
+        (
+            r.status().as_u16(),
+            r.body_mut().read_to_string().unwrap_or_default(),
+            headers,
+        )
+    }
+}
+
+/// The platform's form: where it posts, the id_token and the state.
+struct Posted {
+    action: String,
+    id_token: String,
+    state: String,
+}
+
+fn attribute<'a>(html: &'a str, before: &str) -> &'a str {
+    html.split(before)
+        .nth(1)
+        .and_then(|r| r.split('"').next())
+        .unwrap_or("")
+}
+
+/// A student (or teacher) clicks the assignment in the LMS: the login
+/// starts at the course, goes to the platform, and the platform's form
+/// comes back (not posted yet).
+fn start_launch(v: &mut Visitor, lms: &Lms, user: &str) -> Posted {
+    let (status, page, _) = v.get(&format!("{}/course/{user}/rl1", lms.url));
+    assert_eq!(status, 200, "{page}");
+    let login = page
+        .split("location=\"")
+        .nth(1)
+        .and_then(|r| r.split('"').next())
+        .expect("the login URL");
+    let (status, body, headers) = v.get(login);
+    assert_eq!(status, 303, "the course's login: {body}");
+    assert!(v.cookies.contains_key("arena_lti"), "{headers:?}");
+    let cookie = headers
+        .get_all("set-cookie")
+        .iter()
+        .filter_map(|c| c.to_str().ok())
+        .find(|c| c.starts_with("arena_lti="))
+        .unwrap_or_default()
+        .to_string();
+    for part in ["HttpOnly", "Secure", "SameSite=None", "Partitioned", "Path=/lti"] {
+        assert!(cookie.contains(part), "{cookie}");
+    }
+    let auth = headers
+        .get("location")
+        .and_then(|l| l.to_str().ok())
+        .expect("to the platform");
+    assert!(auth.starts_with(&format!("{}/auth?", lms.url)), "{auth}");
+    let (status, form, _) = v.get(auth);
+    assert_eq!(status, 200, "the platform's auth: {form}");
+    Posted {
+        action: attribute(&form, "action=\"").to_string(),
+        id_token: attribute(&form, "name=\"id_token\" value=\"").to_string(),
+        state: attribute(&form, "name=\"state\" value=\"").to_string(),
+    }
+}
+
+/// Post the platform's form; then follow the page's link into the course.
+fn finish_launch(v: &mut Visitor, posted: &Posted) -> Answer {
+    v.post_form(
+        &posted.action,
+        &[("id_token", &posted.id_token), ("state", &posted.state)],
+    )
+}
+
+fn enter(v: &mut Visitor, launched: &str) -> String {
+    let href = attribute(launched, "id=\"lti-enter\" class=\"button\" href=\"");
+    assert!(href.starts_with("/lti/enter/"), "{launched}");
+    let (status, body, _) = v.get(href);
+    assert_eq!(status, 200, "{body}");
+    let (status, home, _) = v.get("/");
+    assert_eq!(status, 200);
+    home
+}
+
+fn logged_out(home: &str) -> bool {
+    !home.contains("type=\"file\"") && !home.contains("gradebook")
+}
+
+/// Ann (on the CSV roster by email) launches from the LMS and lands on her
+/// own page as the roster's Ann; the instructor lands on the teacher's
+/// page; a student the CSV never had appears in the class; a student's
+/// session from the LMS opens no teacher route; a used link works once.
+#[test]
+fn a_launch_logs_in_the_roster_student_the_teacher_and_a_late_student() {
+    let (server, lms) = course_in_lms("lti-launch");
+    let mut ann = Visitor::new(&server);
+    let posted = start_launch(&mut ann, &lms, "u-ann");
+    let (status, launched, headers) = finish_launch(&mut ann, &posted);
+    assert_eq!(status, 200, "{launched}");
+    assert!(launched.contains("Welcome, Ann Lee"), "{launched}");
+    // The launch page may show in the LMS's frame, and holds no token.
+    let csp = headers
+        .get("content-security-policy")
+        .and_then(|c| c.to_str().ok())
+        .unwrap_or("");
+    assert!(!csp.contains("frame-ancestors"), "{csp}");
+    assert!(!launched.contains(&posted.id_token) && !launched.contains(&posted.state));
+    let href = attribute(&launched, "id=\"lti-enter\" class=\"button\" href=\"").to_string();
+    let home = enter(&mut ann, &launched);
+    assert!(home.contains("Ann Lee") && home.contains("type=\"file\""), "{home}");
+    // Her session is a student's: the teacher's routes refuse it.
+    let (status, _, _) = ann.get("/teacher/gradebook.csv");
+    assert_eq!(status, 403);
+    // The link into the course works once.
+    let mut thief = Visitor::new(&server);
+    let (status, again, _) = thief.get(&href);
+    assert_eq!(status, 403, "{again}");
+    assert!(again.contains("used already"), "{again}");
+    assert!(logged_out(&thief.get("/").1));
+
+    let mut teacher = Visitor::new(&server);
+    let posted = start_launch(&mut teacher, &lms, "u-teach");
+    let (status, launched, _) = finish_launch(&mut teacher, &posted);
+    assert_eq!(status, 200, "{launched}");
+    assert!(launched.contains("as the course's teacher"), "{launched}");
+    enter(&mut teacher, &launched);
+
+    let mut late = Visitor::new(&server);
+    let posted = start_launch(&mut late, &lms, "u-late");
+    let (_, launched, _) = finish_launch(&mut late, &posted);
+    let home = enter(&mut late, &launched);
+    assert!(home.contains("Cy Late"), "{home}");
+    let (status, gradebook, _) = teacher.get("/teacher/gradebook.csv");
+    assert_eq!(status, 200);
+    let ann_rows = gradebook.lines().filter(|l| l.contains("Ann Lee")).count();
+    assert_eq!(ann_rows, 1, "Ann is one student, not two: {gradebook}");
+    assert!(
+        gradebook.contains("Cy Late") && gradebook.contains("cy@uni.edu"),
+        "{gradebook}"
+    );
+    // Ann's second launch is the same Ann.
+    let mut ann2 = Visitor::new(&server);
+    let posted = start_launch(&mut ann2, &lms, "u-ann");
+    let (_, launched, _) = finish_launch(&mut ann2, &posted);
+    enter(&mut ann2, &launched);
+    let (_, gradebook, _) = teacher.get("/teacher/gradebook.csv");
+    assert_eq!(
+        gradebook.lines().filter(|l| l.contains("Ann Lee")).count(),
+        1,
+        "{gradebook}"
+    );
+    // The tool's keys are public ones only.
+    let (status, jwks, _) = ann.get("/lti/jwks");
+    assert_eq!(status, 200);
+    let jwks: Value = serde_json::from_str(&jwks).expect("a JWKS");
+    let key = &jwks["keys"][0];
+    assert_eq!(key["kty"], "RSA");
+    assert!(
+        key["n"].is_string() && key["d"].is_null() && key["p"].is_null(),
+        "{jwks}"
+    );
+}
+
+/// Each check of the launch, failed from the wrong side: the launch is
+/// refused with its own reason on the page and one line in the server's
+/// log, and no one is logged in.
+#[test]
+fn every_check_of_the_launch_refuses_from_the_wrong_side() {
+    let (server, lms) = course_in_lms("lti-refused");
+    let refused = |v: &mut Visitor, (status, page, _): Answer, why: &str| {
+        assert_eq!(status, 403, "{page}");
+        let line = page
+            .split("id=\"refused\">")
+            .nth(1)
+            .and_then(|r| r.split("</p>").next())
+            .unwrap_or_else(|| panic!("no refusal line: {page}"));
+        assert!(line.contains(why), "{why}: {line}");
+        assert!(!page.contains("lti-enter"), "{page}");
+        assert!(logged_out(&v.get("/").1));
+    };
+    for (mode, why) in [
+        ("bad_signature", "signature does not verify"),
+        ("unknown_kid", "which http://localhost"),
+        ("wrong_aud", "for another tool"),
+        ("expired", "has expired"),
+        ("wrong_deployment", "deployment `not-registered`"),
+    ] {
+        let mut v = Visitor::new(&server);
+        lms.tamper(mode);
+        let posted = start_launch(&mut v, &lms, "u-ann");
+        let answer = finish_launch(&mut v, &posted);
+        refused(&mut v, answer, why);
+    }
+    // A replayed id_token: its state is spent, and with a new login's state its nonce is not that login's.
+    let mut v = Visitor::new(&server);
+    let posted = start_launch(&mut v, &lms, "u-ann");
+    let (status, ok, _) = finish_launch(&mut v, &posted);
+    assert_eq!(status, 200, "{ok}");
+    let mut replay = Visitor::new(&server);
+    replay.cookies = v.cookies.clone();
+    let again = finish_launch(&mut replay, &posted);
+    refused(&mut replay, again, "unknown or was used already");
+    let mut replay = Visitor::new(&server);
+    let fresh = start_launch(&mut replay, &lms, "u-ann");
+    let again = finish_launch(
+        &mut replay,
+        &Posted {
+            action: fresh.action,
+            id_token: posted.id_token.clone(),
+            state: fresh.state,
+        },
+    );
+    refused(&mut replay, again, "nonce is not the one this login sent");
+    // The state from another browser: the platform's form posted by a browser that did not start the login.
+    let mut started = Visitor::new(&server);
+    let posted = start_launch(&mut started, &lms, "u-ann");
+    let mut other = Visitor::new(&server);
+    let answer = finish_launch(&mut other, &posted);
+    refused(&mut other, answer, "did not start it");
+    // A platform that is not registered, and a target that is not this course.
+    let mut v = Visitor::new(&server);
+    let answer = v.get(&format!(
+        "{}/lti/login?iss=https://evil.example&login_hint=x&target_link_uri={}/",
+        server.url,
+        arena_tests::url_encode(&server.url)
+    ));
+    refused(&mut v, answer, "is not registered for this course");
+    let answer = v.get(&format!(
+        "{}/lti/login?iss={}&client_id=c1&login_hint=x&target_link_uri=https://elsewhere.example/",
+        server.url,
+        arena_tests::url_encode(&lms.url)
+    ));
+    refused(&mut v, answer, "is not this course");
+    // The log has one line per refusal and never a token.
+    let log = server.log();
+    assert!(log.matches("LTI launch refused: ").count() >= 8, "{log}");
+    assert!(log.contains("LTI login refused: "), "{log}");
+    assert!(!log.contains(&posted.id_token) && !log.contains(&posted.state), "{log}");
+    assert!(!log.contains("PRIVATE KEY"), "{log}");
+}
+
+/// In Chromium, from an LMS page on another site: the launch in the LMS's
+/// frame gets as far as the button (its cookie is `SameSite=None; Secure;
+/// Partitioned`, the only kind Chromium sends to a frame of another
+/// site), and the button's link opens the student's own page; a launch in
+/// a window of its own goes on to the student's page by itself.
+#[test]
+fn a_launch_in_the_lms_frame_and_in_a_window_reaches_the_students_page_in_chromium() {
+    let (server, lms) = course_in_lms("lti-chromium");
+    let browser = browser_with("--proxy-bypass-list=127.0.0.1;localhost");
+    let tab = browser.new_tab().expect("tab");
+    tab.navigate_to(&format!("{}/course/u-ann/rl1?frame=1", lms.url))
+        .and_then(|t| t.wait_until_navigated())
+        .expect("the LMS's page");
+    // The frame is of another site: its text is out of the page's reach, so ask the frame itself.
+    let frame_src = || {
+        eval(
+            &tab,
+            "const f = document.querySelector('iframe'); try { return f.contentWindow.location.href; } catch (e) { return 'cross-site'; }",
+        )
+    };
+    let started = std::time::Instant::now();
+    while frame_src() != Value::String("cross-site".into()) {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(60),
+            "the LMS's frame never opened the course"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    // The frame's launch page is answered only to the browser that
+    // started the login, by its cookie: the server's log says which it was.
+    let started = std::time::Instant::now();
+    while !server.log().contains("LTI launch") {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(120),
+            "the frame never reached the launch; log: {}",
+            server.log()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    }
+    let log = server.log();
+    assert!(
+        log.contains("LTI launch: person"),
+        "the launch in the frame was refused: {log}"
+    );
+    assert!(!log.contains("LTI launch refused"), "{log}");
+    // The window of its own: the launch goes on into the course by itself.
+    let tab = browser.new_tab().expect("tab");
+    tab.navigate_to(&format!("{}/course/u-ann/rl1", lms.url))
+        .and_then(|t| t.wait_until_navigated())
+        .expect("the LMS's page");
+    wait_long(
+        &tab,
+        "return location.host.startsWith('127.0.0.1') && location.pathname === '/' && document.readyState === 'complete' \
+         && !!document.querySelector('input[type=file]')",
+        120,
+    );
+    let shown = eval(&tab, "return document.body.innerText");
+    assert!(shown.as_str().unwrap_or("").contains("Ann Lee"), "{shown}");
+}
