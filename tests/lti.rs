@@ -69,6 +69,16 @@ impl Lms {
         assert_eq!(r.status().as_u16(), 200, "{path}");
     }
 
+    /// What the LMS received (scores, line items) and its error log.
+    fn state(&self) -> Value {
+        let mut r = self
+            .agent
+            .get(&format!("{}/_test/state", self.url))
+            .call()
+            .expect("state");
+        r.body_mut().read_json().expect("json")
+    }
+
     /// Make the next id_token bad on purpose.
     fn tamper(&self, mode: &str) {
         self.control("/_test/tamper", json!({ "mode": mode }));
@@ -88,12 +98,18 @@ fn agent() -> ureq::Agent {
 /// at; registered in a fresh LMS, whose roster has Ann, a teacher, and a
 /// student who is on no CSV.
 fn course_in_lms(name: &str) -> (Server, Lms) {
+    let (server, lms, _) = course_in_lms_with_tokens(name);
+    (server, lms)
+}
+
+/// [`course_in_lms`], with the roster's students' tokens and links.
+fn course_in_lms_with_tokens(name: &str) -> (Server, Lms, Vec<BTreeMap<&'static str, String>>) {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .expect("a free port")
         .port();
     let url = format!("http://127.0.0.1:{port}");
-    let (dir, _) = course_of(
+    let (dir, students) = course_of(
         name,
         "name,email,id\nAnn Lee,ann@uni.edu,s1\nBo Wu,bo@uni.edu,s2\n",
         &["--url", &url],
@@ -146,7 +162,7 @@ fn course_in_lms(name: &str) -> (Server, Lms) {
         ]),
     );
     let server = serve_with(&dir, &["--listen", &format!("127.0.0.1:{port}")]);
-    (server, lms)
+    (server, lms, students)
 }
 
 /// A browser by hand: cookies of the course's site kept between requests.
@@ -516,4 +532,124 @@ fn a_launch_in_the_lms_frame_and_in_a_window_reaches_the_students_page_in_chromi
     );
     let shown = eval(&tab, "return document.body.innerText");
     assert!(shown.as_str().unwrap_or("").contains("Ann Lee"), "{shown}");
+}
+
+/// Points as a page writes them: `20`, `7.5`.
+fn shown(p: f64) -> String {
+    if p.fract() == 0.0 {
+        format!("{p:.0}")
+    } else {
+        format!("{p}")
+    }
+}
+
+/// The row of `id` in the gradebook CSV: its points and maximum.
+fn gradebook_points(gradebook: &str, id: &str) -> (f64, f64) {
+    let mut lines = gradebook.lines();
+    let head: Vec<&str> = lines.next().unwrap_or("").split(',').collect();
+    let col = |name: &str| head.iter().position(|h| *h == name).expect("a gradebook column");
+    let row: Vec<&str> = lines
+        .find(|l| l.starts_with(&format!("{id},")))
+        .unwrap_or_else(|| panic!("{id} in {gradebook}"))
+        .split(',')
+        .collect();
+    (
+        row[col("points")].parse().unwrap_or(f64::NAN),
+        row[col("max_points")].parse().unwrap_or(f64::NAN),
+    )
+}
+
+/// Grades go back to the LMS (Assignment and Grade Services): once Ann
+/// launched from the LMS, her graded version's points reach the LMS's
+/// gradebook, in a column the tool made, with the time it changed and a
+/// link to the version; her next version's points follow with a later
+/// timestamp; the teacher's table says the LMS has the current score.
+#[test]
+fn grades_reach_the_lms_gradebook_and_follow_each_change() {
+    let (server, lms, students) = course_in_lms_with_tokens("lti-grades");
+    let mut ann = Visitor::new(&server);
+    let posted = start_launch(&mut ann, &lms, "u-ann");
+    let (status, launched, _) = finish_launch(&mut ann, &posted);
+    assert_eq!(status, 200, "{launched}");
+    let mut teacher = Visitor::new(&server);
+    let posted = start_launch(&mut teacher, &lms, "u-teach");
+    let (_, launched, _) = finish_launch(&mut teacher, &posted);
+    enter(&mut teacher, &launched);
+
+    let scores_of_ann = |want: usize| {
+        let started = std::time::Instant::now();
+        loop {
+            let state = lms.state();
+            let scores: Vec<Value> = state["scores"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+                .into_iter()
+                .filter(|s| s["userId"] == "u-ann")
+                .collect();
+            if scores.len() >= want {
+                return (scores, state);
+            }
+            assert!(
+                started.elapsed() < std::time::Duration::from_secs(300),
+                "the LMS got {} of Ann's scores, not {want}: {state:#}\nlog: {}",
+                scores.len(),
+                server.log()
+            );
+            std::thread::sleep(std::time::Duration::from_millis(500));
+        }
+    };
+    let (code, v, err) =
+        crate::server::submit(&server, &students[0]["token"], &arena_tests::bot("en-garde/aggressive"));
+    assert_eq!(code, 0, "{v:#} {err}");
+    let (_, gradebook, _) = teacher.get("/teacher/gradebook.csv");
+    let (points, max) = gradebook_points(&gradebook, "s1");
+    let (scores, state) = scores_of_ann(1);
+    let first = &scores[0];
+    assert_eq!(first["scoreGiven"].as_f64(), Some(points), "{first:#}");
+    assert_eq!(first["scoreMaximum"].as_f64(), Some(max), "{first:#}");
+    assert_eq!(first["activityProgress"], "Completed");
+    assert_eq!(first["gradingProgress"], "FullyGraded");
+    let comment = first["comment"].as_str().unwrap_or("");
+    assert!(
+        comment.contains("Version 1 counts") && comment.contains(&format!("{}/people/", server.url)),
+        "{comment}"
+    );
+    // The column the tool made in the LMS's gradebook, named for the course.
+    let items = state["lineitems"].as_object().cloned().unwrap_or_default();
+    assert_eq!(items.len(), 1, "{state:#}");
+    let item = items.values().next().unwrap();
+    assert_eq!(item["tag"], "arena");
+    assert_eq!(item["resourceLinkId"], "rl1");
+    assert_eq!(item["scoreMaximum"].as_f64(), Some(max));
+    // Her next version counts: its points follow, later.
+    let (code, v, err) = crate::server::submit(&server, &students[0]["token"], &arena_tests::bot("en-garde/random"));
+    assert_eq!(code, 0, "{v:#} {err}");
+    let (_, gradebook, _) = teacher.get("/teacher/gradebook.csv");
+    let (points2, _) = gradebook_points(&gradebook, "s1");
+    let (scores, state) = scores_of_ann(2);
+    let last = scores.last().unwrap();
+    assert_eq!(last["scoreGiven"].as_f64(), Some(points2), "{scores:#?}");
+    assert!(
+        last["comment"].as_str().unwrap_or("").contains("Version 2 counts"),
+        "{last:#}"
+    );
+    let stamps: Vec<&str> = scores.iter().map(|s| s["timestamp"].as_str().unwrap_or("")).collect();
+    assert!(stamps.windows(2).all(|w| w[0] < w[1]), "timestamps grow: {stamps:?}");
+    assert!(
+        state["log"].as_array().is_none_or(|l| l.is_empty()),
+        "the LMS's errors: {state:#}"
+    );
+    // The teacher's table: the LMS has Ann's current score.
+    let started = std::time::Instant::now();
+    loop {
+        let (_, home, _) = teacher.get("/");
+        let want = format!("has {} / {}", shown(points2), shown(max));
+        if home.contains("LMS gradebook") && home.contains(&want) {
+            break;
+        }
+        assert!(started.elapsed() < std::time::Duration::from_secs(60), "{want}: {home}");
+        std::thread::sleep(std::time::Duration::from_millis(500));
+    }
+    assert!(!server.log().contains("Bearer "), "{}", server.log());
 }

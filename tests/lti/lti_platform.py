@@ -79,7 +79,7 @@ class H(BaseHTTPRequestHandler):
         u = urlparse(self.path); n = int(self.headers.get("Content-Length") or 0); raw = self.rfile.read(n) if n else b""
         ct = self.headers.get("Content-Type", ""); form = {k: v[0] for k, v in parse_qs(raw.decode()).items()} if "form" in ct else {}
         return u.path, Req({"method": self.command, "get_data": {k: v[0] for k, v in parse_qs(u.query).items()}, "form_data": form,
-                            "headers": dict(self.headers), "content_type": ct, "path": u.path,
+                            "headers": {"-".join(w.capitalize() for w in k.split("-")): v for k, v in self.headers.items()},  # HTTP names are case-blind; the library asks for "Authorization" "content_type": ct, "path": u.path,
                             "json": json.loads(raw) if raw and "json" in ct else None})
     def service(self, resp):
         body = resp.result["content"] if isinstance(resp.result, dict) and "content" in resp.result else resp.result  # as the library's Django wrapper does

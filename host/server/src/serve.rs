@@ -68,7 +68,8 @@ pub async fn serve(spec: ServeSpec<'_>) -> Result<(), String> {
     } else {
         pool::start(spec.workers, queue.clone(), ladder.clone(), grading.clone());
     }
-    let lti = crate::lti::Lti::open(spec.dir, &course.config.url)?;
+    let lti = crate::lti::Lti::open(spec.dir, &course.config.url, &course.config.name)?;
+    crate::lti::ags::start(lti.clone(), queue.clone());
     let shared = Shared(Arc::new(App {
         queue,
         grading,

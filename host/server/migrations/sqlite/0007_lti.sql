@@ -63,3 +63,36 @@ CREATE TABLE lti_enter (
     person_id INTEGER NOT NULL REFERENCES people (id),
     expires_at INTEGER NOT NULL
 );
+
+-- Assignment and Grade Services: the line item of each platform's
+-- assignment (from the launch's claim, or made by the tool).
+CREATE TABLE lti_line_items (
+    platform_id INTEGER PRIMARY KEY REFERENCES lti_platforms (id),
+    lineitems_url TEXT,
+    lineitem_url TEXT,
+    resource_link_id TEXT NOT NULL
+);
+
+-- Scores to give the LMS, a durable queue: one row per change of a
+-- student's grade, sent in order; its timestamp is when arena's grade
+-- changed, so an older score never replaces a newer one in the LMS.
+CREATE TABLE lti_scores (
+    id INTEGER PRIMARY KEY,
+    platform_id INTEGER NOT NULL REFERENCES lti_platforms (id),
+    sub TEXT NOT NULL,
+    person_id INTEGER NOT NULL REFERENCES people (id),
+    score_given REAL NOT NULL,
+    score_maximum REAL NOT NULL,
+    comment TEXT NOT NULL,
+    -- RFC 3339 with milliseconds, strictly increasing per student.
+    stamp TEXT NOT NULL,
+    -- waiting, sent, or superseded (a newer score of the student came first).
+    state TEXT NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    next_try_at INTEGER NOT NULL,
+    last_error TEXT,
+    sent_at TEXT
+);
+
+CREATE INDEX lti_scores_due ON lti_scores (state, next_try_at);
+CREATE INDEX lti_scores_of ON lti_scores (platform_id, sub, id);

@@ -6,9 +6,11 @@
 //! - [`keys`]: the tool's own key pair, published at `/lti/jwks`.
 //! - [`platforms`]: the registered platforms and their deployments, and their keys, fetched and cached.
 //! - [`launch`]: the OIDC login and the launch, every check of the id_token, and who it logs in.
+//! - [`ags`]: grades back to the LMS's gradebook, a durable queue of scores.
 //!
 //! The pages are in `web/lti.rs`; the command is `arena course lti`.
 
+pub mod ags;
 pub mod keys;
 pub mod launch;
 pub mod platforms;
@@ -50,15 +52,18 @@ pub struct Lti {
     pub platform_keys: platforms::KeyCache,
     /// The course's public address.
     pub urls: ToolUrls,
+    /// The course's name (the LMS's gradebook column, when the tool makes one).
+    pub course_name: String,
 }
 
 impl Lti {
     /// LTI for the course in `dir` served at `base` (the keys made if the course has none).
-    pub fn open(dir: &Path, base: &str) -> Result<Arc<Lti>, String> {
+    pub fn open(dir: &Path, base: &str, name: &str) -> Result<Arc<Lti>, String> {
         Ok(Arc::new(Lti {
             keys: keys::ToolKeys::load_or_make(dir)?,
             platform_keys: platforms::KeyCache::default(),
             urls: ToolUrls::at(base),
+            course_name: name.to_string(),
         }))
     }
 }

@@ -114,6 +114,10 @@ pub(super) async fn launch(State(s): State<Shared>, headers: HeaderMap, Form(for
         Ok(p) => p,
         Err(why) => return refused(app, "launch", &why),
     };
+    // The launch names the LMS's gradebook: grades go back to it.
+    if let Err(e) = crate::lti::ags::remember(db, &checked.platform, &checked.claims).await {
+        eprintln!("LTI: the launch's gradebook column is not kept: {e}");
+    }
     let code = match launch::enter_code(db, person).await {
         Ok(c) => c,
         Err(why) => return refused(app, "launch", &why),

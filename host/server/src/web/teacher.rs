@@ -24,6 +24,8 @@ pub(super) struct ClassRow {
     points: String,
     late_days: String,
     flags: String,
+    /// Whether the LMS has the current score (LTI), when the student came from one.
+    lms: String,
 }
 
 #[derive(Template)]
@@ -50,6 +52,8 @@ pub(super) struct ClassPart {
     /// Counted versions being graded again, said only while they are.
     regrading: Option<String>,
     rows: Vec<ClassRow>,
+    /// Some students came from an LMS: the table says what its gradebook has.
+    lms: bool,
 }
 
 pub(super) async fn teacher_page(app: &App, csrf: &str, note: Option<String>) -> Result<String, String> {
@@ -145,6 +149,7 @@ pub(crate) fn flags(counted: Option<&Submission>, same: &[&str]) -> Vec<String> 
 /// The class table and what waits to be graded; students, and how many have submitted.
 pub(super) async fn class_part(app: &App) -> Result<(String, usize, usize), String> {
     let class = export::class(&app.queue).await?;
+    let lms = crate::lti::ags::standing(&app.queue.db).await?;
     let rows = class
         .iter()
         .zip(export::same_files(&class))
@@ -176,6 +181,7 @@ pub(super) async fn class_part(app: &App) -> Result<(String, usize, usize), Stri
                     points: c.as_ref().map_or("-".into(), points_text),
                     late_days: c.as_ref().map_or("-".into(), |c| c.late_days.to_string()),
                     flags: flags(c.as_ref(), &same).join("; "),
+                    lms: lms.get(&p.id).cloned().unwrap_or_else(|| "-".into()),
                 }
             },
         )
@@ -189,6 +195,7 @@ pub(super) async fn class_part(app: &App) -> Result<(String, usize, usize), Stri
     };
     let (students, submitted) = (rows.len(), rows.iter().filter(|r| r.versions > 0).count());
     let html = ClassPart {
+        lms: !lms.is_empty(),
         pending: if pending > 0 {
             format!(
                 "{pending} version{} waiting to be graded (this part updates itself)",
