@@ -165,6 +165,7 @@ fn the_check_library_call_gives_the_verdicts_the_command_prints() {
             seed: 1,
             illegal: None,
             sandbox,
+            meter: None,
         }
     }
     let good = arena_tests::bot("en-garde/aggressive");

@@ -74,6 +74,7 @@ pub fn grader<'a>(job: &ClassJob<'a>) -> Grader<'a> {
         sandbox: job.sandbox,
         rubric: job.rubric,
         games: job.games,
+        progress: None,
     }
 }
 

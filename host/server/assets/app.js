@@ -29,6 +29,8 @@
   if (live.length && window.EventSource) {
     var events = new EventSource("/events");
     events.addEventListener("finished", function () { refresh("finished"); });
+    // A grading moved on: the parts a finished version changes show its progress too.
+    events.addEventListener("progress", function () { refresh("finished"); });
     events.addEventListener("ladder", function (e) {
       refresh("ladder", e.data && e.data !== "fitted" ? e.data : null);
     });

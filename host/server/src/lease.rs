@@ -158,6 +158,20 @@ impl Leases {
         seconds: i64,
         returning: &str,
     ) -> Result<Option<Claim>, String> {
+        self.claim_only(holder, max, seconds, returning, "").await
+    }
+
+    /// [`Leases::claim`] of the waiting rows that also meet `only` (an SQL
+    /// condition of this program's, such as `AND kind = 'grade'`; never a
+    /// user's text).
+    pub async fn claim_only(
+        &self,
+        holder: Holder,
+        max: usize,
+        seconds: i64,
+        returning: &str,
+        only: &'static str,
+    ) -> Result<Option<Claim>, String> {
         let Work { table, held, .. } = self.work;
         let token = new_token()?;
         let lock = match self.db.backend {
@@ -172,7 +186,7 @@ impl Leases {
         let sql = format!(
             "UPDATE {table} SET state = '{held}', attempts = attempts + 1, worker_id = $1, lease = $2, \
              lease_until = $3{start} WHERE id IN \
-             (SELECT id FROM {table} WHERE state = 'queued' ORDER BY priority DESC, id LIMIT $4{lock}) \
+             (SELECT id FROM {table} WHERE state = 'queued'{only} ORDER BY priority DESC, id LIMIT $4{lock}) \
              RETURNING {returning}"
         );
         let at = now();

@@ -18,7 +18,7 @@ pub fn start(threads: usize, queue: Queue, ladder: Arc<Ladder>, grading: Arc<Gra
         tokio::spawn(async move {
             loop {
                 match queue.claim().await {
-                    Ok(Some(job)) => queue.run(job, &grading).await,
+                    Ok(Some(job)) => queue.run(job, &grading, None).await,
                     Ok(None) => {
                         // Listening before looking: matches queued while this
                         // thread looks wake it, instead of being missed until
@@ -40,6 +40,39 @@ pub fn start(threads: usize, queue: Queue, ladder: Arc<Ladder>, grading: Arc<Gra
             }
         });
     }
+}
+
+/// The upload lane: one more thread, beside the `--workers` threads, that
+/// grades only students' new uploads (never a re-grade, a version test or
+/// a ladder match), its games on a thread pool of its own. A long grading
+/// (a bot that spends its whole budget on every move, up to the course's
+/// grading budget) fills the other threads and rayon's pool; a new upload
+/// is then still checked and graded at once, here, instead of waiting
+/// behind it.
+pub fn start_upload_lane(queue: Queue, grading: Arc<Grading>) {
+    let threads = std::thread::available_parallelism().map_or(1, |n| (n.get() / 2).max(1));
+    let lane = match rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(|i| format!("upload-lane-{i}"))
+        .build()
+    {
+        Ok(pool) => Arc::new(pool),
+        Err(e) => {
+            eprintln!("arena serve: no upload lane ({e}); uploads wait for the grading threads");
+            return;
+        }
+    };
+    tokio::spawn(async move {
+        loop {
+            let woken = queue.wake.notified();
+            match queue.claim_upload().await {
+                Ok(Some(job)) => queue.run(job, &grading, Some(lane.clone())).await,
+                Ok(None) | Err(_) => {
+                    let _ = tokio::time::timeout(Duration::from_secs(2), woken).await;
+                }
+            }
+        }
+    });
 }
 
 /// With no threads of its own (`--workers 0`: every job and match waits for

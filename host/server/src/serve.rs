@@ -67,6 +67,7 @@ pub async fn serve(spec: ServeSpec<'_>) -> Result<(), String> {
         pool::start_checker(queue.clone(), ladder.clone(), grading.clone());
     } else {
         pool::start(spec.workers, queue.clone(), ladder.clone(), grading.clone());
+        pool::start_upload_lane(queue.clone(), grading.clone());
     }
     let lti = crate::lti::Lti::open(spec.dir, &course.config.url, &course.config.name)?;
     crate::lti::ags::start(lti.clone(), queue.clone());

@@ -6,6 +6,7 @@
 
 use crate::course::Course;
 use arena_grading::check::{CheckError, CheckSpec, check_loaded};
+use arena_grading::grade::budget::{Hook, Meter, OverBudget, Progress};
 use arena_grading::grade::rubric::Rubric;
 use arena_grading::grade::{GradeReport, Grader};
 use arena_grading::loaded::LoadedBot;
@@ -62,6 +63,10 @@ pub struct Verdict {
     /// Gradescope's `results.json` of the grade.
     #[serde(default)]
     pub results: Option<serde_json::Value>,
+    /// The grading stopped over the course's grading budget (the rubric's
+    /// `grading_minutes`): the numbers; `reason` says it in words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub over_budget: Option<OverBudget>,
 }
 
 impl Grading {
@@ -161,9 +166,41 @@ impl Grading {
         })
     }
 
+    /// Games a grading plays with the submission (the check's smoke games,
+    /// the rubric's smoke game and every item's) and the estimate of its
+    /// work before it starts.
+    pub fn estimate(&self) -> Progress {
+        let games = arena_grading::check::games_planned(self.game, CHECK_GAMES)
+            + arena_grading::grade::games_planned(&self.rubric, self.rubric.games);
+        Progress::start(games, self.rubric.grading_fuel)
+    }
+
+    fn grader<'a>(&'a self, sandbox: &'a Sandbox, progress: Option<Hook<'a>>) -> Grader<'a> {
+        Grader {
+            game: self.game,
+            sandbox,
+            rubric: &self.rubric,
+            games: self.rubric.games,
+            progress,
+        }
+    }
+
     /// Check and grade the bot file at `file` (uploaded as `shown`) for
     /// `student`; write the replay pages of its graded games into `pages`.
     pub fn run(&self, file: &Path, shown: &str, student: &str, pages: &Path) -> Verdict {
+        self.run_with(file, shown, student, pages, None)
+    }
+
+    /// [`Grading::run`], telling `progress` after each game the bot plays
+    /// (the check's and the rubric's, under one grading budget).
+    pub fn run_with(
+        &self,
+        file: &Path,
+        shown: &str,
+        student: &str,
+        pages: &Path,
+        progress: Option<Hook<'_>>,
+    ) -> Verdict {
         let sandbox = |g: &'static dyn GameDef| self.settings.sandbox(g);
         let spec = CheckSpec {
             bot: file,
@@ -172,6 +209,7 @@ impl Grading {
             seed: self.rubric.seed,
             illegal: Some(self.rubric.illegal),
             sandbox: &sandbox,
+            meter: None,
         };
         // The student reads their file's name, never where the server keeps it.
         let in_words = |text: String| text.replace(&file.display().to_string(), shown);
@@ -184,10 +222,37 @@ impl Grading {
             Ok(loaded) => loaded,
             Err(e) => return verdict_of(e),
         };
+        // One budget for the check's games and the rubric's: the whole
+        // grading of one submission is bounded, the check included.
+        let grader = self.grader(&sandbox, progress);
+        let check_games = arena_grading::check::games_planned(self.game, CHECK_GAMES);
+        let meter = Meter::new(
+            self.rubric.grading_fuel,
+            sandbox.limits().fuel,
+            check_games + grader.games_planned(),
+            progress,
+        );
+        let spec = CheckSpec {
+            meter: Some(&meter),
+            ..spec
+        };
         let mut report = match check_loaded(&spec, &sandbox, &bot) {
             Ok(r) => r,
             Err(e) => return verdict_of(e),
         };
+        if let Some(late) = meter.late() {
+            return Verdict::failed(late);
+        }
+        if let Some(over) = meter.over() {
+            report.file = shown.to_string();
+            return Verdict {
+                toolchain: Some(report.toolchain.clone()),
+                check: serde_json::to_value(&report).ok(),
+                check_text: Some(report.text()),
+                over_budget: Some(over.clone()),
+                ..Verdict::rejected(over.line())
+            };
+        }
         if !self.worlds.is_empty() && !self.worlds.iter().any(|w| report.world.ends_with(&format!("@{w}"))) {
             return Verdict::rejected(format!(
                 "built for {}, which this course does not accept (it takes {}); rebuild it with the course's WIT files",
@@ -210,8 +275,9 @@ impl Grading {
             failed: false,
             worst: Vec::new(),
             results: None,
+            over_budget: None,
         };
-        match self.grade(&sandbox, &bot, shown, student, pages) {
+        match self.grade(&grader, &bot, shown, student, pages, &meter) {
             Ok((mut grade, results)) => {
                 grade.file = shown.to_string();
                 verdict.worst = grade
@@ -222,12 +288,14 @@ impl Grading {
                     .collect();
                 verdict.results = Some(results);
                 // One verdict: a bot the rubric rejects (its smoke game
-                // forfeited) is rejected here too, never "accepted" with
-                // no points, and never the version that counts.
+                // forfeited, or its grading over the budget) is rejected
+                // here too, never "accepted" with no points, and never the
+                // version that counts.
                 if grade.status == "rejected" {
                     verdict.accepted = false;
                     verdict.reason = grade.reason.clone();
                 }
+                verdict.over_budget = grade.over_budget.clone();
                 verdict.score = Some(grade.total);
                 verdict.max_score = Some(grade.max_total);
                 verdict.grade = serde_json::to_value(&grade).ok();
@@ -241,30 +309,27 @@ impl Grading {
         verdict
     }
 
-    /// Grade the bot loaded in `sandbox` and write its replay pages and
-    /// Gradescope's file into `pages`.
+    /// Grade the bot loaded in `grader`'s sandbox under `meter` and write
+    /// its replay pages and Gradescope's file into `pages`.
     fn grade(
         &self,
-        sandbox: &Sandbox,
+        grader: &Grader<'_>,
         bot: &LoadedBot,
         shown: &str,
         student: &str,
         pages: &Path,
+        meter: &Meter<'_>,
     ) -> Result<(GradeReport, serde_json::Value), String> {
-        let grader = Grader {
-            game: self.game,
-            sandbox,
-            rubric: &self.rubric,
-            games: self.rubric.games,
-        };
-        let (mut report, me) = grader.grade_loaded(student, &bot.program).map_err(|e| e.to_string())?;
+        let (mut report, me) = grader
+            .grade_metered(student, &bot.program, meter)
+            .map_err(|e| e.to_string())?;
         // Replay pages are named after the folder: one safe name per version's folder.
         report.folder = "bot".into();
         let graded = vec![(report, Some(me))];
         // Stored once for the student and the teacher alike, so as the
         // student may see them (their bot is the first entrant); the
         // teacher plays a game again to see every hand.
-        let jobs: Vec<_> = arena_report::report::class_pages(&grader, &graded)
+        let jobs: Vec<_> = arena_report::report::class_pages(grader, &graded)
             .into_iter()
             .map(|(_, job)| arena_report::report::PageJob {
                 shown_to: Some(0),
@@ -434,6 +499,7 @@ impl Grading {
             sandbox: &bot.sandbox,
             rubric: &self.rubric,
             games: self.rubric.games,
+            progress: None,
         };
         let bytes = grader.replay(item, game, &bot.me).map_err(|e| e.to_string())?;
         // Every seat named: a solitaire's item plays the bot alone, against
@@ -507,6 +573,7 @@ impl Verdict {
             failed: false,
             worst: Vec::new(),
             results: None,
+            over_budget: None,
         }
     }
 

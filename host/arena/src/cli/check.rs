@@ -68,6 +68,7 @@ fn report(args: &CheckArgs) -> Result<arena_grading::check::CheckReport, CheckEr
         seed: args.seed,
         illegal: args.run.illegal,
         sandbox: &sandbox,
+        meter: None,
     };
     args.run.pool()?.install(|| check(&spec))
 }

@@ -548,8 +548,16 @@ pub fn run_submit(a: SubmitArgs) -> anyhow::Result<ExitCode> {
         );
     }
     let until = std::time::Instant::now() + Duration::from_secs(a.wait);
+    // The estimate, then each step of the grading's progress, once each.
+    let mut said = String::new();
+    let mut tell = |v: &arena_server::api::VersionView| {
+        if let Some(p) = v.progress.as_ref().filter(|p| !a.json && **p != said) {
+            eprintln!("grading: {p}");
+            said = p.clone();
+        }
+    };
     let mut verdict = client
-        .verdict(sent.version, Duration::from_secs(a.wait))
+        .verdict_told(sent.version, Duration::from_secs(a.wait), &mut tell)
         .map_err(|f| anyhow::anyhow!("{f}"))?;
     let graded = !matches!(verdict.state.as_str(), "queued" | "running" | "checking");
     if !graded {

@@ -80,6 +80,7 @@ pub fn run(args: GradeArgs) -> anyhow::Result<()> {
         sandbox: &sandbox,
         rubric: &rubric,
         games: args.games.map_or(rubric.games, |g| g as usize),
+        progress: None,
     };
     let student = student_of(&submission);
     let report = args

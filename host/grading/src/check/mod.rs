@@ -12,6 +12,7 @@
 
 pub mod inspect;
 mod smoke;
+pub use smoke::games_planned;
 mod text;
 mod types;
 

@@ -34,6 +34,15 @@ fn opponents(game: &dyn GameDef) -> Vec<Vec<String>> {
     }
 }
 
+/// Games the smoke matches of a check of `games` games per match play
+/// with the bot (whole seat rotations).
+pub fn games_planned(game: &dyn GameDef, games: usize) -> usize {
+    opponents(game)
+        .iter()
+        .map(|o| arena_runner::runner::whole_rotations(games, o.len() + 1))
+        .sum()
+}
+
 /// Totals of the wasm bot over every smoke match.
 #[derive(Default)]
 struct Totals {
@@ -136,10 +145,14 @@ fn play_matches(
 ) -> Result<Totals, CheckError> {
     let mut totals = Totals::default();
     for opponents in opponents(game) {
+        if spec.meter.is_some_and(|m| m.stopped()) {
+            break;
+        }
         let mut entrants = vec![me.clone()];
         for o in &opponents {
             entrants.push(entrant(game, sandbox, o)?);
         }
+        let meter = spec.meter;
         let spec = MatchSpec {
             game,
             setup: setup.clone(),
@@ -159,7 +172,7 @@ fn play_matches(
         // can be large, and a recorded game holds its events.
         let report = play_match(&spec, |played| {
             tally_game(&mut totals, &played, &against);
-            std::ops::ControlFlow::Continue(())
+            meter.map_or(std::ops::ControlFlow::Continue(()), |m| m.played(&played, 0))
         })
         .map_err(|e| CheckError::Failed(e.into()))?;
         totals.matches.push((against.clone(), match_line(game, &report)));

@@ -24,6 +24,10 @@ pub struct CheckSpec<'a> {
     pub illegal: Option<IllegalMoves>,
     /// The sandbox a game's bots run in (limits, compile cache), as the caller configures it.
     pub sandbox: &'a SandboxFor<'a>,
+    /// Counts the bot's games and fuel against a grading budget (the course
+    /// server's check is part of one submission's grading); past it the
+    /// smoke matches stop. `None`: unbounded (`arena check`).
+    pub meter: Option<&'a crate::grade::budget::Meter<'a>>,
 }
 
 /// Why a check could not give a verdict.

@@ -83,7 +83,14 @@ impl Grader<'_> {
     }
 
     /// Grade one item: its match played, each game folded in as it ends.
-    pub(super) fn grade_item(&self, index: usize, item: &Item, me: &Entrant) -> Result<GradedItem, SetupError> {
+    /// Each game is counted by `meter`, which stops the item past the budget.
+    pub(super) fn grade_item(
+        &self,
+        index: usize,
+        item: &Item,
+        me: &Entrant,
+        meter: &super::budget::Meter<'_>,
+    ) -> Result<GradedItem, SetupError> {
         let mut result = ItemResult {
             name: item.name.clone(),
             measure: item.measure,
@@ -110,7 +117,7 @@ impl Grader<'_> {
         let mut games = ItemGames::new(item.measure);
         let report = play_match(&spec, |played| {
             games.add(&played.result);
-            ControlFlow::Continue(())
+            meter.played(&played, 0)
         })?;
         games.end_deal();
         result.conduct = report.bots.first().map(Conduct::of);

@@ -5,6 +5,7 @@
 //! the clock, decides timeouts: the same submission, rubric and seed give
 //! the same grade on any machine.
 
+pub mod budget;
 pub mod gradescope;
 pub mod lms;
 pub mod rubric;
@@ -20,8 +21,9 @@ pub use ranking::{apply_ranking, missed_ranking, same_files};
 pub use report::{CarriedReport, Conduct, GradeReport, ItemResult, Word, plays_like_note, smoke_replay_file};
 
 use arena_core::derive_seed;
-use arena_runner::runner::{BotRef, Entrant, GameDef, GameSetup, MatchReport, MatchSpec, SetupError, run_match};
+use arena_runner::runner::{BotRef, Entrant, GameDef, GameSetup, MatchReport, MatchSpec, SetupError, play_match};
 use arena_sandbox::{BotProgram, Sandbox};
+use budget::{Meter, OverBudget};
 use sha2::{Digest, Sha256};
 use std::path::Path;
 use std::sync::Arc;
@@ -36,6 +38,8 @@ pub struct Grader<'a> {
     pub rubric: &'a Rubric,
     /// Games per item (the rubric's unless overridden).
     pub games: usize,
+    /// Told after each game the submission plays while it is graded.
+    pub progress: Option<budget::Hook<'a>>,
 }
 
 pub use crate::files::GRADEBOOK_FILE;
@@ -59,7 +63,23 @@ fn house(name: &str) -> Entrant {
     }
 }
 
-impl Grader<'_> {
+/// Games a grading by `rubric` at `games` per item plays with the
+/// submission: the smoke game and every item's (whole seat rotations; a
+/// class ranking plays none).
+pub fn games_planned(rubric: &Rubric, games: usize) -> usize {
+    let seats = |against: &[String]| against.len() + 1;
+    let first = rubric.items.iter().find(|i| !i.against.is_empty());
+    let smoke = arena_runner::runner::whole_rotations(1, first.map_or(1, |i| seats(&i.against)));
+    smoke
+        + rubric
+            .items
+            .iter()
+            .filter(|i| i.measure != Measure::ClassPercentile)
+            .map(|i| arena_runner::runner::whole_rotations(games, seats(&i.against)))
+            .sum::<usize>()
+}
+
+impl<'a> Grader<'a> {
     /// The report of a submission before grading: `sha256` is the file's.
     fn empty_report(&self, student: &str, path: &Path, sha256: Option<String>) -> GradeReport {
         GradeReport {
@@ -88,6 +108,7 @@ impl Grader<'_> {
             plays_like: None,
             worst: None,
             smoke_forfeited: false,
+            over_budget: None,
             elapsed: std::time::Duration::ZERO,
         }
     }
@@ -213,21 +234,59 @@ impl Grader<'_> {
         }
     }
 
+    /// Games a grading plays with the submission ([`games_planned`]).
+    pub fn games_planned(&self) -> usize {
+        games_planned(self.rubric, self.games)
+    }
+
+    /// A meter of this grader's budget for a grading of `games` games,
+    /// told to its progress hook.
+    pub fn meter(&self, games: usize) -> Meter<'a> {
+        Meter::new(
+            self.rubric.grading_fuel,
+            self.sandbox.limits().fuel,
+            games,
+            self.progress,
+        )
+    }
+
     /// Smoke-test and grade a submission already loaded in this grader's
     /// sandbox (`program`, loaded once for a whole grading run by
     /// `LoadedBot::load`, say): the report, and the submission as an
     /// entrant for its replay pages.
     /// An error is the run's own mistake (an unknown house bot), never the student's.
     pub fn grade_loaded(&self, student: &str, program: &Arc<BotProgram>) -> Result<(GradeReport, Entrant), SetupError> {
+        let meter = self.meter(self.games_planned());
+        self.grade_metered(student, program, &meter)
+    }
+
+    /// [`Grader::grade_loaded`] under `meter`, which may already count
+    /// games played before (the course server's check): past its budget
+    /// the grading stops and the submission is rejected as over budget.
+    pub fn grade_metered(
+        &self,
+        student: &str,
+        program: &Arc<BotProgram>,
+        meter: &Meter<'_>,
+    ) -> Result<(GradeReport, Entrant), SetupError> {
         let report = self.empty_report(student, &program.path, Some(program.sha256.clone()));
         let me = Entrant {
             name: student.to_string(),
             bot: BotRef::Wasm(program.clone()),
         };
-        let out = run_match(&self.smoke_spec(&me))?;
-        if let Some(f) = out
-            .report
-            .results
+        if let Some(over) = meter.over() {
+            return Ok((self.over_budget(report, over), me));
+        }
+        let mut games = Vec::new();
+        let out = play_match(&self.smoke_spec(&me), |played| {
+            let stop = meter.played(&played, 0);
+            games.push(played.result);
+            stop
+        })?;
+        if let Some(late) = meter.late() {
+            return Err(SetupError::Host(late));
+        }
+        if let Some(f) = games
             .iter()
             .flat_map(|r| r.forfeits.iter().filter(move |f| r.seats[f.seat] == 0))
             .next()
@@ -236,14 +295,20 @@ impl Grader<'_> {
             let mut rejected = self.rejected(report, reason);
             rejected.smoke_forfeited = true;
             // How it failed there is the one conduct the gradebook can show.
-            rejected.conduct = out.report.bots.first().map(Conduct::of).unwrap_or_default();
+            rejected.conduct = out.bots.first().map(Conduct::of).unwrap_or_default();
             return Ok((rejected, me));
         }
         let mut report = report;
         let mut worst: Option<(f64, usize, usize)> = None;
         let mut games: Vec<(usize, [u8; 32])> = Vec::new();
         for (index, item) in self.rubric.items.iter().enumerate() {
-            let (result, bad, outcomes) = self.grade_item(index, item, &me)?;
+            if let Some(over) = meter.over() {
+                return Ok((self.over_budget(report, over), me));
+            }
+            let (result, bad, outcomes) = self.grade_item(index, item, &me, meter)?;
+            if let Some(late) = meter.late() {
+                return Err(SetupError::Host(late));
+            }
             if let Some(o) = outcomes {
                 games.push((index, o));
             }
@@ -257,10 +322,23 @@ impl Grader<'_> {
             }
             report.items.push(result);
         }
+        if let Some(over) = meter.over() {
+            return Ok((self.over_budget(report, over), me));
+        }
         report.worst = worst.map(|(_, i, g)| (i, g));
         report.plays_like = self.plays_like(&games)?;
         report.recount();
         Ok((report, me))
+    }
+
+    /// `report` rejected as over its grading budget: no points, the one
+    /// line that says why and what to do, the numbers in `over_budget`.
+    fn over_budget(&self, report: GradeReport, over: OverBudget) -> GradeReport {
+        let conduct = report.conduct.clone();
+        let mut rejected = self.rejected(report, over.line());
+        rejected.conduct = conduct;
+        rejected.over_budget = Some(over);
+        rejected
     }
 
     /// The replay of game `game` of item `item` for `me`, as JSON lines.

@@ -231,6 +231,10 @@ pub struct GradeReport {
     /// (game 0 of [`Grader::smoke_spec`], which a replay can show).
     #[serde(skip)]
     pub smoke_forfeited: bool,
+    /// Whether grading stopped because the submission used the course's
+    /// whole grading budget, with the numbers (the reason says it in words).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub over_budget: Option<super::budget::OverBudget>,
     /// How long grading it took (Gradescope's `execution_time`); not in
     /// the report, which must be the same on every run.
     #[serde(skip)]

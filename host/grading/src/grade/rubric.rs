@@ -135,6 +135,11 @@ pub struct Rubric {
     pub illegal: IllegalMoves,
     /// The items.
     pub items: Vec<Item>,
+    /// The most fuel one submission may use over its whole grading (its
+    /// smoke game, every item's games and, on the course server, its check):
+    /// `grading_minutes` of the reference machine, 10 by default
+    /// ([`super::budget`]); past it the grading stops and says why.
+    pub grading_fuel: u64,
     /// Gradescope's visibility settings and leaderboard (`[gradescope]`).
     pub gradescope: gradescope::Settings,
 }
@@ -149,6 +154,8 @@ struct RawRubric {
     games: Option<usize>,
     #[serde(default)]
     illegal: IllegalMoves,
+    #[serde(default)]
+    grading_minutes: Option<Spanned<f64>>,
     #[serde(rename = "item")]
     items: Vec<Spanned<RawItem>>,
     #[serde(default)]
@@ -286,12 +293,28 @@ pub fn parse(text: &str, file: &str, game: &dyn GameDef) -> Result<Rubric, Strin
             arena_runner::runner::MAX_GAMES
         ));
     }
+    let grading_fuel = match &raw.grading_minutes {
+        None => super::budget::DEFAULT_FUEL,
+        Some(m) if m.get_ref().is_finite() && *m.get_ref() > 0.0 && *m.get_ref() <= 100_000.0 => {
+            (m.get_ref() * 60.0 * super::budget::FUEL_PER_SECOND as f64).round() as u64
+        }
+        Some(m) => {
+            return Err(err(
+                m.span(),
+                format!(
+                    "`grading_minutes = {}` must be more than 0 (minutes of one core's work a submission's grading may use)",
+                    m.get_ref()
+                ),
+            ));
+        }
+    };
     Ok(Rubric {
         game: game.name().to_string(),
         seed: raw.seed,
         games: raw.games.unwrap_or(DEFAULT_GAMES),
         illegal: raw.illegal,
         items,
+        grading_fuel,
         gradescope: settings,
     })
 }

@@ -88,10 +88,22 @@ impl Client {
     /// most `wait`; after that, as it then is (still `queued`, `checking` or
     /// `running`: received, not graded yet).
     pub fn verdict(&self, n: i64, wait: Duration) -> Result<VersionView, Failure> {
+        self.verdict_told(n, wait, &mut |_| {})
+    }
+
+    /// [`Client::verdict`], handing `told` each answer while the
+    /// version waits or is graded (its `progress`, say).
+    pub fn verdict_told(
+        &self,
+        n: i64,
+        wait: Duration,
+        told: &mut dyn FnMut(&VersionView),
+    ) -> Result<VersionView, Failure> {
         let started = Instant::now();
         loop {
             std::thread::sleep(Duration::from_millis(500));
             let v = self.version(n)?;
+            told(&v);
             match v.state.as_str() {
                 "queued" | "running" | "checking" if started.elapsed() < wait => continue,
                 // Received, not graded yet: the caller says so (not a failure to submit).

@@ -8,6 +8,7 @@ use crate::course::{Course, now, stamp};
 use crate::db::{Db, hex};
 use crate::lease::{JOBS, Leases};
 use crate::workers::Workers;
+use arena_grading::grade::budget::Progress;
 use sha2::{Digest, Sha256};
 use sqlx::Row;
 use std::io::ErrorKind;
@@ -138,6 +139,11 @@ pub struct Queue {
     /// batch stops between two matches when it moves (`Ladder::play_own`).
     pub added: Arc<std::sync::atomic::AtomicU64>,
     finished: broadcast::Sender<Finished>,
+    /// Where this server's gradings are, by submission id: told by the
+    /// grading's progress hook, read by the pages, dropped when it ends.
+    progress: Arc<std::sync::Mutex<std::collections::BTreeMap<i64, Progress>>>,
+    /// A grading of this server moved on (at most once a percent).
+    progressed: broadcast::Sender<Finished>,
 }
 
 const COLUMNS: &str = "id, person_id, version, sha256, size, file_name, submitted_at, late_days, state, toolchain, \
@@ -186,6 +192,7 @@ impl Queue {
         .await
         .map_err(|e| e.to_string())?;
         let (finished, _) = broadcast::channel(256);
+        let (progressed, _) = broadcast::channel(256);
         Ok(Queue {
             db,
             course,
@@ -194,6 +201,8 @@ impl Queue {
             wake: Arc::new(Notify::new()),
             added: Arc::new(std::sync::atomic::AtomicU64::new(0)),
             finished,
+            progress: Arc::default(),
+            progressed,
         })
     }
 
@@ -411,6 +420,36 @@ impl Queue {
     /// Tell whoever listens that version `version` of `person` finished.
     fn announce(&self, person: i64, version: i64) {
         let _ = self.finished.send(Finished { person, version });
+    }
+
+    /// Told whenever one of this server's gradings moves on.
+    pub fn subscribe_progress(&self) -> broadcast::Receiver<Finished> {
+        self.progressed.subscribe()
+    }
+
+    /// Where the grading of submission `id` is, if this server grades it now.
+    pub fn progress_of(&self, id: i64) -> Option<Progress> {
+        self.progress
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .get(&id)
+            .copied()
+    }
+
+    /// The grading of submission `id` (`person`'s `version`) is at `p`:
+    /// kept for the pages, and said to open pages when its whole percent
+    /// changes (or it starts), not after every game.
+    pub fn progressed(&self, id: i64, person: i64, version: i64, p: Progress) {
+        let percent = |p: &Progress| 100 * p.played / p.games.max(1);
+        let before = self.progress.lock().unwrap_or_else(|e| e.into_inner()).insert(id, p);
+        if before.is_none_or(|b| percent(&b) != percent(&p)) {
+            let _ = self.progressed.send(Finished { person, version });
+        }
+    }
+
+    /// The grading of submission `id` ended here.
+    pub fn progress_done(&self, id: i64) {
+        self.progress.lock().unwrap_or_else(|e| e.into_inner()).remove(&id);
     }
 }
 

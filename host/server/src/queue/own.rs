@@ -6,6 +6,7 @@ use super::record::{By, VersusPair};
 use super::{MAX_ATTEMPTS, OWN_JOB_LEASE_SECONDS, Queue};
 use crate::lease::Holder;
 use crate::work::{Grading, Verdict};
+use arena_grading::grade::budget::Progress;
 use sqlx::Row;
 use std::sync::Arc;
 
@@ -27,14 +28,25 @@ pub struct OwnJob {
 impl Queue {
     /// Take the next waiting job: students' uploads first, oldest first.
     pub async fn claim(&self) -> Result<Option<OwnJob>, String> {
+        self.claim_only("").await
+    }
+
+    /// Take the next waiting grading of a student's own upload (never a
+    /// re-grade or a version test): what the upload lane does.
+    pub async fn claim_upload(&self) -> Result<Option<OwnJob>, String> {
+        self.claim_only(" AND kind = 'grade' AND priority > 0").await
+    }
+
+    async fn claim_only(&self, only: &'static str) -> Result<Option<OwnJob>, String> {
         self.leases.lapse().await?;
         let claim = self
             .leases
-            .claim(
+            .claim_only(
                 Holder::Server,
                 1,
                 OWN_JOB_LEASE_SECONDS,
                 "id, submission_id, attempts, kind",
+                only,
             )
             .await?;
         Ok(claim.and_then(|c| {
@@ -55,7 +67,9 @@ impl Queue {
     }
 
     /// Do the claimed job `own`, its lease renewed meanwhile, and record what it gave.
-    pub async fn run(&self, own: OwnJob, grading: &Arc<Grading>) {
+    /// `lane`: the thread pool of the upload lane, whose games stay off the
+    /// pool a long grading fills (`pool::start`); `None`: rayon's own.
+    pub async fn run(&self, own: OwnJob, grading: &Arc<Grading>, lane: Option<Arc<rayon::ThreadPool>>) {
         let _kept = self.leases.keep(&own.lease, OWN_JOB_LEASE_SECONDS);
         let OwnJob {
             job,
@@ -82,9 +96,21 @@ impl Queue {
         let versus = grading.has_versus(&self.course);
         let run_by = grading.clone();
         let shown = sub.file_name.clone();
-        let verdict = tokio::task::spawn_blocking(move || run_by.run(&file, &shown, &student, &pages))
-            .await
-            .unwrap_or_else(|e| Verdict::arena_failed(format!("the grading thread ended: {e}")));
+        // Each game it plays moves the version's banner (games played of
+        // those planned, time left at the reference rate).
+        let queue = self.clone();
+        let (person, version) = (sub.person, sub.version);
+        let verdict = tokio::task::spawn_blocking(move || {
+            let hook = |p: Progress| queue.progressed(id, person, version, p);
+            let grade = || run_by.run_with(&file, &shown, &student, &pages, Some(&hook));
+            match lane {
+                Some(pool) => pool.install(grade),
+                None => grade(),
+            }
+        })
+        .await
+        .unwrap_or_else(|e| Verdict::arena_failed(format!("the grading thread ended: {e}")));
+        self.progress_done(id);
         if verdict.failed && attempts < MAX_ATTEMPTS {
             // The arena failed, not the bot: run it again later.
             return self.put_back(job, &lease).await;

@@ -19,6 +19,7 @@ use axum::http::StatusCode;
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Redirect, Response};
 use serde::Deserialize;
+use std::collections::BTreeMap;
 use tower_sessions::Session;
 
 #[derive(Template)]
@@ -248,11 +249,37 @@ pub(super) struct Versions<'a> {
     can_unchoose: bool,
 }
 
+/// How the grading of `v` goes, in words, while it waits or runs: the
+/// estimate before it starts ("up to 362 games, at most 10 minutes (the
+/// course's grading budget)"), then the games played of those planned and
+/// the time left, from the grading's progress hook on this server.
+pub(super) fn grading_words(app: &super::App, v: &Submission) -> Option<String> {
+    match v.state.as_str() {
+        "queued" => Some(app.grading.estimate().estimate_words()),
+        "running" => Some(
+            app.queue
+                .progress_of(v.id)
+                .unwrap_or_else(|| app.grading.estimate())
+                .words(),
+        ),
+        _ => None,
+    }
+}
+
+/// [`grading_words`] of each version of `versions` that has some, by number.
+pub(super) fn busy_words(app: &super::App, versions: &[Submission]) -> BTreeMap<i64, String> {
+    versions
+        .iter()
+        .filter_map(|v| grading_words(app, v).map(|w| (v.version, w)))
+        .collect()
+}
+
 pub(super) fn versions_html(
     person: &Person,
     versions: &[Submission],
     csrf: &str,
     can_count: bool,
+    progress: &BTreeMap<i64, String>,
 ) -> Result<String, String> {
     let counts = counted(person, versions);
     let rows = versions
@@ -287,16 +314,22 @@ pub(super) fn versions_html(
         .filter(|v| matches!(v.state.as_str(), "queued" | "running" | "checking"))
         .map(|v| v.version)
         .collect::<Vec<_>>();
+    // The estimate before it starts, then games played and time left.
+    let how = |n: &i64| progress.get(n).map_or(String::new(), |w| format!(" Grading: {w}."));
     let busy = match busy.as_slice() {
         [] => None,
-        [n] => Some(format!("Version {n} received: it is being checked and graded.")),
+        [n] => Some(format!(
+            "Version {n} received: it is being checked and graded.{}",
+            how(n)
+        )),
         [newest, before @ ..] => Some(format!(
-            "Version {newest} received: it is being checked and graded (and {} before it).",
+            "Version {newest} received: it is being checked and graded (and {} before it).{}",
             if before.len() == 1 {
                 "one more".to_string()
             } else {
                 format!("{} more", before.len())
-            }
+            },
+            how(newest)
         )),
     };
     let (rule, can_unchoose) = counting_rule(person, versions, counts, can_count);
@@ -390,7 +423,7 @@ pub(super) async fn student_page(
         bad,
         csrf,
         max_size: arena_sandbox::compile::mib(app.grading.max_file_bytes()),
-        versions: versions_html(person, &versions, csrf, true)?,
+        versions: versions_html(person, &versions, csrf, true, &busy_words(app, &versions))?,
         me: person.id,
         open: !course.config.frozen_at(crate::course::now()),
         late: course.config.late_days > 0,
@@ -412,7 +445,13 @@ pub(super) async fn my_versions_fragment(State(s): State<Shared>, session: Sessi
         Ok(v) => v,
         Err(e) => return internal(e),
     };
-    match versions_html(&person, &versions, &token, !person.is_teacher) {
+    match versions_html(
+        &person,
+        &versions,
+        &token,
+        !person.is_teacher,
+        &busy_words(app, &versions),
+    ) {
         Ok(html) => page(html),
         Err(e) => internal(e),
     }
@@ -443,7 +482,7 @@ pub(super) async fn history(State(s): State<Shared>, session: Session, Path(pid)
         Err(e) => return internal(e),
     };
     let csrf = csrf::token(&session).await;
-    let html = versions_html(&person, &versions, "", false).and_then(|versions| {
+    let html = versions_html(&person, &versions, "", false, &busy_words(app, &versions)).and_then(|versions| {
         History {
             course: &app.queue.course.config.name,
             csrf: csrf.clone(),
@@ -472,14 +511,29 @@ pub(super) async fn events(State(s): State<Shared>, session: Session) -> Respons
         Err(why) => return error(StatusCode::TOO_MANY_REQUESTS, why),
     };
     use tokio::sync::broadcast::error::RecvError;
-    let state = (app.queue.subscribe(), app.ladder.subscribe(), me, slot);
+    let state = (
+        app.queue.subscribe(),
+        app.ladder.subscribe(),
+        app.queue.subscribe_progress(),
+        me,
+        slot,
+    );
     // Two kinds of event: a version of theirs finished (or, for the
     // teacher, anyone's), and the leaderboard was fitted again. The
     // second carries the new table: a class's open leaderboards then
     // ask nothing of the server after a fit.
-    let stream = futures_util::stream::unfold(state, |(mut rx, mut board, me, slot)| async move {
+    let stream = futures_util::stream::unfold(state, |(mut rx, mut board, mut moved, me, slot)| async move {
         loop {
             let event = tokio::select! {
+                // A grading of theirs moved on (a percent more of its games):
+                // the page fetches its banner again.
+                got = moved.recv() => match got {
+                    Ok(Finished { person, version }) if me.sees_person(person) => {
+                        Event::default().event("progress").data(version.to_string())
+                    }
+                    Ok(_) | Err(RecvError::Lagged(_)) => continue,
+                    Err(RecvError::Closed) => return None,
+                },
                 got = rx.recv() => match got {
                     Ok(Finished { person, version }) if me.sees_person(person) => {
                         Event::default().event("finished").data(version.to_string())
@@ -498,7 +552,7 @@ pub(super) async fn events(State(s): State<Shared>, session: Session) -> Respons
                     Err(RecvError::Closed) => return None,
                 },
             };
-            return Some((Ok::<_, std::convert::Infallible>(event), (rx, board, me, slot)));
+            return Some((Ok::<_, std::convert::Infallible>(event), (rx, board, moved, me, slot)));
         }
     });
     Sse::new(stream).keep_alive(KeepAlive::default()).into_response()

@@ -52,6 +52,8 @@ pub(super) struct VerdictView {
     versus: Option<(String, String)>,
     /// It plays exactly like a house bot, in the report's own words.
     plays_like: Option<String>,
+    /// While it waits or is graded: the estimate, or how far it is.
+    progress: Option<String>,
 }
 
 #[derive(Template)]
@@ -168,6 +170,7 @@ pub(super) fn verdict_view(app: &App, pid: i64, v: &Submission) -> VerdictView {
         check: v.check_text.clone(),
         versus: v.versus_json.as_deref().and_then(versus_sentence),
         plays_like: v.plays_like().map(|h| arena_grading::grade::plays_like_note(&h)),
+        progress: super::student::grading_words(app, v),
     }
 }
 

@@ -188,6 +188,7 @@ fn tests_have_status_number_and_tags_and_pending_items_are_left_out() {
         conduct: Default::default(),
         worst: None,
         smoke_forfeited: false,
+        over_budget: None,
         elapsed: std::time::Duration::from_millis(2600),
     };
     let v = results(&report, &r, Some(1512.5));
