@@ -69,6 +69,38 @@ fn a_text_file_is_rejected_in_one_line_with_status_2() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// Issue 47 item 8: a bot checked for the wrong game is named by the game
+/// it was built for (never by its exports), with the fix, in one line; a
+/// component of no game's world says it is no arena bot. The course
+/// server's refusal at upload says the same (`Grading::refuse_at_upload`,
+/// one code path: `arena_grading::check::not_for_game`).
+#[test]
+fn a_bot_for_another_game_is_named_by_its_game_in_one_line() {
+    let garde = bot_arg("en-garde/aggressive");
+    let name = std::path::Path::new(&garde).display().to_string();
+    let said = format!(
+        "{name}: a bot for En Garde, not Sugargame; check it for its game with `arena check --game en-garde {name}`, \
+         or start a bot for Sugargame with `arena new --game sugar`"
+    );
+    assert_one_line_error(&["check", "--game", "sugar", &garde], &said);
+    let out = arena(&["check", "--game", "sugar", &garde]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("exports") && !err.contains("choose-move"), "{err}");
+    assert_eq!(out.status.code(), Some(2));
+    // A WASI command: a component, but of no game's world.
+    let other = bot_arg("hostile/wrong-world");
+    assert_one_line_error(
+        &["check", &other],
+        "wrong-world.wasm: a WebAssembly component, but not an arena bot (it exports no game's functions); \
+         start a bot with `arena new --game GAME`",
+    );
+    assert_one_line_error(
+        &["check", "--game", "en-garde", &other],
+        "wrong-world.wasm: a WebAssembly component, but not an arena bot (it exports no game's functions); \
+         start a bot for En Garde with `arena new --game en-garde`",
+    );
+}
+
 #[test]
 fn a_second_check_of_the_same_file_loads_it_from_the_compile_cache() {
     let cache = temp("check-cache");

@@ -913,3 +913,104 @@ fn the_class_library_call_writes_the_gradebook_the_command_writes() {
     let command = std::fs::read_to_string(cli_out.join("gradebook.csv")).unwrap();
     assert_eq!(library, command);
 }
+
+/// Issue 47 item 10: one submission's grading is bounded by fuel. A bot
+/// that spends more than its per-move allowance on every move (the
+/// fuel-burner, 1.5 times it, from a bank large enough never to forfeit)
+/// under a rubric whose `grading_minutes` allows 8.82G fuel stops at the
+/// same game whatever the threads, rejected in one line that says what
+/// happened and what to do, with the numbers in `over_budget`.
+#[test]
+fn a_grading_past_its_fuel_budget_stops_at_the_same_game_and_says_what_to_do() {
+    let dir = temp("grading-budget");
+    let rubric = dir.join("rubric.toml");
+    std::fs::write(
+        &rubric,
+        "game = \"en-garde\"\ngrading_minutes = 0.01\ngames = 200\n\n\
+         [[item]]\nname = \"Beats house:random\"\nmeasure = \"win-rate\"\nagainst = [\"house:random\"]\n\
+         thresholds = [{ above = 0.5, points = 10 }]\n\n\
+         [[item]]\nname = \"Beats house:aggressive\"\nmeasure = \"win-rate\"\nagainst = [\"house:aggressive\"]\n\
+         thresholds = [{ above = 0.5, points = 10 }]\n",
+    )
+    .unwrap();
+    let burner = bot_arg("hostile/fuel-burner");
+    let rubric = rubric.display().to_string();
+    let grade = |jobs: &str, json: bool| {
+        let mut args = vec![
+            "grade",
+            "--game",
+            "en-garde",
+            &burner,
+            "--rubric",
+            &rubric,
+            "--fuel",
+            "10000000",
+            "--bank",
+            "10000000000",
+            "--jobs",
+            jobs,
+        ];
+        if json {
+            args.push("--json");
+        }
+        let out = arena(&args);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let one: Value = serde_json::from_str(&grade("1", true)).unwrap();
+    let two: Value = serde_json::from_str(&grade("2", true)).unwrap();
+    assert_eq!(one["status"], "rejected", "{one}");
+    assert_eq!(one["total"], 0.0);
+    let over = &one["over_budget"];
+    // 8.82G fuel: 0.01 minutes of the reference machine at 14.7G fuel a second.
+    assert_eq!(over["budget"], 8_820_000_000u64, "{over}");
+    assert!(over["used"].as_u64().unwrap() > 8_820_000_000, "{over}");
+    // The smoke game (2) and 200 games per item, for two items.
+    assert_eq!(over["games"], 402, "{over}");
+    let played = over["played"].as_u64().unwrap();
+    assert!(2 < played && played < 402, "stopped within the first item: {over}");
+    // Fuel decides, so the threads do not: the same game, the same fuel.
+    assert_eq!(one["over_budget"], two["over_budget"]);
+    assert_eq!(one["reason"], two["reason"]);
+    let text = grade("2", false);
+    let line = text
+        .lines()
+        .find(|l| l.trim_start().starts_with("rejected:"))
+        .expect(&text);
+    assert!(
+        line.contains(&format!(
+            "over the grading budget: grading stopped after {played} of 402 games"
+        )) && line.contains("make most moves cheaper")
+            && line.contains("upload again"),
+        "{text}"
+    );
+}
+
+/// A rubric's `grading_minutes` must be a positive number of minutes: a
+/// zero is refused in one line naming the file and the line.
+#[test]
+fn a_rubric_with_no_grading_minutes_is_refused_in_one_line() {
+    let dir = temp("grading-minutes-zero");
+    let rubric = dir.join("rubric.toml");
+    std::fs::write(
+        &rubric,
+        "game = \"en-garde\"\ngrading_minutes = 0\n\n[[item]]\nname = \"Beats house:random\"\n\
+         measure = \"win-rate\"\nagainst = [\"house:random\"]\nthresholds = [{ above = 0.5, points = 10 }]\n",
+    )
+    .unwrap();
+    let agg = bot_arg("en-garde/aggressive");
+    let out = arena(&[
+        "grade",
+        "--game",
+        "en-garde",
+        &agg,
+        "--rubric",
+        rubric.to_str().unwrap(),
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("rubric.toml line 2: `grading_minutes = 0` must be more than 0"),
+        "{err}"
+    );
+}

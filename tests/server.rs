@@ -721,7 +721,7 @@ fn hostile_files_are_refused_or_shown_as_text(on: &On) {
     // It exports no game's functions: refused in the upload's answer,
     // before its shape (which `arena check` measures) is looked at.
     assert!(
-        reason.starts_with("bomb.wasm: a WebAssembly component, but a bot for no game of the arena"),
+        reason.starts_with("bomb.wasm: a WebAssembly component, but not an arena bot"),
         "{reason}"
     );
     assert!(!reason.contains('\n'));

@@ -144,25 +144,16 @@ impl Grading {
         if let Some(e) = arena_sandbox::not_a_component(Path::new(shown), shown, bytes, newest.name) {
             return Some(e.to_string());
         }
-        // A file that does not parse is left to the validator's own words.
-        let exports = arena_sandbox::top_level_exports(bytes)?;
-        let plays = |g: &dyn GameDef| {
-            g.worlds()
-                .iter()
-                .any(|w| w.exports.iter().all(|e| exports.iter().any(|x| x == e)))
-        };
-        if plays(self.game) {
-            return None;
-        }
-        let fix = format!(
-            "this course plays {}: upload your {} bot (`arena new --game {}` writes a project to start from)",
-            self.game.title(),
-            self.game.title(),
-            self.game.name()
-        );
-        Some(match arena_runner::adapters::GAMES.iter().find(|g| plays(**g)) {
-            Some(other) => format!("{shown}: a bot for {}, not {}; {fix}", other.title(), self.game.title()),
-            None => format!("{shown}: a WebAssembly component, but a bot for no game of the arena; {fix}"),
+        // A file that does not parse is left to the validator's own words;
+        // one for another game, or for none, is named as `arena check` names it.
+        let game = self.game;
+        arena_grading::check::not_for_game(shown, bytes, game, |_| {
+            format!(
+                "this course plays {}: upload your {} bot (`arena new --game {}` writes a project to start from)",
+                game.title(),
+                game.title(),
+                game.name()
+            )
         })
     }
 

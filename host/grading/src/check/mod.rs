@@ -24,6 +24,7 @@ use crate::loaded::LoadedBot;
 use arena_runner::adapters;
 use arena_runner::runner::GameDef;
 use arena_sandbox::{LoadError, Sandbox};
+use std::path::Path;
 
 /// Check a bot: load it (for `spec.game`, or for the first game it loads
 /// for) and play the smoke matches. The caller picks the thread pool
@@ -69,6 +70,9 @@ pub fn load(spec: &CheckSpec<'_>) -> Result<(Sandbox, LoadedBot), CheckError> {
             }
         }
     }
+    if let Some(line) = first_error.as_ref().and_then(|e| wrong_game(spec, e)) {
+        return Err(CheckError::Rejected(line));
+    }
     match first_error {
         Some(e) if spec.game.is_none() && matches!(e, LoadError::WrongWorld { .. }) => {
             let games: Vec<&str> = adapters::GAMES.iter().map(|g| g.name()).collect();
@@ -79,6 +83,80 @@ pub fn load(spec: &CheckSpec<'_>) -> Result<(Sandbox, LoadedBot), CheckError> {
         }
         Some(e) => Err(CheckError::Rejected(e.to_string())),
         None => Err(CheckError::Failed(anyhow::anyhow!("no game to check the bot against"))),
+    }
+}
+
+/// Which game of the arena a component's exports are for: the first whose
+/// world (any version) it exports every function of; `Some(None)` for a
+/// component of no game's world; `None` for bytes that are no component
+/// whose exports can be read.
+pub fn game_of_exports(bytes: &[u8]) -> Option<Option<&'static dyn GameDef>> {
+    let exports = arena_sandbox::top_level_exports(bytes)?;
+    Some(adapters::GAMES.iter().copied().find(|g| names_game(&exports, *g)))
+}
+
+/// Why the component `bytes` (shown as `shown`) is no bot for `game`, in
+/// one line naming the file, the game it was built for (or that it is no
+/// arena bot) and the fix `fix` gives for that case (the other game, or
+/// none); `None` when it plays `game`, or its exports cannot be read (the
+/// loader then says why). One sentence for `arena check` and for the
+/// course server's refusal at upload.
+pub fn not_for_game(
+    shown: &str,
+    bytes: &[u8],
+    game: &dyn GameDef,
+    fix: impl Fn(Option<&'static dyn GameDef>) -> String,
+) -> Option<String> {
+    let exports = arena_sandbox::top_level_exports(bytes)?;
+    if names_game(&exports, game) {
+        return None;
+    }
+    let other = adapters::GAMES.iter().copied().find(|g| names_game(&exports, *g));
+    Some(match other {
+        Some(other) => format!(
+            "{shown}: a bot for {}, not {}; {}",
+            other.title(),
+            game.title(),
+            fix(Some(other))
+        ),
+        None => format!(
+            "{shown}: a WebAssembly component, but not an arena bot (it exports no game's functions); {}",
+            fix(None)
+        ),
+    })
+}
+
+/// `arena check`'s fix for a bot of another game, or of none, checked as `game`'s.
+fn check_fix(game: &dyn GameDef, bot: &Path) -> impl Fn(Option<&'static dyn GameDef>) -> String {
+    let (name, title, bot) = (game.name(), game.title(), bot.display().to_string());
+    move |other| match other {
+        Some(o) => format!(
+            "check it for its game with `arena check --game {} {bot}`, or start a bot for {title} with `arena new --game {name}`",
+            o.name()
+        ),
+        None => {
+            format!("start a bot for {title} with `arena new --game {name}` and check the .wasm its build.sh writes")
+        }
+    }
+}
+
+/// A bot that loads for no game asked, named by the game it was built for.
+fn wrong_game(spec: &CheckSpec<'_>, e: &LoadError) -> Option<String> {
+    let LoadError::WrongWorld { path, .. } = e else {
+        return None;
+    };
+    let bytes = arena_sandbox::read_at_most(spec.bot, arena_sandbox::Limits::default().max_file_bytes).ok()?;
+    match spec.game {
+        Some(game) => not_for_game(path, &bytes, game, check_fix(game, spec.bot)),
+        // Every game was tried: it is for none of them.
+        None => match game_of_exports(&bytes) {
+            Some(None) => Some(format!(
+                "{path}: a WebAssembly component, but not an arena bot (it exports no game's functions); \
+                 start a bot with `arena new --game GAME` (one of {}) and check the .wasm its build.sh writes",
+                adapters::GAMES.iter().map(|g| g.name()).collect::<Vec<_>>().join(", ")
+            )),
+            _ => None,
+        },
     }
 }
 

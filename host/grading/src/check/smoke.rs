@@ -170,10 +170,14 @@ fn play_matches(
         };
         // Each game is tallied as it is played and dropped: `--games`
         // can be large, and a recorded game holds its events.
-        let report = play_match(&spec, |played| {
-            tally_game(&mut totals, &played, &against);
-            meter.map_or(std::ops::ControlFlow::Continue(()), |m| m.played(&played, 0))
-        })
+        let report = match meter {
+            // On the course server the check is part of the grading, under its budget.
+            Some(m) => m.play(&spec, |played| tally_game(&mut totals, played, &against)),
+            None => play_match(&spec, |played| {
+                tally_game(&mut totals, &played, &against);
+                std::ops::ControlFlow::Continue(())
+            }),
+        }
         .map_err(|e| CheckError::Failed(e.into()))?;
         totals.matches.push((against.clone(), match_line(game, &report)));
         tally(&mut totals, &report, game.kind() == Kind::Duel);

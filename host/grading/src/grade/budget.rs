@@ -14,7 +14,7 @@
 //! second, the rate `MOVE_FUEL` of Sugargame is derived from): 8.82
 //! trillion fuel. docs/grading.md ("Grading time") has the arithmetic per game.
 
-use arena_runner::runner::Played;
+use arena_runner::runner::{MatchSpec, Played, SetupError};
 use serde::{Deserialize, Serialize};
 use std::ops::ControlFlow;
 use std::sync::Mutex;
@@ -256,6 +256,43 @@ impl<'a> Meter<'a> {
     pub fn stopped(&self) -> bool {
         let s = self.state();
         s.over.is_some() || s.late.is_some()
+    }
+
+    /// Units to play in the next batch of a match whose units are
+    /// `per_unit` games each, on the current thread pool: as many as the
+    /// budget left affords at the fuel per game so far, at least one per
+    /// thread (one per thread before any game: a probe), at most 64 per
+    /// thread. So a grading stopped by its budget has played at most about
+    /// one unit per thread past it.
+    pub fn batch(&self, per_unit: usize) -> usize {
+        let threads = rayon::current_num_threads().max(1);
+        let s = self.state();
+        if s.played == 0 {
+            return threads;
+        }
+        let per_game = (s.fuel / s.played as u64).max(1);
+        let left = self.budget.saturating_sub(s.fuel);
+        let units = usize::try_from(left / per_game).unwrap_or(usize::MAX) / per_unit.max(1);
+        units.clamp(threads, 64 * threads)
+    }
+
+    /// Play `spec` (the graded submission in entrant 0) in batches this
+    /// meter affords, each game counted ([`Meter::played`]) and then
+    /// handed to `each`; the match stops past the budget.
+    pub fn play(
+        &self,
+        spec: &MatchSpec<'_>,
+        mut each: impl FnMut(&Played),
+    ) -> Result<arena_runner::runner::MatchReport, SetupError> {
+        let per_unit = arena_runner::runner::seat_orders(spec.entrants.len().max(1));
+        arena_runner::runner::play_match_paced(
+            spec,
+            || self.batch(per_unit),
+            |played| {
+                each(&played);
+                self.played(&played, 0)
+            },
+        )
     }
 
     /// A game of the graded submission (entrant `me` of its match) was

@@ -115,10 +115,7 @@ impl Grader<'_> {
         }
         let spec = self.item_spec(index, me, &item.against);
         let mut games = ItemGames::new(item.measure);
-        let report = play_match(&spec, |played| {
-            games.add(&played.result);
-            meter.played(&played, 0)
-        })?;
+        let report = meter.play(&spec, |played| games.add(&played.result))?;
         games.end_deal();
         result.conduct = report.bots.first().map(Conduct::of);
         let samples = self.less_baseline(index, item, games.by_deal, std::mem::take(&mut games.samples))?;

@@ -21,7 +21,7 @@ pub use ranking::{apply_ranking, missed_ranking, same_files};
 pub use report::{CarriedReport, Conduct, GradeReport, ItemResult, Word, plays_like_note, smoke_replay_file};
 
 use arena_core::derive_seed;
-use arena_runner::runner::{BotRef, Entrant, GameDef, GameSetup, MatchReport, MatchSpec, SetupError, play_match};
+use arena_runner::runner::{BotRef, Entrant, GameDef, GameSetup, MatchReport, MatchSpec, SetupError};
 use arena_sandbox::{BotProgram, Sandbox};
 use budget::{Meter, OverBudget};
 use sha2::{Digest, Sha256};
@@ -278,11 +278,7 @@ impl<'a> Grader<'a> {
             return Ok((self.over_budget(report, over), me));
         }
         let mut games = Vec::new();
-        let out = play_match(&self.smoke_spec(&me), |played| {
-            let stop = meter.played(&played, 0);
-            games.push(played.result);
-            stop
-        })?;
+        let out = meter.play(&self.smoke_spec(&me), |played| games.push(played.result.clone()))?;
         if let Some(late) = meter.late() {
             return Err(SetupError::Host(late));
         }

@@ -138,6 +138,41 @@ pub fn play_match(
     }
 }
 
+/// Play a match as [`play_match`] does, but in batches of `next_batch()`
+/// units (at least one), each played whole before its games are handed
+/// to `each` and the next batch starts: a caller that may stop the match
+/// (a grading budget) sizes each batch by what it can still afford, so
+/// the games played past its stop are at most one batch's, never a whole
+/// match's. Chained games (President) are one batch. The games and the
+/// totals are those [`play_match`] gives.
+pub fn play_match_paced(
+    spec: &MatchSpec<'_>,
+    mut next_batch: impl FnMut() -> usize,
+    mut each: impl FnMut(Played) -> ControlFlow<()>,
+) -> Result<MatchReport, SetupError> {
+    spec.check()?;
+    let mut tally = MatchTotals::new(spec);
+    let count = unit_count(spec);
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let mut first = 0;
+    while first < count {
+        let batch = if spec.game.chained() {
+            count
+        } else {
+            next_batch().max(1)
+        };
+        let range = first..(first + batch).min(count);
+        first = range.end;
+        for p in play_batch(spec, range, &stop)? {
+            tally.add(&p.result, &p.fuel);
+            if each(p).is_break() {
+                return Ok(tally.report(spec));
+            }
+        }
+    }
+    Ok(tally.report(spec))
+}
+
 /// Units `range` of the match, played on the pool: their games in game
 /// order (none once `stop` is set).
 fn play_batch(

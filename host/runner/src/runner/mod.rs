@@ -16,7 +16,7 @@ pub use head::{HeadReport, HeadSpec, SprtOutcome, run_head_to_head};
 pub use matches::{
     BotSummary, Entrant, FirstForfeit, FuelSummary, GameEvents, GameResult, MAX_GAMES, MatchOutcome, MatchReport,
     MatchSpec, Played, PositionSummary, ReportWriter, check_seats, forfeit_list, play_match, play_match_game_recorded,
-    play_unit, run_match, seat_orders, seating, unit, unit_count, units, whole_rotations,
+    play_match_paced, play_unit, run_match, seat_orders, seating, unit, unit_count, units, whole_rotations,
 };
 pub(crate) use seats::seating;
 pub use seats::{
