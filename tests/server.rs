@@ -1757,6 +1757,143 @@ impl On {
 }
 
 /// Each test twice: `NAME::sqlite` and `NAME::postgres`.
+/// A course whose limits and grading budget are set for these tests: each
+/// move may use `fuel` (with a bank of 10G a game, so the fuel-burner, which
+/// spends 1.5 times its allowance on every move, never forfeits), and one
+/// submission's grading `minutes` of the reference machine's fuel.
+fn budget_course(on: &On, name: &str, fuel: &str, minutes: &str) -> (PathBuf, Vec<BTreeMap<&'static str, String>>) {
+    let (dir, students) = on.course(name, &[]);
+    let toml = std::fs::read_to_string(dir.join("course.toml")).unwrap();
+    let toml = toml.replace("[limits]", &format!("[limits]\nfuel = {fuel}\nbank = 10000000000"));
+    std::fs::write(dir.join("course.toml"), toml).unwrap();
+    let rubric = std::fs::read_to_string(dir.join("rubric.toml")).unwrap();
+    std::fs::write(
+        dir.join("rubric.toml"),
+        format!("grading_minutes = {minutes}\n{rubric}"),
+    )
+    .unwrap();
+    (dir, students)
+}
+
+/// `POST /api/submissions` of `file` with `token`: the version as received.
+fn upload_api(server: &Server, token: &str, file: &Path) -> serde_json::Value {
+    let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
+    let mut r = agent
+        .post(&format!("{}/api/submissions", server.url))
+        .header("Authorization", &format!("Bearer {token}"))
+        .send(&std::fs::read(file).unwrap()[..])
+        .expect("upload");
+    assert_eq!(r.status().as_u16(), 202, "acknowledged");
+    r.body_mut().read_json().unwrap()
+}
+
+/// `GET /api/submissions/N` with `token`.
+fn version_api(server: &Server, token: &str, n: i64) -> serde_json::Value {
+    let agent: ureq::Agent = ureq::Agent::config_builder().http_status_as_error(false).build().into();
+    let mut r = agent
+        .get(&format!("{}/api/submissions/{n}", server.url))
+        .header("Authorization", &format!("Bearer {token}"))
+        .call()
+        .expect("poll");
+    r.body_mut().read_json().unwrap()
+}
+
+/// Grading time is bounded and shown (issue 47 item 10). The estimate is
+/// given when the upload is received (the check's 60 smoke games, the
+/// smoke game and the rubric's 600: 662 games, at most the course's
+/// budget); while a long grading runs its page says how many games it has
+/// played, and a classmate's upload meanwhile is checked and graded in the
+/// upload lane instead of waiting behind it (the default: one grading
+/// thread). The long grading is long by fuel, not by the clock: the
+/// fuel-burner spends 15M on each of its moves, about 450G over the 662
+/// games, half a minute of the reference machine, against a few seconds
+/// for the aggressive bot. On a second course whose budget is 0.01
+/// minutes (8.82G), the fuel-burner is rejected as over its grading budget
+/// in one line, by the API, `arena submit` and the version page alike.
+fn grading_time_is_bounded_and_shown(on: &On) {
+    let (dir, students) = budget_course(on, "srv-grading-time", "10000000", "2");
+    let server = on.serve(&dir);
+    let burner = bot("hostile/fuel-burner");
+    let (ann, bo) = (&students[0]["token"], &students[1]["token"]);
+    let long = upload_api(&server, ann, &burner);
+    assert_eq!(
+        long["progress"], "up to 662 games, at most 2 minutes (the course's grading budget)",
+        "the estimate before grading starts: {long}"
+    );
+    let quick = upload_api(&server, bo, &bot("en-garde/aggressive"));
+    assert_eq!(quick["state"], "queued", "{quick}");
+    // Bo's version is graded while Ann's long one still runs.
+    let started = Instant::now();
+    let graded = loop {
+        let v = version_api(&server, bo, 1);
+        if !matches!(v["state"].as_str(), Some("queued" | "running")) {
+            break v;
+        }
+        assert!(started.elapsed() < Duration::from_secs(900), "{v}");
+        std::thread::sleep(Duration::from_millis(300));
+    };
+    assert_eq!(graded["state"], "accepted", "{graded}");
+    let running = version_api(&server, ann, 1);
+    assert_eq!(
+        running["state"], "running",
+        "the long grading still runs when the quick one is done: {running}"
+    );
+    // Ann's page says how far her grading is, without a reload (the
+    // verdict part and the versions banner are fetched again on "progress").
+    let mut browser = logged_in(&server, &students[0]["link"]);
+    let url = long["url"].as_str().unwrap_or_default();
+    let page = &url[url.find("/people/").expect("a version page")..];
+    let started = Instant::now();
+    loop {
+        let (_, part, _) = browser.get(&format!("{page}/verdict"));
+        let (_, banner, _) = browser.get("/fragment/versions");
+        if part.contains("games played (") {
+            assert!(
+                part.contains("Grading: ") && part.contains(" of 662 games played ("),
+                "{part}"
+            );
+            assert!(part.contains("left (at most 2 minutes in all)"), "{part}");
+            assert!(
+                banner.contains("Version 1 received: it is being checked and graded. Grading: ")
+                    && banner.contains(" of 662 games played ("),
+                "{banner}"
+            );
+            break;
+        }
+        assert!(part.contains("Checking and grading"), "{part}");
+        assert!(started.elapsed() < Duration::from_secs(900), "{part}");
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    let app = std::fs::read_to_string(arena_tests::root().join("host/server/assets/app.js")).unwrap();
+    assert!(
+        app.contains("addEventListener(\"progress\""),
+        "the page listens for progress"
+    );
+    drop(server);
+
+    let (dir, students) = budget_course(on, "srv-over-budget", "10000000", "0.01");
+    let server = on.serve(&dir);
+    let (code, v, err) = submit(&server, &students[0]["token"], &burner);
+    assert_eq!(code, 1, "rejected: {err} {v}");
+    assert_eq!(v["accepted"], false, "{v}");
+    let reason = v["reason"].as_str().unwrap_or_default();
+    assert!(
+        reason.starts_with("over the grading budget: grading stopped after ")
+            && reason.contains(" of 662 games, when the bot had used ")
+            && reason.contains("the 8.82G (about 1 second) the course gives one submission's grading")
+            && reason.contains("make most moves cheaper")
+            && !reason.contains('\n'),
+        "{reason}"
+    );
+    let mut browser = logged_in(&server, &students[0]["link"]);
+    let url = v["url"].as_str().unwrap_or_default();
+    let (_, page, _) = browser.get(&url[url.find("/people/").expect("a version page")..]);
+    assert!(
+        page.contains("Rejected: over the grading budget: grading stopped after "),
+        "{page}"
+    );
+}
+
 macro_rules! on_both {
     ($($test:ident),* $(,)?) => {$(
         mod $test {
@@ -1857,5 +1994,6 @@ on_both!(
     every_kind_of_failure_has_the_same_verdict_on_the_server_and_offline,
     a_file_that_is_no_bot_for_the_game_is_refused_in_the_uploads_answer,
     the_pages_say_work_is_being_done_only_while_it_is,
+    grading_time_is_bounded_and_shown,
     versus_the_version_that_counts_and_choosing,
 );

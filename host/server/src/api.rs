@@ -202,7 +202,7 @@ pub struct VersionView {
     /// The most points there are.
     pub max_score: Option<f64>,
     /// While it waits or is graded, how far it is, in words: the estimate
-    /// ("up to 362 games, at most 10 minutes (the course's grading
+    /// ("up to 362 games, at most 15 minutes (the course's grading
     /// budget)"), then "120 of 362 games played (33%), about 2 minutes left ...".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub progress: Option<String>,

@@ -9,9 +9,9 @@
 //! machine. The wall clock is only a backstop for a machine that cannot
 //! keep up ([`Meter::late`]): it never decides a verdict.
 //!
-//! The default budget is [`DEFAULT_SECONDS`] (10 minutes) of one core of
+//! The default budget is [`DEFAULT_SECONDS`] (15 minutes) of one core of
 //! the reference machine at [`FUEL_PER_SECOND`] (14.7 billion fuel a
-//! second, the rate `MOVE_FUEL` of Sugargame is derived from): 8.82
+//! second, the rate `MOVE_FUEL` of Sugargame is derived from): 13.2
 //! trillion fuel. docs/grading.md ("Grading time") has the arithmetic per game.
 
 use arena_runner::runner::{MatchSpec, Played, SetupError};
@@ -26,9 +26,9 @@ use std::time::{Duration, Instant};
 pub const FUEL_PER_SECOND: u64 = 14_700_000_000;
 
 /// The default budget, in seconds of the reference machine.
-pub const DEFAULT_SECONDS: u64 = 600;
+pub const DEFAULT_SECONDS: u64 = 900;
 
-/// The default budget of one submission's grading: 10 minutes' fuel.
+/// The default budget of one submission's grading: 15 minutes' fuel.
 pub const DEFAULT_FUEL: u64 = DEFAULT_SECONDS * FUEL_PER_SECOND;
 
 /// How many times the budget's own time (at [`FUEL_PER_SECOND`]) a grading
@@ -104,7 +104,7 @@ impl Progress {
     }
 
     /// The estimate before grading starts, in words: "up to 362 games,
-    /// at most 10 minutes (the course's grading budget)".
+    /// at most 15 minutes (the course's grading budget)".
     pub fn estimate_words(&self) -> String {
         format!(
             "up to {} games, at most {} (the course's grading budget)",
@@ -114,7 +114,7 @@ impl Progress {
     }
 
     /// Where it is, in words: "120 of 362 games played (33%), about 2
-    /// minutes left (at most 10 minutes in all)".
+    /// minutes left (at most 15 minutes in all)".
     pub fn words(&self) -> String {
         if self.played == 0 {
             return format!("starting: {}", self.estimate_words());
@@ -353,11 +353,11 @@ mod tests {
         // 0.5 s a game at the reference rate, 240 games left: 2 minutes.
         assert_eq!(
             p.words(),
-            "120 of 360 games played (33%), about 2 minutes left (at most 10 minutes in all)"
+            "120 of 360 games played (33%), about 2 minutes left (at most 15 minutes in all)"
         );
         assert_eq!(
             Progress::start(362, DEFAULT_FUEL).estimate_words(),
-            "up to 362 games, at most 10 minutes (the course's grading budget)"
+            "up to 362 games, at most 15 minutes (the course's grading budget)"
         );
     }
 
@@ -378,6 +378,6 @@ mod tests {
             "{line}"
         );
         assert!(line.contains("make most moves cheaper"), "{line}");
-        assert!(line.contains("about 10 minutes"), "{line}");
+        assert!(line.contains("about 15 minutes"), "{line}");
     }
 }

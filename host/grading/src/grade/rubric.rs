@@ -137,7 +137,7 @@ pub struct Rubric {
     pub items: Vec<Item>,
     /// The most fuel one submission may use over its whole grading (its
     /// smoke game, every item's games and, on the course server, its check):
-    /// `grading_minutes` of the reference machine, 10 by default
+    /// `grading_minutes` of the reference machine, 15 by default
     /// ([`super::budget`]); past it the grading stops and says why.
     pub grading_fuel: u64,
     /// Gradescope's visibility settings and leaderboard (`[gradescope]`).

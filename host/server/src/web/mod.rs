@@ -255,3 +255,20 @@ const CSV: &str = "text/csv; charset=utf-8";
 fn api_error(status: StatusCode, why: &str) -> Response {
     (status, Json(serde_json::json!({ "error": why }))).into_response()
 }
+
+/// How the grading of `v` goes, in words, while it waits or runs: the
+/// estimate before it starts ("up to 362 games, at most 15 minutes (the
+/// course's grading budget)"), then the games played of those planned and
+/// the time left, from the grading's progress hook on this server.
+pub(crate) fn grading_words(app: &App, v: &crate::queue::Submission) -> Option<String> {
+    match v.state.as_str() {
+        "queued" => Some(app.grading.estimate().estimate_words()),
+        "running" => Some(
+            app.queue
+                .progress_of(v.id)
+                .unwrap_or_else(|| app.grading.estimate())
+                .words(),
+        ),
+        _ => None,
+    }
+}

@@ -249,28 +249,11 @@ pub(super) struct Versions<'a> {
     can_unchoose: bool,
 }
 
-/// How the grading of `v` goes, in words, while it waits or runs: the
-/// estimate before it starts ("up to 362 games, at most 10 minutes (the
-/// course's grading budget)"), then the games played of those planned and
-/// the time left, from the grading's progress hook on this server.
-pub(super) fn grading_words(app: &super::App, v: &Submission) -> Option<String> {
-    match v.state.as_str() {
-        "queued" => Some(app.grading.estimate().estimate_words()),
-        "running" => Some(
-            app.queue
-                .progress_of(v.id)
-                .unwrap_or_else(|| app.grading.estimate())
-                .words(),
-        ),
-        _ => None,
-    }
-}
-
-/// [`grading_words`] of each version of `versions` that has some, by number.
+/// [`super::grading_words`] of each version of `versions` that has some, by number.
 pub(super) fn busy_words(app: &super::App, versions: &[Submission]) -> BTreeMap<i64, String> {
     versions
         .iter()
-        .filter_map(|v| grading_words(app, v).map(|w| (v.version, w)))
+        .filter_map(|v| super::grading_words(app, v).map(|w| (v.version, w)))
         .collect()
 }
 

@@ -65,7 +65,7 @@ pub(super) fn version_view(app: &App, v: &Submission) -> VersionView {
             "rejected" => Some(false),
             _ => None,
         },
-        progress: super::student::grading_words(app, v),
+        progress: super::grading_words(app, v),
         reason: v.reason.clone(),
         toolchain: v.toolchain.clone(),
         check: json(&v.check_json),

@@ -170,7 +170,7 @@ pub(super) fn verdict_view(app: &App, pid: i64, v: &Submission) -> VerdictView {
         check: v.check_text.clone(),
         versus: v.versus_json.as_deref().and_then(versus_sentence),
         plays_like: v.plays_like().map(|h| arena_grading::grade::plays_like_note(&h)),
-        progress: super::student::grading_words(app, v),
+        progress: super::grading_words(app, v),
     }
 }
 
