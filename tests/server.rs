@@ -1807,21 +1807,40 @@ fn version_api(server: &Server, token: &str, n: i64) -> serde_json::Value {
 /// thread). The long grading is long by fuel, not by the clock: the
 /// fuel-burner spends 15M on each of its moves, about 450G over the 662
 /// games, half a minute of the reference machine, against a few seconds
-/// for the aggressive bot. On a second course whose budget is 0.01
-/// minutes (8.82G), the fuel-burner is rejected as over its grading budget
+/// for the aggressive bot. Restarted with a budget of 0.01 minutes
+/// (8.82G), the course rejects the fuel-burner as over its grading budget
 /// in one line, by the API, `arena submit` and the version page alike.
 fn grading_time_is_bounded_and_shown(on: &On) {
     let (dir, students) = budget_course(on, "srv-grading-time", "10000000", "2");
     let server = on.serve(&dir);
     let burner = bot("hostile/fuel-burner");
     let (ann, bo) = (&students[0]["token"], &students[1]["token"]);
-    let long = upload_api(&server, ann, &burner);
-    assert_eq!(
-        long["progress"], "up to 662 games, at most 2 minutes (the course's grading budget)",
-        "the estimate before grading starts: {long}"
+    // `arena submit` says how the grading goes while it waits (5 s here:
+    // the fuel-burner's grading takes half a minute of fuel at least).
+    let out = arena(&[
+        "submit",
+        "--server",
+        &server.url,
+        "--token",
+        ann,
+        &burner.display().to_string(),
+        "--wait",
+        "5",
+    ]);
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "received, not graded yet: {said}");
+    assert!(
+        said.lines()
+            .any(|l| l.starts_with("grading: ") && l.contains("662 games")),
+        "{said}"
     );
+    let long = version_api(&server, ann, 1);
     let quick = upload_api(&server, bo, &bot("en-garde/aggressive"));
     assert_eq!(quick["state"], "queued", "{quick}");
+    assert_eq!(
+        quick["progress"], "up to 662 games, at most 2 minutes (the course's grading budget)",
+        "the estimate before grading starts: {quick}"
+    );
     // Bo's version is graded while Ann's long one still runs.
     let started = Instant::now();
     let graded = loop {
@@ -1871,9 +1890,15 @@ fn grading_time_is_bounded_and_shown(on: &On) {
     );
     drop(server);
 
-    let (dir, students) = budget_course(on, "srv-over-budget", "10000000", "0.01");
+    // The same course with a budget of 0.01 minutes, after a restart.
+    let rubric = std::fs::read_to_string(dir.join("rubric.toml")).unwrap();
+    std::fs::write(
+        dir.join("rubric.toml"),
+        rubric.replace("grading_minutes = 2\n", "grading_minutes = 0.01\n"),
+    )
+    .unwrap();
     let server = on.serve(&dir);
-    let (code, v, err) = submit(&server, &students[0]["token"], &burner);
+    let (code, v, err) = submit(&server, &students[2]["token"], &burner);
     assert_eq!(code, 1, "rejected: {err} {v}");
     assert_eq!(v["accepted"], false, "{v}");
     let reason = v["reason"].as_str().unwrap_or_default();
@@ -1885,7 +1910,7 @@ fn grading_time_is_bounded_and_shown(on: &On) {
             && !reason.contains('\n'),
         "{reason}"
     );
-    let mut browser = logged_in(&server, &students[0]["link"]);
+    let mut browser = logged_in(&server, &students[2]["link"]);
     let url = v["url"].as_str().unwrap_or_default();
     let (_, page, _) = browser.get(&url[url.find("/people/").expect("a version page")..]);
     assert!(
