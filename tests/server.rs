@@ -1807,9 +1807,10 @@ fn version_api(server: &Server, token: &str, n: i64) -> serde_json::Value {
 /// thread). The long grading is long by fuel, not by the clock: the
 /// fuel-burner spends 15M on each of its moves, about 450G over the 662
 /// games, half a minute of the reference machine, against a few seconds
-/// for the aggressive bot. Restarted with a budget of 0.01 minutes
-/// (8.82G), the course rejects the fuel-burner as over its grading budget
-/// in one line, by the API, `arena submit` and the version page alike.
+/// for the aggressive bot. Restarted with a budget of 0.1 minutes
+/// (88.2G), the course rejects the fuel-burner as over its grading budget
+/// in one line, by the API, `arena submit` and the version page alike, at
+/// the game and in the words of `arena grade` with the course's rubric.
 fn grading_time_is_bounded_and_shown(on: &On) {
     let (dir, students) = budget_course(on, "srv-grading-time", "10000000", "2");
     let server = on.serve(&dir);
@@ -1838,7 +1839,7 @@ fn grading_time_is_bounded_and_shown(on: &On) {
     let quick = upload_api(&server, bo, &bot("en-garde/aggressive"));
     assert_eq!(quick["state"], "queued", "{quick}");
     assert_eq!(
-        quick["progress"], "up to 662 games, at most 2 minutes (the course's grading budget)",
+        quick["progress"], "up to 662 games, at most 4 minutes (the course's grading budget)",
         "the estimate before grading starts: {quick}"
     );
     // Bo's version is graded while Ann's long one still runs.
@@ -1871,7 +1872,7 @@ fn grading_time_is_bounded_and_shown(on: &On) {
                 part.contains("Grading: ") && part.contains(" of 662 games played ("),
                 "{part}"
             );
-            assert!(part.contains("left (at most 2 minutes in all)"), "{part}");
+            assert!(part.contains("left (at most 4 minutes in all)"), "{part}");
             assert!(
                 banner.contains("Version 1 received: it is being checked and graded. Grading: ")
                     && banner.contains(" of 662 games played ("),
@@ -1890,11 +1891,14 @@ fn grading_time_is_bounded_and_shown(on: &On) {
     );
     drop(server);
 
-    // The same course with a budget of 0.01 minutes, after a restart.
+    // The same course with a budget of 0.1 minutes (88.2G), after a
+    // restart: the check's 60 games (41G) pass under a budget of their
+    // own, the rubric's stop past theirs, at the game `arena grade` stops
+    // at with the same rubric and limits, in the same words.
     let rubric = std::fs::read_to_string(dir.join("rubric.toml")).unwrap();
     std::fs::write(
         dir.join("rubric.toml"),
-        rubric.replace("grading_minutes = 2\n", "grading_minutes = 0.01\n"),
+        rubric.replace("grading_minutes = 2\n", "grading_minutes = 0.1\n"),
     )
     .unwrap();
     let server = on.serve(&dir);
@@ -1904,12 +1908,28 @@ fn grading_time_is_bounded_and_shown(on: &On) {
     let reason = v["reason"].as_str().unwrap_or_default();
     assert!(
         reason.starts_with("over the grading budget: grading stopped after ")
-            && reason.contains(" of 662 games, when the bot had used ")
-            && reason.contains("the 8.82G (about 1 second) the course gives one submission's grading")
+            && reason.contains(" of 602 games, when the bot had used ")
+            && reason.contains("the 88.2G (about 6 seconds) the course gives one submission's grading")
             && reason.contains("make most moves cheaper")
             && !reason.contains('\n'),
         "{reason}"
     );
+    let offline = arena(&[
+        "grade",
+        "--game",
+        "en-garde",
+        &burner.display().to_string(),
+        "--rubric",
+        &dir.join("rubric.toml").display().to_string(),
+        "--fuel",
+        "10000000",
+        "--bank",
+        "10000000000",
+        "--json",
+    ]);
+    let offline: serde_json::Value = serde_json::from_slice(&offline.stdout).expect("JSON");
+    assert_eq!(offline["reason"], v["reason"], "the same verdict offline");
+    assert_eq!(offline["over_budget"], v["grade"]["over_budget"]);
     let mut browser = logged_in(&server, &students[2]["link"]);
     let url = v["url"].as_str().unwrap_or_default();
     let (_, page, _) = browser.get(&url[url.find("/people/").expect("a version page")..]);

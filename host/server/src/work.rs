@@ -161,9 +161,10 @@ impl Grading {
     /// the rubric's smoke game and every item's) and the estimate of its
     /// work before it starts.
     pub fn estimate(&self) -> Progress {
-        let games = arena_grading::check::games_planned(self.game, CHECK_GAMES)
-            + arena_grading::grade::games_planned(&self.rubric, self.rubric.games);
-        Progress::start(games, self.rubric.grading_fuel)
+        let check = arena_grading::check::games_planned(self.game, CHECK_GAMES);
+        let graded = arena_grading::grade::games_planned(&self.rubric, self.rubric.games);
+        // The check's budget and the grading's, as `run_with` gives them.
+        Progress::start(check + graded, self.rubric.grading_fuel.saturating_mul(2))
     }
 
     fn grader<'a>(&'a self, sandbox: &'a Sandbox, progress: Option<Hook<'a>>) -> Grader<'a> {
@@ -213,28 +214,29 @@ impl Grading {
             Ok(loaded) => loaded,
             Err(e) => return verdict_of(e),
         };
-        // One budget for the check's games and the rubric's: the whole
-        // grading of one submission is bounded, the check included.
+        // The check is bounded too, by a budget of its own (the rubric's);
+        // the rubric's games then have theirs, metered as `arena grade`
+        // meters them, so a verdict over the budget is the same here and
+        // offline (the class zip's), and the whole is at most twice it.
         let grader = self.grader(&sandbox, progress);
         let check_games = arena_grading::check::games_planned(self.game, CHECK_GAMES);
-        let meter = Meter::new(
-            self.rubric.grading_fuel,
-            sandbox.limits().fuel,
-            check_games + grader.games_planned(),
-            progress,
-        );
+        let graded_games = grader.games_planned();
+        let budget = self.rubric.grading_fuel;
+        let fuel = sandbox.limits().fuel;
+        let then = Progress::start(graded_games, budget);
+        let check_meter = Meter::check(budget, fuel, check_games, then, progress);
         let spec = CheckSpec {
-            meter: Some(&meter),
+            meter: Some(&check_meter),
             ..spec
         };
         let mut report = match check_loaded(&spec, &sandbox, &bot) {
             Ok(r) => r,
             Err(e) => return verdict_of(e),
         };
-        if let Some(late) = meter.late() {
+        if let Some(late) = check_meter.late() {
             return Verdict::failed(late);
         }
-        if let Some(over) = meter.over() {
+        if let Some(over) = check_meter.over() {
             report.file = shown.to_string();
             return Verdict {
                 toolchain: Some(report.toolchain.clone()),
@@ -268,6 +270,7 @@ impl Grading {
             results: None,
             over_budget: None,
         };
+        let meter = Meter::after(&check_meter, budget, fuel, graded_games, progress);
         match self.grade(&grader, &bot, shown, student, pages, &meter) {
             Ok((mut grade, results)) => {
                 grade.file = shown.to_string();

@@ -198,7 +198,8 @@ pub struct ServeArgs {
     /// Grading threads of the server's own [default: half the cores, at least one: one on two
     /// cores]. Each grades the next waiting upload first, else checks an external worker's result,
     /// else plays ladder matches, giving way between two matches when an upload comes; pages stay
-    /// fast meanwhile. 0: nothing is graded here: uploads and ladder matches wait for external
+    /// fast meanwhile. Beside them an upload lane grades students' new uploads only, so a long
+    /// grading (bounded by the rubric's grading_minutes) never holds one back. 0: nothing is graded here: uploads and ladder matches wait for external
     /// workers (`arena worker`), the teacher's and the students' pages say so while none is
     /// connected, and the server only checks a sample of the workers' results.
     #[arg(long)]

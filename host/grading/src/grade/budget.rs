@@ -146,6 +146,10 @@ pub struct OverBudget {
     pub moves: u64,
     /// The per-move limit.
     pub move_fuel: u64,
+    /// Whether it was the course server's check that stopped (its smoke
+    /// games, under a budget of their own), not the rubric's games.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub check: bool,
 }
 
 impl OverBudget {
@@ -157,9 +161,14 @@ impl OverBudget {
         // game took so far.
         let moves_per_game = self.moves as f64 / self.played.max(1) as f64;
         let allowed = self.budget as f64 / (moves_per_game * self.games as f64).max(1.0);
+        let (what, whose) = if self.check {
+            ("the check's smoke games stopped", "the check's games")
+        } else {
+            ("grading stopped", "one submission's grading")
+        };
         format!(
-            "over the grading budget: grading stopped after {} of {} games, when the bot had used {} fuel, \
-             more than the {} (about {}) the course gives one submission's grading; its moves used {} on average, \
+            "over the grading budget: {what} after {} of {} games, when the bot had used {} fuel, \
+             more than the {} (about {}) the course gives {whose}; its moves used {} on average, \
              and {} games allow about {} a move: make most moves cheaper (the limit of {} is for the hardest \
              moves, not every move), see the fuel per move `arena check` reports, and upload again",
             self.played,
@@ -196,6 +205,12 @@ pub struct Meter<'a> {
     hook: Option<Hook<'a>>,
     started: Instant,
     state: Mutex<State>,
+    /// Added to what the hook is told, never to what is counted: the
+    /// other part of a course server's grading (the check's games before
+    /// the rubric's, or the rubric's after the check's).
+    shown_with: Progress,
+    /// Whether this meter counts the check's games (its verdict says so).
+    check: bool,
 }
 
 impl<'a> Meter<'a> {
@@ -210,8 +225,34 @@ impl<'a> Meter<'a> {
                 games,
                 ..State::default()
             }),
+            shown_with: Progress::start(0, 0),
+            check: false,
         };
         meter.tell();
+        meter
+    }
+
+    /// A meter of a course server's check: `budget` for its `games`, told
+    /// to `hook` as part of a whole grading with `then` (the rubric's games
+    /// and budget) after it; the grading that follows has a meter of its
+    /// own ([`Meter::after`]), so it is metered exactly as `arena grade`
+    /// meters it.
+    pub fn check(budget: u64, move_fuel: u64, games: usize, then: Progress, hook: Option<Hook<'a>>) -> Meter<'a> {
+        let mut meter = Meter::new(budget, move_fuel, games, None);
+        meter.shown_with = then;
+        meter.check = true;
+        meter.hook = hook;
+        meter.tell();
+        meter
+    }
+
+    /// The meter of the grading after `before` (the check's), counting only
+    /// its own games against `budget` and telling `hook` the whole.
+    pub fn after(before: &Meter<'_>, budget: u64, move_fuel: u64, games: usize, hook: Option<Hook<'a>>) -> Meter<'a> {
+        let shown = before.own();
+        let mut meter = Meter::new(budget, move_fuel, games, None);
+        meter.shown_with = shown;
+        meter.hook = hook;
         meter
     }
 
@@ -226,6 +267,18 @@ impl<'a> Meter<'a> {
 
     /// Where the grading is.
     pub fn progress(&self) -> Progress {
+        let own = self.own();
+        let w = self.shown_with;
+        Progress {
+            played: own.played + w.played,
+            games: own.games + w.games,
+            fuel: own.fuel.saturating_add(w.fuel),
+            budget: own.budget.saturating_add(w.budget),
+        }
+    }
+
+    /// This meter's own count, without what it is shown with.
+    fn own(&self) -> Progress {
         let s = self.state();
         Progress {
             played: s.played,
@@ -316,6 +369,7 @@ impl<'a> Meter<'a> {
                     games: s.games,
                     moves: s.moves,
                     move_fuel: self.move_fuel,
+                    check: self.check,
                 });
             }
             let backstop =
@@ -370,6 +424,7 @@ mod tests {
             games: 301,
             moves: 225,
             move_fuel: 44_000_000_000,
+            check: false,
         };
         let line = o.line();
         assert!(!line.contains('\n'), "{line}");
