@@ -8,8 +8,8 @@
 //! ladder results with the server's own.
 
 use crate::ladder::{
-    accepted, accepted_at, board, ladder_course, ladder_course_with, post, row, students_with, wait_board, worker,
-    worker_token,
+    accepted, accepted_at, board, kind_course, ladder_course, ladder_course_with, post, row, students_with, wait_board,
+    worker, worker_token,
 };
 use crate::server::{On, Server, on_both, serve_with};
 use arena_server::ladder::audit::{self, DISABLE_Z, MIN_RESULTS};
@@ -185,6 +185,176 @@ fn the_statistics_catch_a_forger_no_replay_found_and_spare_honest_workers() {
         let (a, b) = pairing(i);
         duel(9000 + i as i64, a, b, &mut Mix(1), true, 9, false)
     }));
+    assert!(audit::audit(few.iter(), &ratings).is_empty());
+}
+
+/// The true strengths of the synthetic President ladder: five bots 100 Elo apart.
+const TABLE_TRUE: [(&str, f64); 5] = [
+    ("t1", 1700.0),
+    ("t2", 1600.0),
+    ("t3", 1500.0),
+    ("t4", 1400.0),
+    ("t5", 1300.0),
+];
+
+/// The tables of four in turn: each leaves one of the five out.
+fn table(i: usize) -> Vec<usize> {
+    (0..5).filter(|&b| b != i % 5).collect()
+}
+
+/// A 12-game match at the table `at` (indices into [`TABLE_TRUE`]): each
+/// game's finishing order drawn as Plackett-Luce draws it (ascending
+/// exponential times of rates `10^(elo/400)`), the seats rotating; or
+/// forged, `t5` (the weakest) first in every game and the others as seated.
+fn table_match(id: i64, at: &[usize], mix: &mut Mix, forged: bool, by: i64, verified: bool) -> Done {
+    let k = at.len();
+    let games: Vec<Value> = (0..12)
+        .map(|g| {
+            let seats: Vec<usize> = (0..k).map(|s| (s + g) % k).collect();
+            let mut order: Vec<(f64, usize)> = seats
+                .iter()
+                .enumerate()
+                .map(|(seat, &e)| {
+                    let w = 10f64.powf(TABLE_TRUE[at[e]].1 / 400.0);
+                    let time = if forged {
+                        if TABLE_TRUE[at[e]].0 == "t5" {
+                            0.0
+                        } else {
+                            1.0 + seat as f64
+                        }
+                    } else {
+                        -(1.0 - mix.next()).ln() / w
+                    };
+                    (time, seat)
+                })
+                .collect();
+            order.sort_by(|a, b| a.0.total_cmp(&b.0));
+            let mut positions = vec![0u32; k];
+            for (place, &(_, seat)) in order.iter().enumerate() {
+                positions[seat] = place as u32 + 1;
+            }
+            json!({"seats": seats, "scores": vec![0; k], "winner": order[0].1, "positions": positions})
+        })
+        .collect();
+    let outcome: Outcome = serde_json::from_value(json!({"games": games, "fuel": vec![1; k]})).expect("an outcome");
+    Done {
+        id,
+        keys: at.iter().map(|&b| TABLE_TRUE[b].0.to_string()).collect(),
+        outcome,
+        finished_at: String::new(),
+        by,
+        verified,
+    }
+}
+
+/// The statistical check at a table (President): each entrant's place
+/// score a match (the share of the others it finished ahead of) against
+/// what Plackett-Luce expects of the fitted ratings, the worker's against
+/// the server's own. As for duels: ratings 150 Elo off for the weakest
+/// bot flag no honest worker, even one with 600 results, nor any of 1,000
+/// with as few of the server's matches as the check accepts; a worker
+/// that forges the weakest bot first at every table is in doubt, then
+/// disabled, once its forged results are a few among its honest ones.
+#[test]
+fn the_statistics_catch_a_table_forger_and_spare_honest_workers() {
+    let mut mix = Mix(4848);
+    let ratings: HashMap<String, f64> = TABLE_TRUE
+        .iter()
+        .map(|&(k, r)| (k.to_string(), if k == "t5" { r + 150.0 } else { r }))
+        .collect();
+    // The server's own: 20 matches it played or played again (16 of each bot).
+    let mut done: Vec<Done> = (0..20)
+        .map(|i| {
+            table_match(
+                i as i64,
+                &table(i),
+                &mut mix,
+                false,
+                if i % 2 == 0 { 0 } else { 7 },
+                i % 2 == 1,
+            )
+        })
+        .collect();
+    for i in 0..600 {
+        done.push(table_match(1000 + i as i64, &table(i), &mut mix, false, 7, false));
+    }
+    let found = audit::audit(done.iter(), &ratings);
+    assert!(found.is_empty(), "an honest worker is suspected: {found:#?}");
+    let (mut doubted, mut disabled) = (0, 0);
+    for course in 0..1000u64 {
+        let mut mix = Mix(2_000_000 + course);
+        // As few of the server's own as the check accepts: 7 tables, so
+        // every bot sits at 5 or 6 of them (at least MIN_OWN).
+        let mut done: Vec<Done> = (0..7)
+            .map(|i| table_match(i as i64, &table(i), &mut mix, false, 0, false))
+            .collect();
+        for i in 0..(MIN_RESULTS + course as usize % 200) {
+            done.push(table_match(
+                100 + i as i64,
+                &table(i + course as usize),
+                &mut mix,
+                false,
+                7,
+                false,
+            ));
+        }
+        for s in audit::audit(done.iter(), &ratings) {
+            doubted += 1;
+            disabled += usize::from(s.z > DISABLE_Z);
+        }
+    }
+    eprintln!("in 1,000 honest table courses: {doubted} workers in doubt, {disabled} disabled");
+    assert_eq!(disabled, 0, "an honest worker was disabled");
+    assert!(doubted <= 50, "{doubted} honest workers in doubt");
+
+    // Forger 9: honest for 40 results, then forging `forged` more.
+    let forger = |forged: usize, mix: &mut Mix| -> Vec<Done> {
+        (0..40 + forged)
+            .map(|i| table_match(5000 + i as i64, &table(i), mix, i >= 40, 9, false))
+            .collect()
+    };
+    let caught = |forged: usize, z: f64| {
+        let mut all = done.clone();
+        all.extend(forger(forged, &mut Mix(9)));
+        audit::audit(all.iter(), &ratings)
+            .iter()
+            .any(|s| s.worker == 9 && s.z > z)
+    };
+    let fewest = (1..=200)
+        .find(|&forged| caught(forged, DISABLE_Z))
+        .expect("the table forger is found within 200 forged results");
+    let doubted = (1..=fewest).find(|&forged| caught(forged, 0.0)).unwrap_or(fewest);
+    eprintln!(
+        "the statistics alone put a table forger in doubt after {doubted} and disable it after {fewest} forged results among its 40 honest ones"
+    );
+    assert!(
+        doubted < fewest,
+        "in doubt ({doubted}) before it is disabled ({fewest})"
+    );
+    assert!(
+        fewest <= 40,
+        "a forger that seats the weakest bot first is found within 40 forged results ({fewest})"
+    );
+    let mut all = done.clone();
+    all.extend(forger(fewest, &mut Mix(9)));
+    let found = audit::audit(all.iter(), &ratings);
+    let first = found.first().expect("the forger");
+    assert_eq!((first.worker, first.key.as_str()), (9, "t5"), "{found:#?}");
+    assert!(first.table, "{first:?}");
+    assert!(
+        first.why().contains("too unlikely")
+            && first.why().contains("t5 placed")
+            && first.why().contains("table results"),
+        "{}",
+        first.why()
+    );
+    assert!(
+        found.iter().all(|s| s.worker == 9),
+        "only the forger is suspected: {found:#?}"
+    );
+    // Too few results to judge: no verdict either way.
+    let mut few = done[..20].to_vec();
+    few.extend((0..MIN_RESULTS - 1).map(|i| table_match(9000 + i as i64, &table(i), &mut Mix(1), true, 9, false)));
     assert!(audit::audit(few.iter(), &ratings).is_empty());
 }
 
@@ -628,6 +798,88 @@ fn a_forging_worker_is_caught_within_a_bound_and_undone(on: &On) {
     assert_eq!(v2["score"].as_f64(), Some(honest_score), "{v2:#}");
 }
 
+/// Forge every result as `forge` makes it, from the first, as worker
+/// `forger` (its `token` said hello with `engine`): 29 at once, which is too
+/// few to be judged (it is not disabled after two fits), then one at a
+/// time, waiting after each for two fits of the ratings (read with the
+/// `student`'s token), so the count depends on the results, not on timing.
+/// How many were taken before it was refused, and why it was.
+fn forge_until_disabled(
+    on: &On,
+    dir: &Path,
+    server: &Server,
+    student: &str,
+    token: &str,
+    engine: &str,
+    forge: &dyn Fn(&Value) -> Value,
+) -> (usize, String) {
+    let serial = || board(server, student)["serial"].as_u64().unwrap_or(0);
+    let mut sent = 0;
+    let started = Instant::now();
+    let why = 'forging: loop {
+        assert!(sent <= STATISTICS_WITHIN, "{sent} forged results and not caught");
+        assert!(started.elapsed() < Duration::from_secs(1800), "forging for 30 minutes");
+        // First all but one of the results it takes to be judged, at once: no verdict on so few.
+        let want = if sent == 0 { MIN_RESULTS - 1 } else { 1 };
+        let mut leases = Vec::new();
+        let mut got = 0;
+        while got < want {
+            match claim_up_to(server, token, engine, want - got) {
+                Ok(Some(l)) => {
+                    got += l["matches"].as_array().map_or(0, Vec::len);
+                    leases.push(l);
+                }
+                Ok(None) => std::thread::sleep(Duration::from_millis(50)),
+                Err((status, v)) => {
+                    assert_eq!(status, 403, "{v}");
+                    break 'forging v["error"].as_str().unwrap_or_default().to_string();
+                }
+            }
+        }
+        for lease in &leases {
+            let results: Vec<Value> = lease["matches"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|job| json!({"id": job["id"], "outcome": forge(job)}))
+                .collect();
+            let (status, taken) = post(
+                server,
+                token,
+                "/api/worker/results",
+                &json!({"lease": lease["lease"], "results": results}),
+            );
+            if status == 403 {
+                break 'forging taken["error"].as_str().unwrap_or_default().to_string();
+            }
+            assert_eq!(status, 200, "{taken}");
+            for id in taken["taken"].as_array().into_iter().flatten() {
+                assert_eq!(
+                    on.scalar(dir, &format!("SELECT state FROM ladder_matches WHERE id = {id}")),
+                    "done",
+                    "nothing is played again in this course"
+                );
+                sent += 1;
+            }
+        }
+        // Two fits: one that began after these results were taken has judged them.
+        let at = serial();
+        let waited = Instant::now();
+        while serial() < at + 2 {
+            assert!(waited.elapsed() < Duration::from_secs(300), "no fit");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        if sent < MIN_RESULTS {
+            assert_eq!(
+                worker_column(on, dir, "forger", "COALESCE(disabled_at, '')"),
+                "",
+                "a worker is not judged on fewer than {MIN_RESULTS} results ({sent})"
+            );
+        }
+    };
+    (sent, why)
+}
+
 /// A ladder whose workers' results are never played again: only the
 /// statistics can find a forger.
 const UNCHECKED: &str = "\n[ladder]\ngames = 10\nversus_games = 0\nversus_elo = 20.0\nverify_first = 0\nverify_percent = 0\nlease_seconds = 4\nmin_matches = 20\nrest_width = 0.0\nmax_matches = 0\n";
@@ -680,70 +932,9 @@ fn the_statistics_catch_a_forger_that_no_replay_checks(on: &On) {
     assert_eq!(status, 200, "{welcome}");
     let engine = welcome["engine"].as_str().unwrap_or_default().to_string();
     let forger_id = welcome["worker"].as_i64().unwrap_or_default();
-    let serial = || board(&server, &tokens[0])["serial"].as_u64().unwrap_or(0);
-    let mut sent = 0;
-    let started = Instant::now();
-    let why = 'forging: loop {
-        assert!(sent <= STATISTICS_WITHIN, "{sent} forged results and not caught");
-        assert!(started.elapsed() < Duration::from_secs(1800), "forging for 30 minutes");
-        // First all but one of the results it takes to be judged, at once: no verdict on so few.
-        let want = if sent == 0 { MIN_RESULTS - 1 } else { 1 };
-        let mut leases = Vec::new();
-        let mut got = 0;
-        while got < want {
-            match claim_up_to(&server, &token, &engine, want - got) {
-                Ok(Some(l)) => {
-                    got += l["matches"].as_array().map_or(0, Vec::len);
-                    leases.push(l);
-                }
-                Ok(None) => std::thread::sleep(Duration::from_millis(50)),
-                Err((status, v)) => {
-                    assert_eq!(status, 403, "{v}");
-                    break 'forging v["error"].as_str().unwrap_or_default().to_string();
-                }
-            }
-        }
-        for lease in &leases {
-            let results: Vec<Value> = lease["matches"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .map(|job| json!({"id": job["id"], "outcome": forged(job, &bo_key)}))
-                .collect();
-            let (status, taken) = post(
-                &server,
-                &token,
-                "/api/worker/results",
-                &json!({"lease": lease["lease"], "results": results}),
-            );
-            if status == 403 {
-                break 'forging taken["error"].as_str().unwrap_or_default().to_string();
-            }
-            assert_eq!(status, 200, "{taken}");
-            for id in taken["taken"].as_array().into_iter().flatten() {
-                assert_eq!(
-                    on.scalar(&dir, &format!("SELECT state FROM ladder_matches WHERE id = {id}")),
-                    "done",
-                    "nothing is played again in this course"
-                );
-                sent += 1;
-            }
-        }
-        // Two fits: one that began after these results were taken has judged them.
-        let at = serial();
-        let waited = Instant::now();
-        while serial() < at + 2 {
-            assert!(waited.elapsed() < Duration::from_secs(300), "no fit");
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        if sent < MIN_RESULTS {
-            assert_eq!(
-                worker_column(on, &dir, "forger", "COALESCE(disabled_at, '')"),
-                "",
-                "a worker is not judged on fewer than {MIN_RESULTS} results ({sent})"
-            );
-        }
-    };
+    let (sent, why) = forge_until_disabled(on, &dir, &server, &tokens[0], &token, &engine, &|job| {
+        forged(job, &bo_key)
+    });
     eprintln!("the statistics caught the forger after {sent} forged results: {why}");
     assert!(why.contains("too unlikely against the server's own"), "{why}");
     assert!((MIN_RESULTS..=STATISTICS_WITHIN).contains(&sent), "{sent}");
@@ -777,8 +968,121 @@ fn the_statistics_catch_a_forger_that_no_replay_checks(on: &On) {
     );
 }
 
+/// A forged result of table match `job` (as the claim gave it): the seats
+/// rotate as a real match's do, and `favoured` finishes first in every
+/// game, the others in the order they sit.
+fn forged_table(job: &Value, favoured: &str) -> Value {
+    let games = job["games"].as_u64().unwrap_or(4) as usize;
+    let keys: Vec<&str> = job["bots"]
+        .as_array()
+        .map(|b| b.iter().filter_map(|b| b["key"].as_str()).collect())
+        .unwrap_or_default();
+    let n = keys.len();
+    let first = keys.iter().position(|k| *k == favoured);
+    json!({
+        "games": (0..games).map(|g| {
+            let seats: Vec<usize> = (0..n).map(|s| (s + g) % n).collect();
+            let mut positions = vec![0u32; n];
+            let order = (0..n)
+                .filter(|&s| Some(seats[s]) == first)
+                .chain((0..n).filter(|&s| Some(seats[s]) != first));
+            for (place, seat) in (1..).zip(order) {
+                positions[seat] = place;
+            }
+            let winner = positions.iter().position(|&p| p == 1);
+            json!({"seats": seats, "scores": vec![0; n], "winner": winner, "positions": positions})
+        }).collect::<Vec<_>>(),
+        "fuel": vec![1; n],
+    })
+}
+
+/// [`UNCHECKED`] at President's tables of four.
+const UNCHECKED_TABLE: &str = "\n[ladder]\ngames = 10\ntable = 4\nversus_games = 0\nversus_elo = 20.0\nverify_first = 0\nverify_percent = 0\nlease_seconds = 4\nmin_matches = 20\nrest_width = 0.0\nmax_matches = 0\n";
+
+/// The statistics find a forger of President tables that no replay checks
+/// (issue 48: tables were checked by replay only): the course plays its
+/// own tables of four (`--workers 1`, Ann's lowest-card bot, Bo's random
+/// one and house bots) and never plays a worker's result again, so a
+/// forger that guesses its results unchecked guesses right, and forges
+/// every one from its first: Bo's random bot first in every game, the
+/// others in the order they sit. Judged as [`forge_until_disabled`] does
+/// it, it is disabled by the place statistics ("... placed ... table
+/// results") within [`STATISTICS_WITHIN`] forged results, nothing it
+/// returned counts, and Bo's mean place on the board is an honest one again.
+fn the_statistics_catch_a_table_forger_that_no_replay_checks(on: &On) {
+    let (dir, students) = kind_course(on, "president", "forgery-table", UNCHECKED_TABLE, 4);
+    let mut extra = vec!["--workers", "1"];
+    extra.extend(on.database());
+    let server = serve_with(&dir, &extra);
+    let tokens: Vec<String> = students.iter().map(|s| s["token"].clone()).collect();
+    accepted(&server, &tokens[0], &bot("president/lowest"));
+    accepted(&server, &tokens[1], &bot("president/random"));
+    // Five of the server's own tables of each (a match seats 4 for 24 games).
+    wait_board(&server, &tokens[0], 600, "the server's own tables", |b| {
+        students_with(b, 5 * 24) == 2
+    });
+    let bo_key = format!(
+        "s{}",
+        on.scalar(
+            &dir,
+            "SELECT s.id FROM submissions s JOIN people p ON p.id = s.person_id WHERE p.school_id = 's2' AND s.version = 1"
+        )
+    );
+    let token = worker_token(on, &dir, "forger");
+    let (status, welcome) = post(
+        &server,
+        &token,
+        "/api/worker/hello",
+        &hello_as_arena_worker(&this_host()),
+    );
+    assert_eq!(status, 200, "{welcome}");
+    let engine = welcome["engine"].as_str().unwrap_or_default().to_string();
+    let forger_id = welcome["worker"].as_i64().unwrap_or_default();
+    let (sent, why) = forge_until_disabled(on, &dir, &server, &tokens[0], &token, &engine, &|job| {
+        forged_table(job, &bo_key)
+    });
+    eprintln!("the statistics caught the table forger after {sent} forged results: {why}");
+    assert!(
+        why.contains("too unlikely against the server's own")
+            && why.contains(" placed ")
+            && why.contains("table results"),
+        "{why}"
+    );
+    assert!((MIN_RESULTS..=STATISTICS_WITHIN).contains(&sent), "{sent}");
+    assert_eq!(
+        on.scalar(
+            &dir,
+            &format!("SELECT COUNT(*) FROM ladder_matches WHERE played_by = {forger_id} OR worker_id = {forger_id}")
+        ),
+        "0",
+        "nothing the forger returned counts"
+    );
+    assert_eq!(
+        on.scalar(
+            &dir,
+            &format!("SELECT COUNT(*) FROM ladder_counts WHERE played_by = {forger_id}")
+        ),
+        "0",
+        "nor is any of it in the counts"
+    );
+    let mut args = vec!["course", "worker-token", dir.to_str().unwrap_or_default(), "--list"];
+    args.extend(on.database());
+    let listed = String::from_utf8_lossy(&arena(&args).stdout).to_string();
+    assert!(
+        listed.contains("(forger)") && listed.contains("too unlikely against the server's own"),
+        "{listed}"
+    );
+    // Forged, Bo's bot was first in every game (a mean place of 1).
+    wait_board(&server, &tokens[0], 300, "Bo's honest mean place", |b| {
+        row(b, |r| r["key"] == bo_key.as_str())
+            .and_then(|r| r["mean_position"].as_f64())
+            .is_some_and(|p| p > 1.5)
+    });
+}
+
 on_both!(
     a_worker_in_doubt_is_checked_as_a_new_worker_again,
     a_forging_worker_is_caught_within_a_bound_and_undone,
     the_statistics_catch_a_forger_that_no_replay_checks,
+    the_statistics_catch_a_table_forger_that_no_replay_checks,
 );

@@ -1428,7 +1428,7 @@ on_both!(nothing_is_graded_until_a_worker_connects_and_submit_says_received);
 
 /// A course of `game` whose ladder plays a few short matches and rests,
 /// and whose rubric plays `rubric_games` games an item (fast grading).
-fn kind_course(
+pub(crate) fn kind_course(
     on: &On,
     game: &str,
     name: &str,

@@ -88,6 +88,9 @@ pub struct Bucket {
     /// Each entrant's (by its index in the group) games and the sum of its
     /// scores in them: a solitaire's board shows the mean score.
     pub sums: BTreeMap<usize, (u64, f64)>,
+    /// At a table (the statistical check's): each entrant's matches, the
+    /// sum of its place score in them ([`place_scores`]) and of its squares.
+    pub places: BTreeMap<usize, (u64, f64, f64)>,
 }
 
 impl Bucket {
@@ -105,6 +108,12 @@ impl Bucket {
             mine.0 += n;
             mine.1 += sum;
         }
+        for (e, (n, sum, squares)) in &other.places {
+            let mine = self.places.entry(*e).or_default();
+            mine.0 += n;
+            mine.1 += sum;
+            mine.2 += squares;
+        }
     }
 }
 
@@ -112,6 +121,12 @@ impl Bucket {
 /// score sum (`n`, `score`): `#e`, which no game's JSON starts with.
 pub fn sums_row(e: usize) -> String {
     format!("#{e}")
+}
+
+/// The `game` of a `ladder_counts` row holding entrant `e`'s matches at a
+/// table and the sums of its place scores (`n`, `score`, `squares`): `%e`.
+pub fn places_row(e: usize) -> String {
+    format!("%{e}")
 }
 
 /// Folded matches by entrants (as `ladder_matches.entrants`: comma-separated keys) and source.
@@ -147,6 +162,14 @@ impl Counts {
             b.scored += 1;
             b.score += s;
             b.squares += s * s;
+        }
+        for (e, m) in place_scores(d).into_iter().enumerate() {
+            if let Some(m) = m {
+                let p = b.places.entry(e).or_default();
+                p.0 += 1;
+                p.1 += m;
+                p.2 += m * m;
+            }
         }
     }
 
@@ -219,4 +242,35 @@ pub fn first_score(d: &Done) -> Option<f64> {
         };
     }
     Some(total / d.outcome.games.len() as f64)
+}
+
+/// A table match's place score of each entrant: the mean over the games it
+/// sat in of the share of the others it finished ahead of, `(k - place) /
+/// (k - 1)` at a table of `k` (1 first, 0 last, 1/2 the middle of the
+/// table; at two seats this is a duel's score). Empty unless the match is
+/// at a table (more than two entrants) and every game gives places; none
+/// for an entrant that sat in no game. A place outside `1..=k` counts as
+/// the nearest one.
+pub fn place_scores(d: &Done) -> Vec<Option<f64>> {
+    if d.keys.len() <= 2 || d.outcome.games.is_empty() {
+        return Vec::new();
+    }
+    let mut sums = vec![(0.0f64, 0u32); d.keys.len()];
+    for g in &d.outcome.games {
+        let k = g.seats.len();
+        let Some(positions) = g.positions.as_ref().filter(|p| k > 2 && p.len() == k) else {
+            return Vec::new();
+        };
+        for (seat, &e) in g.seats.iter().enumerate() {
+            let Some(s) = sums.get_mut(e) else {
+                return Vec::new();
+            };
+            let place = positions[seat].clamp(1, k as u32);
+            s.0 += f64::from(k as u32 - place) / (k - 1) as f64;
+            s.1 += 1;
+        }
+    }
+    sums.into_iter()
+        .map(|(sum, n)| (n > 0).then(|| sum / f64::from(n)))
+        .collect()
 }

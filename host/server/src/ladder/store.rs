@@ -212,6 +212,12 @@ impl Ladder {
                     .await
                     .map_err(|e| e.to_string())?;
             }
+            for (&e, &(matches, sum, squares)) in &b.places {
+                add(super::counts::places_row(e), matches, 0, sum, squares)
+                    .execute(&mut *tx)
+                    .await
+                    .map_err(|e| e.to_string())?;
+            }
         }
         tx.commit().await.map_err(|e| e.to_string())?;
         Ok((n, delta))
@@ -247,6 +253,11 @@ impl Ladder {
                 let sum = b.sums.entry(e).or_default();
                 sum.0 += n;
                 sum.1 += r.try_get::<f64, _>(6).unwrap_or_default();
+            } else if let Some(e) = game.strip_prefix('%').and_then(|e| e.parse::<usize>().ok()) {
+                let p = b.places.entry(e).or_default();
+                p.0 += n;
+                p.1 += r.try_get::<f64, _>(6).unwrap_or_default();
+                p.2 += r.try_get::<f64, _>(7).unwrap_or_default();
             } else if let Ok(kind) = serde_json::from_str::<GameKind>(&game) {
                 *b.games.entry(kind).or_default() += n;
             }
