@@ -777,6 +777,12 @@ fn verify_checks_every_header_value_with_the_command_lines_limits() {
             with("game.jsonl", &|h| h["game"] = json!("chess")),
             "unknown game `chess`",
         ),
+        // `view` drew a variant the game does not have as the default one
+        // (exit 0) where `verify` refused it (the rerun of issue 48's attacks).
+        (
+            with("variant.jsonl", &|h| h["variant"] = json!("bogus")),
+            "unknown variant `bogus` for en-garde; variants are: simple, standard",
+        ),
     ];
     for (path, expect) in &cases {
         refused(&["replay", "verify", path.as_str()], expect);

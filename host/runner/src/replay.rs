@@ -748,9 +748,20 @@ impl CheckedHeader {
             };
             bots.push(RecordedBot { name, sha256 });
         }
+        // As `verify` plays it: a variant the game does not have is refused,
+        // never shown as if it were the default.
+        let variant = text("variant")?;
+        if let Some(v) = variant.as_deref().filter(|v| !game.variants().contains(v)) {
+            return Err(format!(
+                "unknown variant `{}` for {}; variants are: {}",
+                clip(v),
+                game.name(),
+                game.variants().join(", ")
+            ));
+        }
         Ok(CheckedHeader {
             game,
-            variant: text("variant")?,
+            variant,
             illegal,
             seed: whole(header.get("seed"), "seed")?.unwrap_or(0),
             games: games as usize,
