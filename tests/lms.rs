@@ -485,6 +485,43 @@ fn a_link_out_of_the_class_folder_is_refused_and_no_report_folder_starts_with_a_
     }
 }
 
+/// A tournament left with fewer than two bots still names each student it
+/// left out and why (issue 48's rerun: links out of the folder and a link
+/// to nothing were dropped with only "needs at least two bots, got 1").
+#[test]
+fn a_tournament_too_small_names_each_link_it_left_out() {
+    let class = temp("links-tournament");
+    copy("en-garde/aggressive", &class.join("ann.wasm"));
+    std::os::unix::fs::symlink("/etc/passwd", class.join("eve.wasm")).unwrap();
+    std::os::unix::fs::symlink("missing.wasm", class.join("dangling.wasm")).unwrap();
+    let d = class.display().to_string();
+    let out = arena_tests::arena(&[
+        "tournament",
+        "--game",
+        "en-garde",
+        "--dir",
+        &d,
+        "--format",
+        "round-robin",
+        "--games",
+        "2",
+    ]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    let line = stderr
+        .lines()
+        .find(|l| l.contains("needs at least two bots, got 1"))
+        .unwrap_or_else(|| panic!("{stderr}"));
+    assert!(
+        line.contains("eve left out: eve.wasm is a link to /etc/passwd, outside the class folder"),
+        "{line}"
+    );
+    assert!(
+        line.contains("dangling") && line.contains("a link to nothing"),
+        "{line}"
+    );
+}
+
 /// A tournament reads a class folder exactly as grading does: a Moodle
 /// export's students play under their names, and a student without a usable
 /// bot is disqualified with grading's reason.

@@ -72,11 +72,22 @@ pub struct ContestOutcome {
     pub index: Option<(PathBuf, String)>,
 }
 
+/// Why a tournament of fewer than two bots is not played, naming each
+/// student left out and why (a link out of the folder, a link to nothing):
+/// the report that would list them is never written.
+pub fn too_few(job: &ContestJob<'_>) -> String {
+    let mut line = format!("a tournament needs at least two bots, got {}", job.contestants.len());
+    for (student, why) in &job.without {
+        line.push_str(&format!("; {student} left out: {why}"));
+    }
+    line
+}
+
 /// Load the bots, play the tournament on `pool` and write its outputs.
 /// A stopped tournament is an error saying where its games are kept.
 pub fn run(job: &ContestJob<'_>, pool: &rayon::ThreadPool) -> anyhow::Result<ContestOutcome> {
     if job.contestants.len() < 2 {
-        bail!("a tournament needs at least two bots, got {}", job.contestants.len());
+        bail!("{}", too_few(job));
     }
     let Loaded {
         entrants, disqualified, ..

@@ -247,7 +247,7 @@ pub fn plan(
         bail!("--shards {shards}: give between 1 and {MAX_SHARDS} shards");
     }
     if job.contestants.len() < 2 {
-        bail!("a tournament needs at least two bots, got {}", job.contestants.len());
+        bail!("{}", crate::contest::too_few(job));
     }
     if work.join(MANIFEST).exists() {
         bail!(
