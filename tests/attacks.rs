@@ -408,6 +408,52 @@ fn floods_of_logins_and_api_calls_are_told_when_to_try_again(on: &On) {
     assert_eq!(ann, vec![200, 200, 429], "Ann's third call in a minute");
     assert_eq!(api(&students[1]["token"]), 200, "Bo's first");
     assert_eq!(api("not-a-token"), 401, "a wrong token is refused before it is counted");
+    // Wrong tokens count against their address as logins do (the rerun of
+    // issue 48's attacks: bad bearer tokens were answered 401 without end).
+    assert_eq!(api("not-a-token-either"), 401, "a minute's worth of wrong tokens");
+    let mut r = agent
+        .get(&format!("{}/api/course", server.url))
+        .header("Authorization", "Bearer a-third-guess")
+        .call()
+        .expect("GET /api/course");
+    assert_eq!(r.status().as_u16(), 429, "the third wrong token in a minute");
+    assert!(
+        r.headers()
+            .get("retry-after")
+            .and_then(|v| v.to_str().ok()?.parse::<u64>().ok())
+            .is_some_and(|w| (1..=30).contains(&w)),
+        "Retry-After"
+    );
+    let said = r.body_mut().read_to_string().unwrap();
+    assert!(
+        said.contains("too many wrong tokens from your address: try again in"),
+        "{said}"
+    );
+    // Meanwhile that address is refused before any token is looked up,
+    // a right one too, and on the workers' API as well.
+    assert_eq!(
+        api(&students[2]["token"]),
+        429,
+        "Cy's right token from the guessing address"
+    );
+    let worker = agent
+        .post(&format!("{}/api/worker/hello", server.url))
+        .header("Authorization", "Bearer not-a-worker")
+        .send_json(serde_json::json!({}))
+        .expect("POST /api/worker/hello")
+        .status()
+        .as_u16();
+    assert_eq!(worker, 429, "the workers' API from the guessing address");
+    // Another client behind the proxy is not held back.
+    let bo = agent
+        .get(&format!("{}/api/course", server.url))
+        .header("Authorization", &format!("Bearer {}", students[1]["token"]))
+        .header("X-Forwarded-For", "203.0.113.8")
+        .call()
+        .expect("GET /api/course")
+        .status()
+        .as_u16();
+    assert_eq!(bo, 200, "Bo's second call in a minute, from another address");
 }
 
 /// A self-signed certificate for 127.0.0.1 named `name` (openssl), as

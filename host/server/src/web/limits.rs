@@ -2,17 +2,20 @@
 //! client address, the students' API per student (their token). Past a
 //! limit a request gets 429 with `Retry-After` and a page that says when
 //! to try again. The workers' API is the teacher's own machines and has
-//! none. Limits are `[rates]` in `course.toml`.
+//! none, but a wrong token on either API counts against its address
+//! ([`Failures`]) as a login link does. Limits are `[rates]` in `course.toml`.
 
 use super::error;
 use crate::course::RateConfig;
 use axum::body::Body;
 use axum::extract::ConnectInfo;
 use axum::http::{HeaderValue, Request, Response, StatusCode, header};
+use axum::response::IntoResponse as _;
 use sha2::{Digest, Sha256};
+use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
-use std::sync::Arc;
-use std::time::Duration;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 use tower_governor::governor::{GovernorConfig, GovernorConfigBuilder};
 use tower_governor::key_extractor::KeyExtractor;
 use tower_governor::{GovernorError, GovernorLayer};
@@ -104,12 +107,115 @@ fn refused(e: GovernorError) -> Response<Body> {
     }
 }
 
+/// Wrong tokens on the APIs, per client address (found by the rerun of
+/// issue 48's attacks: a bad bearer token was answered 401 as often as
+/// asked, about as many guesses a second as login links were before they
+/// had a limit). Each address has a bucket of `per_minute` failures that
+/// refills at that rate; while it is empty every call of that address to
+/// the APIs, right token or not, is refused with 429 before its token is
+/// looked up, so guessing costs the server nothing and gains nothing. A
+/// student or worker that never sends a wrong token never meets it, and
+/// a classroom behind one address shares only its wrong tokens.
+pub struct Failures {
+    per_minute: f64,
+    /// Each address's failures left (negative: blocked) and when they were counted.
+    buckets: Mutex<HashMap<IpAddr, (f64, Instant)>>,
+}
+
+impl Failures {
+    fn new(per_minute: u32) -> Failures {
+        Failures {
+            per_minute: f64::from(per_minute.max(1)),
+            buckets: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// The bucket of `ip` refilled to now: failures left.
+    fn left(&self, buckets: &mut HashMap<IpAddr, (f64, Instant)>, ip: IpAddr) -> f64 {
+        let now = Instant::now();
+        let b = buckets.entry(ip).or_insert((self.per_minute, now));
+        let refilled = b.0 + now.duration_since(b.1).as_secs_f64() * self.per_minute / 60.0;
+        *b = (refilled.min(self.per_minute), now);
+        b.0
+    }
+
+    /// Seconds until `ip` may call again, if it is blocked now.
+    fn blocked(&self, ip: IpAddr) -> Option<u64> {
+        let mut buckets = self.buckets.lock().ok()?;
+        if !buckets.contains_key(&ip) {
+            return None;
+        }
+        let left = self.left(&mut buckets, ip);
+        (left < 0.0).then(|| (-left * 60.0 / self.per_minute).ceil().max(1.0) as u64)
+    }
+
+    /// Count a wrong token of `ip`; seconds to wait if that emptied its bucket.
+    fn failed(&self, ip: IpAddr) -> Option<u64> {
+        let mut buckets = self.buckets.lock().ok()?;
+        let left = self.left(&mut buckets, ip) - 1.0;
+        if let Some(b) = buckets.get_mut(&ip) {
+            b.0 = left;
+        }
+        (left < 0.0).then(|| (-left * 60.0 / self.per_minute).ceil().max(1.0) as u64)
+    }
+
+    /// Forget the addresses whose bucket is full again.
+    fn forget_idle(&self) {
+        if let Ok(mut buckets) = self.buckets.lock() {
+            let full = self.per_minute;
+            let rate = full / 60.0;
+            buckets.retain(|_, b| b.0 + b.1.elapsed().as_secs_f64() * rate < full);
+        }
+    }
+}
+
+/// The API's answer to an address past its wrong tokens: 429, when to try again.
+fn too_many_failures(wait: u64) -> axum::response::Response {
+    let mut r = (
+        StatusCode::TOO_MANY_REQUESTS,
+        axum::Json(serde_json::json!({
+            "error": format!(
+                "too many wrong tokens from your address: try again in {wait} second{}",
+                if wait == 1 { "" } else { "s" }
+            )
+        })),
+    )
+        .into_response();
+    if let Ok(v) = HeaderValue::from_str(&wait.to_string()) {
+        r.headers_mut().insert(header::RETRY_AFTER, v);
+    }
+    r
+}
+
+/// The route layer of both APIs, outside their token check: an address
+/// past its wrong tokens is refused before the token is looked up, and a
+/// 401 counts against its address.
+pub async fn count_failures(
+    axum::extract::State(f): axum::extract::State<Arc<Failures>>,
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> axum::response::Response {
+    let ip = ClientAddress.extract(&request).ok();
+    if let Some(wait) = ip.and_then(|ip| f.blocked(ip)) {
+        return too_many_failures(wait);
+    }
+    let response = next.run(request).await;
+    if response.status() == StatusCode::UNAUTHORIZED
+        && let Some(wait) = ip.and_then(|ip| f.failed(ip))
+    {
+        return too_many_failures(wait);
+    }
+    response
+}
+
 /// The course's limiters, and a task that forgets idle keys every minute.
 pub struct Limits {
     /// Logins and uploads, per client address.
     pub by_address: Arc<GovernorConfig<ClientAddress, governor::middleware::NoOpMiddleware>>,
     /// The students' API, per student.
     pub by_student: Arc<GovernorConfig<Student, governor::middleware::NoOpMiddleware>>,
+    /// Wrong tokens on the APIs, per client address (as many as logins).
+    pub failures: Arc<Failures>,
 }
 
 impl Limits {
@@ -118,14 +224,20 @@ impl Limits {
         let limits = Limits {
             by_address: config(ClientAddress, rates.logins_per_minute),
             by_student: config(Student, rates.api_per_minute),
+            failures: Arc::new(Failures::new(rates.logins_per_minute)),
         };
-        let (a, s) = (limits.by_address.clone(), limits.by_student.clone());
+        let (a, s, f) = (
+            limits.by_address.clone(),
+            limits.by_student.clone(),
+            limits.failures.clone(),
+        );
         if let Ok(rt) = tokio::runtime::Handle::try_current() {
             rt.spawn(async move {
                 loop {
                     tokio::time::sleep(Duration::from_secs(60)).await;
                     a.limiter().retain_recent();
                     s.limiter().retain_recent();
+                    f.forget_idle();
                 }
             });
         }

@@ -1,6 +1,6 @@
 //! The routes of a course server: every page and API call, and the handler of each.
 
-use super::limits::Limits;
+use super::limits::{Limits, count_failures};
 use super::{Shared, ladder, lti, remote, student, student_api, teacher, version};
 use axum::Router;
 use axum::extract::DefaultBodyLimit;
@@ -100,6 +100,7 @@ pub fn router(shared: Shared) -> Router {
         // The token is checked first (the outer layer), then counted.
         .route_layer(limits.students())
         .route_layer(from_fn_with_state(shared.clone(), student_api::authenticate))
+        .route_layer(from_fn_with_state(limits.failures.clone(), count_failures))
         .layer(DefaultBodyLimit::max(upload_body));
     let workers = Router::new()
         .route("/api/worker/hello", post(remote::hello))
@@ -110,6 +111,7 @@ pub fn router(shared: Shared) -> Router {
         .route("/api/worker/jobs/result", post(remote::job_result))
         .route("/api/worker/bots/{sha}", get(remote::bot))
         .route_layer(from_fn_with_state(shared.clone(), remote::authenticate))
+        .route_layer(from_fn_with_state(limits.failures.clone(), count_failures))
         .layer(DefaultBodyLimit::max(WORKER_BODY));
     pages
         .merge(logins)
