@@ -5,8 +5,11 @@
 //! timeout (which also ends an idle keep-alive connection), at most
 //! [`Bounds::connections`] are served at once, a few more are told
 //! "the server is full" in a 503, and past that a connection is closed at
-//! once. The descriptor limit is raised to the hard limit at start, and the
-//! cap kept below it. With a certificate ([`Tls`]) every connection is TLS
+//! once. When the server is full, the connection that has waited longest
+//! without sending a whole request is closed first and hands its room to
+//! the newest, so half-sent requests opened again and again cannot keep a
+//! client that sends its request at once out. The descriptor limit is
+//! raised to the hard limit at start, and the cap kept below it. With a certificate ([`Tls`]) every connection is TLS
 //! (rustls), and the certificate is read again when its files change.
 
 use axum::Router;
@@ -17,13 +20,15 @@ use hyper::body::Incoming;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::server::graceful::GracefulShutdown;
 use hyper_util::service::TowerToHyperService;
+use std::collections::BTreeMap;
 use std::convert::Infallible;
 use std::future::Future;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime};
 use tokio::net::TcpListener;
-use tokio::sync::Semaphore;
+use tokio::sync::{OwnedSemaphorePermit, Semaphore, oneshot};
 use tokio_rustls::TlsAcceptor;
 use tower::ServiceExt as _;
 
@@ -183,6 +188,96 @@ fn acceptor(cert: &Path, key: &Path) -> Result<TlsAcceptor, String> {
     Ok(TlsAcceptor::from(Arc::new(config)))
 }
 
+/// How long a connection let in by closing a waiting one waits for its room.
+const EVICTION: Duration = Duration::from_secs(2);
+
+/// The served connections that have not yet sent a whole request, oldest
+/// first (by the order they were let in), each with the way to close it:
+/// sent a sender, it closes and hands its permit over.
+type Waiting = Arc<Mutex<BTreeMap<u64, oneshot::Sender<oneshot::Sender<OwnedSemaphorePermit>>>>>;
+
+/// The numbers of connections let in, in order.
+static LET_IN: AtomicU64 = AtomicU64::new(0);
+
+/// One connection to serve.
+struct One {
+    app: Router,
+    http: hyper::server::conn::http1::Builder,
+    remote: std::net::SocketAddr,
+    tls: Option<TlsAcceptor>,
+    waiting: Waiting,
+    watcher: hyper_util::server::graceful::Watcher,
+}
+
+impl One {
+    /// Serve the connection `socket` holding `permit`; until its first
+    /// request's headers are in, a full server may close it for a newer one
+    /// (a rerun of issue 48's attacks found that 1,100 half-sent requests
+    /// opened again as fast as they were closed kept 62% of page loads from
+    /// one address out, each held the whole header timeout).
+    async fn serve(self, socket: tokio::net::TcpStream, permit: OwnedSemaphorePermit) {
+        let One {
+            app,
+            http,
+            remote,
+            tls,
+            waiting,
+            watcher,
+        } = self;
+        let id = LET_IN.fetch_add(1, Ordering::Relaxed);
+        let (evict, evicted) = oneshot::channel();
+        if let Ok(mut w) = waiting.lock() {
+            w.insert(id, evict);
+        }
+        let started = Arc::new(AtomicBool::new(false));
+        let service = {
+            let (waiting, started) = (waiting.clone(), started.clone());
+            TowerToHyperService::new(app.map_request(move |mut r: Request<Incoming>| {
+                if !started.swap(true, Ordering::Relaxed)
+                    && let Ok(mut w) = waiting.lock()
+                {
+                    w.remove(&id);
+                }
+                r.extensions_mut().insert(ConnectInfo(remote));
+                r
+            }))
+        };
+        let conn = async move {
+            match tls {
+                None => {
+                    let _ = watcher
+                        .watch(http.serve_connection(TokioIo::new(socket), service))
+                        .await;
+                }
+                // A handshake that does not finish in the header time ends the connection.
+                Some(tls) => {
+                    if let Ok(Ok(stream)) = tokio::time::timeout(HEADER_TIMEOUT, tls.accept(socket)).await {
+                        let _ = watcher
+                            .watch(http.serve_connection(TokioIo::new(stream), service))
+                            .await;
+                    }
+                }
+            }
+        };
+        tokio::select! {
+            () = conn => {}
+            // Chosen to make room (only ever while no request has started):
+            // closed, and the room handed to the newer connection.
+            Ok(to) = evicted => {
+                if let Ok(mut w) = waiting.lock() {
+                    w.remove(&id);
+                }
+                let _ = to.send(permit);
+                return;
+            }
+        }
+        if let Ok(mut w) = waiting.lock() {
+            w.remove(&id);
+        }
+        drop(permit);
+    }
+}
+
 /// Serve `app` on `listener` within `bounds` (over TLS when `tls` is
 /// given) until `stop` completes, then let the open requests finish (at most 10 s).
 pub async fn serve(
@@ -194,6 +289,7 @@ pub async fn serve(
 ) -> std::io::Result<()> {
     let served = Arc::new(Semaphore::new(bounds.connections.max(1)));
     let refused = Arc::new(Semaphore::new(OVERFLOW));
+    let waiting: Waiting = Arc::new(Mutex::new(BTreeMap::new()));
     let graceful = GracefulShutdown::new();
     tokio::pin!(stop);
     loop {
@@ -212,30 +308,37 @@ pub async fn serve(
         let _ = socket.set_nodelay(true);
         let mut http = hyper::server::conn::http1::Builder::new();
         http.timer(TokioTimer::new()).header_read_timeout(HEADER_TIMEOUT);
+        let one = One {
+            app: app.clone(),
+            http: http.clone(),
+            remote,
+            tls: tls.as_ref().and_then(|t| t.current()),
+            waiting: waiting.clone(),
+            watcher: graceful.watcher(),
+        };
         if let Ok(permit) = served.clone().try_acquire_owned() {
-            let service = TowerToHyperService::new(app.clone().map_request(move |mut r: Request<Incoming>| {
-                r.extensions_mut().insert(ConnectInfo(remote));
-                r
-            }));
-            let watcher = graceful.watcher();
-            let tls = tls.as_ref().and_then(|t| t.current());
+            tokio::spawn(one.serve(socket, permit));
+            continue;
+        }
+        // Full: the connection that has waited longest without sending a
+        // whole request hands its room to this one (a half-sent request
+        // held open is the slow way to fill a server).
+        let mut handed = None;
+        while handed.is_none() {
+            let Some((_, evict)) = waiting.lock().ok().and_then(|mut w| w.pop_first()) else {
+                break;
+            };
+            let (give, take) = oneshot::channel();
+            // A connection that ended meanwhile no longer listens: the next oldest.
+            if evict.send(give).is_ok() {
+                handed = Some(take);
+            }
+        }
+        if let Some(take) = handed {
             tokio::spawn(async move {
-                match tls {
-                    None => {
-                        let _ = watcher
-                            .watch(http.serve_connection(TokioIo::new(socket), service))
-                            .await;
-                    }
-                    // A handshake that does not finish in the header time ends the connection.
-                    Some(tls) => {
-                        if let Ok(Ok(stream)) = tokio::time::timeout(HEADER_TIMEOUT, tls.accept(socket)).await {
-                            let _ = watcher
-                                .watch(http.serve_connection(TokioIo::new(stream), service))
-                                .await;
-                        }
-                    }
+                if let Ok(Ok(permit)) = tokio::time::timeout(EVICTION, take).await {
+                    one.serve(socket, permit).await;
                 }
-                drop(permit);
             });
         } else if tls.is_none()
             && let Ok(permit) = refused.clone().try_acquire_owned()
