@@ -15,7 +15,7 @@ use crate::queue::{Finished, Refused, Submission};
 use askama::Template;
 use axum::Form;
 use axum::extract::{Multipart, Path, State};
-use axum::http::StatusCode;
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Redirect, Response};
 use serde::Deserialize;
@@ -491,7 +491,16 @@ pub(super) async fn events(State(s): State<Shared>, session: Session) -> Respons
     };
     let slot = match super::Streams::open(&s.0, me.person.id) {
         Ok(slot) => slot,
-        Err(why) => return error(StatusCode::TOO_MANY_REQUESTS, why),
+        Err(why) => {
+            // Closed once answered: a refused stream must not keep its
+            // connection for the keep-alive's 10 s (the rerun of issue 48's
+            // attacks: 1,100 refused streams of one cookie filled the server).
+            let mut refused = error(StatusCode::TOO_MANY_REQUESTS, why);
+            refused
+                .headers_mut()
+                .insert(header::CONNECTION, HeaderValue::from_static("close"));
+            return refused;
+        }
     };
     use tokio::sync::broadcast::error::RecvError;
     let state = (
