@@ -653,3 +653,104 @@ fn grades_reach_the_lms_gradebook_and_follow_each_change() {
     }
     assert!(!server.log().contains("Bearer "), "{}", server.log());
 }
+
+/// The roster comes from the LMS (Names and Role Provisioning Services): a
+/// teacher's launch reads it, so learners who never launched are in the
+/// class (one on the CSV roster matched by email, not twice), and the
+/// teacher's "Sync the roster from the LMS" marks who left the LMS course
+/// or is inactive there; a student may not sync.
+#[test]
+fn the_roster_comes_from_the_lms_with_late_joiners_and_leavers() {
+    let (server, lms) = course_in_lms("lti-roster");
+    let learner = |id: &str, name: &str, email: &str, status: &str| json!({"user_id": id, "name": name, "email": email, "roles": [LEARNER], "status": status});
+    let teacher_member = json!({"user_id": "u-teach", "name": "Prof Ada", "email": "ada@uni.edu", "roles": [INSTRUCTOR], "status": "Active"});
+    lms.control(
+        "/_test/roster",
+        json!([
+            learner("u-ann", "Ann Lee", "ann@uni.edu", "Active"),
+            learner("u-bo", "Bo Wu", "bo@uni.edu", "Active"),
+            learner("u-cy", "Cy Late", "cy@uni.edu", "Active"),
+            learner("u-di", "Di New", "di@uni.edu", "Active"),
+            teacher_member.clone(),
+        ]),
+    );
+    let mut teacher = Visitor::new(&server);
+    let posted = start_launch(&mut teacher, &lms, "u-teach");
+    let (_, launched, _) = finish_launch(&mut teacher, &posted);
+    enter(&mut teacher, &launched);
+    let started = std::time::Instant::now();
+    let home = loop {
+        let (_, home, _) = teacher.get("/");
+        if home.contains("Di New") && home.contains("Cy Late") {
+            break home;
+        }
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(60),
+            "the LMS's roster never came: {home}\nlog: {}\nthe LMS's: {}",
+            server.log(),
+            lms.state()["log"]
+        );
+        std::thread::sleep(std::time::Duration::from_millis(300));
+    };
+    assert!(home.contains("id=\"sync-roster\""), "{home}");
+    let (_, gradebook, _) = teacher.get("/teacher/gradebook.csv");
+    assert_eq!(
+        gradebook.lines().filter(|l| l.contains("Bo Wu")).count(),
+        1,
+        "{gradebook}"
+    );
+    assert!(
+        gradebook.lines().any(|l| l.starts_with("s2,Bo Wu")),
+        "Bo is the CSV's s2: {gradebook}"
+    );
+    assert_eq!(gradebook.lines().count(), 1 + 4, "Ann, Bo, Cy, Di: {gradebook}");
+
+    // Cy leaves the LMS course and Ann is made inactive; the teacher syncs.
+    lms.control(
+        "/_test/roster",
+        json!([
+            learner("u-ann", "Ann Lee", "ann@uni.edu", "Inactive"),
+            learner("u-bo", "Bo Wu", "bo@uni.edu", "Active"),
+            learner("u-di", "Di New", "di@uni.edu", "Active"),
+            teacher_member,
+        ]),
+    );
+    let csrf = attribute(&home, "name=\"authenticity_token\" value=\"").to_string();
+    let (status, body, _) = teacher.post_form(
+        &format!("{}/teacher/lti/sync", server.url),
+        &[("authenticity_token", &csrf)],
+    );
+    assert_eq!(status, 303, "{body}");
+    let (_, home, _) = teacher.get("/");
+    assert!(
+        home.contains(&format!(
+            "The roster of {}: 3 learners, 0 new in the course, 2 left or inactive in the LMS.",
+            lms.url
+        )),
+        "{home}"
+    );
+    let row = |name: &str| {
+        home.split("<tr>")
+            .find(|r| r.contains(name))
+            .unwrap_or_else(|| panic!("{name}: {home}"))
+            .to_string()
+    };
+    assert!(row("Cy Late").contains("left the LMS course"), "{}", row("Cy Late"));
+    assert!(row("Ann Lee").contains("inactive in the LMS"), "{}", row("Ann Lee"));
+    assert!(
+        !row("Di New").contains("left") && !row("Bo Wu").contains("inactive"),
+        "{home}"
+    );
+    // A student may not sync the roster.
+    let mut di = Visitor::new(&server);
+    let posted = start_launch(&mut di, &lms, "u-di");
+    let (_, launched, _) = finish_launch(&mut di, &posted);
+    let di_home = enter(&mut di, &launched);
+    assert!(di_home.contains("Di New"), "{di_home}");
+    let csrf = attribute(&di_home, "name=\"authenticity_token\" value=\"").to_string();
+    let (status, _, _) = di.post_form(
+        &format!("{}/teacher/lti/sync", server.url),
+        &[("authenticity_token", &csrf)],
+    );
+    assert_eq!(status, 403);
+}

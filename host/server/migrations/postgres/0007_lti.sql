@@ -64,13 +64,15 @@ CREATE TABLE lti_enter (
     expires_at BIGINT NOT NULL
 );
 
--- Assignment and Grade Services: the line item of each platform's
--- assignment (from the launch's claim, or made by the tool).
+-- The services of each platform's course, from its launches: Assignment
+-- and Grade Services (the line item of the assignment, from the launch's
+-- claim or made by the tool) and Names and Role Provisioning (the roster).
 CREATE TABLE lti_line_items (
     platform_id BIGINT PRIMARY KEY REFERENCES lti_platforms (id),
     lineitems_url TEXT,
     lineitem_url TEXT,
-    resource_link_id TEXT NOT NULL
+    resource_link_id TEXT NOT NULL,
+    memberships_url TEXT
 );
 
 -- Scores to give the LMS, a durable queue: one row per change of a

@@ -26,9 +26,10 @@ use std::time::{Duration, Instant};
 
 /// The AGS claim of a launch.
 pub const ENDPOINT_CLAIM: &str = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint";
-/// The scopes the tool asks the token endpoint for.
-const SCOPES: &str =
-    "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem https://purl.imsglobal.org/spec/lti-ags/scope/score";
+/// The scopes the tool asks the token endpoint for (grades and the roster).
+const SCOPES: &str = "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem \
+                      https://purl.imsglobal.org/spec/lti-ags/scope/score \
+                      https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly";
 /// A score's media type.
 const SCORE_MEDIA: &str = "application/vnd.ims.lis.v1.score+json";
 /// A line item's.
@@ -38,39 +39,46 @@ const LONGEST_WAIT: i64 = 600;
 /// How often the queue is looked at.
 const EVERY: Duration = Duration::from_secs(2);
 
-/// Remember the launch's line item (the AGS claim) for its platform's scores.
+/// Remember the launch's services: its line item (the AGS claim) for the scores, and its roster's URL (NRPS).
 pub async fn remember(db: &Db, p: &Platform, claims: &Value) -> Result<(), String> {
-    let Some(ags) = claims.get(ENDPOINT_CLAIM) else {
-        return Ok(());
-    };
+    let none = Value::Null;
+    let ags = claims.get(ENDPOINT_CLAIM).unwrap_or(&none);
+    let members = claims
+        .get(super::nrps::SERVICE_CLAIM)
+        .and_then(|n| n.get("context_memberships_url"))
+        .and_then(Value::as_str)
+        .map(str::to_string);
     let text = |v: &Value, k: &str| v.get(k).and_then(Value::as_str).map(str::to_string);
     let link = claims
         .get(claim::RESOURCE_LINK)
         .and_then(|r| text(r, "id"))
         .unwrap_or_default();
     let (items, item) = (text(ags, "lineitems"), text(ags, "lineitem"));
-    if items.is_none() && item.is_none() {
+    if items.is_none() && item.is_none() && members.is_none() {
         return Ok(());
     }
     let updated = sqlx::query(
-        "UPDATE lti_line_items SET lineitems_url = $1, lineitem_url = COALESCE($2, lineitem_url), resource_link_id = $3 \
-         WHERE platform_id = $4",
+        "UPDATE lti_line_items SET lineitems_url = $1, lineitem_url = COALESCE($2, lineitem_url), resource_link_id = $3, \
+         memberships_url = COALESCE($4, memberships_url) WHERE platform_id = $5",
     )
     .bind(&items)
     .bind(&item)
     .bind(&link)
+    .bind(&members)
     .bind(p.id)
     .execute(&db.pool)
     .await
     .map_err(|e| e.to_string())?;
     if updated.rows_affected() == 0 {
         sqlx::query(
-            "INSERT INTO lti_line_items (platform_id, lineitems_url, lineitem_url, resource_link_id) VALUES ($1, $2, $3, $4)",
+            "INSERT INTO lti_line_items (platform_id, lineitems_url, lineitem_url, resource_link_id, memberships_url) \
+             VALUES ($1, $2, $3, $4, $5)",
         )
         .bind(p.id)
         .bind(&items)
         .bind(&item)
         .bind(&link)
+        .bind(&members)
         .execute(&db.pool)
         .await
         .map_err(|e| e.to_string())?;
@@ -125,7 +133,8 @@ pub async fn reconcile(queue: &Queue, base: &str) -> Result<usize, String> {
     let db = &queue.db;
     let linked = sqlx::query(
         "SELECT u.platform_id, u.sub, u.person_id FROM lti_users u JOIN lti_line_items l ON l.platform_id = u.platform_id \
-         JOIN people p ON p.id = u.person_id WHERE p.is_teacher = FALSE",
+         JOIN people p ON p.id = u.person_id \
+         WHERE p.is_teacher = FALSE AND (l.lineitems_url IS NOT NULL OR l.lineitem_url IS NOT NULL)",
     )
     .fetch_all(&db.pool)
     .await
@@ -229,7 +238,7 @@ enum Sent {
 }
 
 /// Send the scores that are due, in order; how many the LMS took.
-pub async fn send_due(lti: &Arc<Lti>, db: &Db, tokens: &Arc<Tokens>) -> Result<usize, String> {
+pub async fn send_due(lti: &Arc<Lti>, db: &Db) -> Result<usize, String> {
     let now = super::keys::unix_now() as i64;
     let due = sqlx::query(
         "SELECT s.id, s.platform_id, s.sub, s.score_given, s.score_maximum, s.comment, s.stamp, s.attempts \
@@ -256,8 +265,8 @@ pub async fn send_due(lti: &Arc<Lti>, db: &Db, tokens: &Arc<Tokens>) -> Result<u
             "gradingProgress": "FullyGraded",
         });
         let attempts: i64 = r.try_get(7).unwrap_or(0);
-        let outcome = match line_item(lti, db, tokens, &p, score["scoreMaximum"].as_f64().unwrap_or(0.0)).await {
-            Ok(item) => post_score(lti, tokens, &p, &item, &score).await,
+        let outcome = match line_item(lti, db, &p, score["scoreMaximum"].as_f64().unwrap_or(0.0)).await {
+            Ok(item) => post_score(lti, &p, &item, &score).await,
             Err(e) => Sent::Failed(e),
         };
         let at = crate::course::stamp(crate::course::now());
@@ -312,7 +321,8 @@ async fn call<T: Send + 'static>(f: impl FnOnce(&ureq::Agent) -> T + Send + 'sta
 }
 
 /// An access token for the platform's services, from the cache or the token endpoint.
-async fn token(lti: &Arc<Lti>, tokens: &Arc<Tokens>, p: &Platform) -> Result<String, String> {
+pub(super) async fn token(lti: &Arc<Lti>, p: &Platform) -> Result<String, String> {
+    let tokens = &lti.tokens;
     if let Ok(cache) = tokens.0.lock()
         && let Some((t, until)) = cache.get(&p.id)
         && Instant::now() < *until
@@ -379,13 +389,7 @@ fn forget_token(tokens: &Tokens, p: &Platform) {
 
 /// The platform's line item for the course: the launch's, or the one with
 /// the course's resource link, or one the tool makes.
-async fn line_item(
-    lti: &Arc<Lti>,
-    db: &Db,
-    tokens: &Arc<Tokens>,
-    p: &Platform,
-    maximum: f64,
-) -> Result<String, String> {
+async fn line_item(lti: &Arc<Lti>, db: &Db, p: &Platform, maximum: f64) -> Result<String, String> {
     let row =
         sqlx::query("SELECT lineitems_url, lineitem_url, resource_link_id FROM lti_line_items WHERE platform_id = $1")
             .bind(p.id)
@@ -402,7 +406,7 @@ async fn line_item(
         .flatten()
         .ok_or("the LMS offers no gradebook column (no line items URL)")?;
     let link: String = row.try_get(2).unwrap_or_default();
-    let bearer = format!("Bearer {}", token(lti, tokens, p).await?);
+    let bearer = format!("Bearer {}", token(lti, p).await?);
     let label = lti.course_name.clone();
     let (found, link2, items2, bearer2) = (items.clone(), link.clone(), items.clone(), bearer.clone());
     let existing = call(move |agent| -> Result<Option<String>, String> {
@@ -464,8 +468,9 @@ async fn line_item(
     Ok(item)
 }
 
-async fn post_score(lti: &Arc<Lti>, tokens: &Arc<Tokens>, p: &Platform, item: &str, score: &Value) -> Sent {
-    let bearer = match token(lti, tokens, p).await {
+async fn post_score(lti: &Arc<Lti>, p: &Platform, item: &str, score: &Value) -> Sent {
+    let tokens = &lti.tokens;
+    let bearer = match token(lti, p).await {
         Ok(t) => format!("Bearer {t}"),
         Err(e) => return Sent::Failed(e),
     };
@@ -503,14 +508,13 @@ async fn post_score(lti: &Arc<Lti>, tokens: &Arc<Tokens>, p: &Platform, item: &s
 
 /// Keep the LMS's gradebook current: queue and send scores every few seconds, for as long as the server runs.
 pub fn start(lti: Arc<Lti>, queue: Queue) {
-    let tokens = Arc::new(Tokens::default());
     tokio::spawn(async move {
         loop {
             tokio::time::sleep(EVERY).await;
             if let Err(e) = reconcile(&queue, &lti.urls.target).await {
                 eprintln!("LTI scores: {e}");
             }
-            if let Err(e) = send_due(&lti, &queue.db, &tokens).await {
+            if let Err(e) = send_due(&lti, &queue.db).await {
                 eprintln!("LTI scores: {e}");
             }
         }
@@ -545,6 +549,24 @@ pub async fn standing(db: &Db) -> Result<HashMap<i64, String>, String> {
                 ),
                 None => format!("{points} being sent"),
             },
+        };
+        out.insert(person, said);
+    }
+    // Students from an LMS with no score yet, and those who left it (NRPS).
+    let linked = sqlx::query(
+        "SELECT u.person_id, u.status FROM lti_users u JOIN people p ON p.id = u.person_id WHERE p.is_teacher = FALSE",
+    )
+    .fetch_all(&db.pool)
+    .await
+    .map_err(|e| e.to_string())?;
+    for r in &linked {
+        let person: i64 = r.try_get(0).unwrap_or_default();
+        let status: String = r.try_get(1).unwrap_or_default();
+        let score = out.remove(&person).unwrap_or_else(|| "no grade yet".into());
+        let said = match status.as_str() {
+            "Deleted" => format!("left the LMS course; {score}"),
+            "Inactive" => format!("inactive in the LMS; {score}"),
+            _ => score,
         };
         out.insert(person, said);
     }

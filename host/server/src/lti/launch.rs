@@ -441,21 +441,20 @@ async fn checked_claims(db: &Db, p: Platform, claims: Value) -> Result<Launch, R
 /// learner, the one this platform's `sub` was before, else the roster's
 /// student with the launch's email (a course started from a CSV), else a
 /// new student. A student taken off the roster is refused.
-pub async fn person(db: &Db, l: &Launch) -> Result<i64, Refusal> {
-    let linked = sqlx::query("SELECT person_id FROM lti_users WHERE platform_id = $1 AND sub = $2")
-        .bind(l.platform.id)
-        .bind(&l.sub)
-        .fetch_optional(&db.pool)
-        .await
-        .map_err(failed)?
-        .and_then(|r| r.try_get::<i64, _>(0).ok());
-    let id = match (&l.role, linked) {
-        (Role::Teacher, _) => teacher(db).await?,
-        (Role::Student, Some(id)) => id,
-        (Role::Student, None) => match by_email(db, &l.email).await? {
-            Some(id) => id,
-            None => new_student(db, l).await?,
-        },
+pub async fn person(lti: &Lti, db: &Db, l: &Launch) -> Result<i64, Refusal> {
+    // One at a time: a launch and a roster sync never both make one student.
+    let _one = lti.people.lock().await;
+    let id = match &l.role {
+        Role::Teacher => teacher(db).await?,
+        Role::Student => {
+            let member = Member {
+                sub: l.sub.clone(),
+                name: l.name.clone(),
+                email: l.email.clone(),
+                school_id: l.school_id.clone(),
+            };
+            student(db, l.platform.id, &member).await?
+        }
     };
     if db.person(id).await.map_err(Refusal)?.is_none() {
         return refuse("you were taken off this course's roster: ask your teacher");
@@ -483,6 +482,39 @@ pub async fn person(db: &Db, l: &Launch) -> Result<i64, Refusal> {
             .map_err(failed)?;
     }
     Ok(id)
+}
+
+/// A person of the LMS course, as a launch or its roster names them.
+#[derive(Debug, Clone)]
+pub struct Member {
+    /// The LMS's id of them (`sub`, NRPS's `user_id`).
+    pub sub: String,
+    /// Their name ('' if not shared).
+    pub name: String,
+    /// Their email ('' if not shared).
+    pub email: String,
+    /// The school's id, when shared.
+    pub school_id: Option<String>,
+}
+
+/// The student an LMS user is: the one linked before, else the one roster
+/// student with their email who came from no LMS yet, else a new one.
+/// The caller holds `Lti::people` and links them in `lti_users`.
+pub async fn student(db: &Db, platform: i64, m: &Member) -> Result<i64, Refusal> {
+    let linked = sqlx::query("SELECT person_id FROM lti_users WHERE platform_id = $1 AND sub = $2")
+        .bind(platform)
+        .bind(&m.sub)
+        .fetch_optional(&db.pool)
+        .await
+        .map_err(failed)?
+        .and_then(|r| r.try_get::<i64, _>(0).ok());
+    if let Some(id) = linked {
+        return Ok(id);
+    }
+    match by_email(db, &m.email).await? {
+        Some(id) => Ok(id),
+        None => new_student(db, platform, m).await,
+    }
 }
 
 async fn teacher(db: &Db) -> Result<i64, Refusal> {
@@ -514,12 +546,12 @@ async fn by_email(db: &Db, email: &str) -> Result<Option<i64>, Refusal> {
 }
 
 /// A student the LMS's launch brings (the roster had no such email).
-async fn new_student(db: &Db, l: &Launch) -> Result<i64, Refusal> {
+async fn new_student(db: &Db, platform: i64, l: &Member) -> Result<i64, Refusal> {
     // The school's id when the LMS shares one no one on the roster has; else one from the LMS's own.
     let mut school_id = l
         .school_id
         .clone()
-        .unwrap_or_else(|| format!("lti-{}-{}", l.platform.id, l.sub));
+        .unwrap_or_else(|| format!("lti-{platform}-{}", l.sub));
     let taken = sqlx::query("SELECT 1 FROM people WHERE school_id = $1")
         .bind(&school_id)
         .fetch_optional(&db.pool)
@@ -527,7 +559,7 @@ async fn new_student(db: &Db, l: &Launch) -> Result<i64, Refusal> {
         .map_err(failed)?
         .is_some();
     if taken {
-        school_id = format!("lti-{}-{}", l.platform.id, l.sub);
+        school_id = format!("lti-{platform}-{}", l.sub);
     }
     let name = if l.name.is_empty() {
         format!("LMS student {}", l.sub.chars().take(8).collect::<String>())

@@ -7,12 +7,14 @@
 //! - [`platforms`]: the registered platforms and their deployments, and their keys, fetched and cached.
 //! - [`launch`]: the OIDC login and the launch, every check of the id_token, and who it logs in.
 //! - [`ags`]: grades back to the LMS's gradebook, a durable queue of scores.
+//! - [`nrps`]: the roster read from the LMS (Names and Role Provisioning Services).
 //!
 //! The pages are in `web/lti.rs`; the command is `arena course lti`.
 
 pub mod ags;
 pub mod keys;
 pub mod launch;
+pub mod nrps;
 pub mod platforms;
 
 use std::path::Path;
@@ -54,6 +56,10 @@ pub struct Lti {
     pub urls: ToolUrls,
     /// The course's name (the LMS's gradebook column, when the tool makes one).
     pub course_name: String,
+    /// Held while a launch or a roster sync finds or makes a student.
+    pub people: tokio::sync::Mutex<()>,
+    /// Access tokens to the platforms' services.
+    pub tokens: ags::Tokens,
 }
 
 impl Lti {
@@ -64,6 +70,8 @@ impl Lti {
             platform_keys: platforms::KeyCache::default(),
             urls: ToolUrls::at(base),
             course_name: name.to_string(),
+            people: tokio::sync::Mutex::new(()),
+            tokens: ags::Tokens::default(),
         }))
     }
 }

@@ -110,13 +110,30 @@ pub(super) async fn launch(State(s): State<Shared>, headers: HeaderMap, Form(for
         Ok(l) => l,
         Err(why) => return refused(app, "launch", &why),
     };
-    let person = match launch::person(db, &checked).await {
+    let person = match launch::person(&app.lti, db, &checked).await {
         Ok(p) => p,
         Err(why) => return refused(app, "launch", &why),
     };
     // The launch names the LMS's gradebook: grades go back to it.
     if let Err(e) = crate::lti::ags::remember(db, &checked.platform, &checked.claims).await {
         eprintln!("LTI: the launch's gradebook column is not kept: {e}");
+    }
+    // A teacher's launch reads the LMS's roster (late joiners, leavers), in the background.
+    if checked.role == Role::Teacher {
+        let (lti, db) = (app.lti.clone(), db.clone());
+        tokio::spawn(async move {
+            match crate::lti::nrps::sync_all(&lti, &db).await {
+                Ok(found) => {
+                    for (p, s) in found {
+                        eprintln!(
+                            "LTI roster of {}: {} learners, {} new, {} left or inactive",
+                            p.issuer, s.learners, s.joined, s.left
+                        );
+                    }
+                }
+                Err(e) => eprintln!("LTI roster not read: {e}"),
+            }
+        });
     }
     let code = match launch::enter_code(db, person).await {
         Ok(c) => c,

@@ -56,6 +56,7 @@ pub fn router(shared: Shared) -> Router {
         .route("/people/{pid}/versions/{n}/replays/{file}", get(version::replay))
         .route("/people/{pid}/versions/{n}/items/{i}/games", get(version::replay_game))
         .route("/teacher/regrade", post(teacher::regrade))
+        .route("/teacher/lti/sync", post(teacher::lti_sync))
         .route("/teacher/gradebook.csv", get(teacher::gradebook))
         .route("/teacher/grades-canvas.csv", get(teacher::canvas))
         .route("/teacher/class.zip", get(teacher::class_zip))

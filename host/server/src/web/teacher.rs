@@ -42,6 +42,8 @@ pub(super) struct TeacherPage<'a> {
     /// The server's health: facts, then what to act on.
     health: Vec<String>,
     warnings: Vec<String>,
+    /// An LMS launched the course and named its roster: the sync button.
+    lms: bool,
 }
 
 /// The part of the teacher's page that changes as versions are graded.
@@ -60,7 +62,9 @@ pub(super) async fn teacher_page(app: &App, csrf: &str, note: Option<String>) ->
     let (class, students, submitted) = class_part(app).await?;
     let mut health = Health::read(&app.queue.db, &app.queue.course, app.own_threads).await?;
     health.connected = app.ladder.workers_connected();
+    let lms = crate::lti::nrps::has_roster(&app.queue.db).await;
     TeacherPage {
+        lms,
         health: health_lines(&health),
         warnings: health.warnings(),
         course: &app.queue.course.config.name,
@@ -289,4 +293,33 @@ pub(super) async fn class_zip(State(s): State<Shared>, session: Session) -> Resp
         Ok(Err(e)) => internal(e),
         Err(e) => internal(e),
     }
+}
+
+/// `POST /teacher/lti/sync`: read the roster from the LMS now; the page says what changed.
+pub(super) async fn lti_sync(State(s): State<Shared>, session: Session, Form(form): Form<CsrfForm>) -> Response {
+    let app = &s.0;
+    if let Err(r) = teacher(app, &session).await {
+        return r;
+    }
+    if let Err(r) = super::csrf::check(&session, &form.authenticity_token).await {
+        return r;
+    }
+    let note = match crate::lti::nrps::sync_all(&app.lti, &app.queue.db).await {
+        Ok(found) if found.is_empty() => {
+            "No launch from an LMS has named its roster yet: open the assignment from the LMS first.".to_string()
+        }
+        Ok(found) => found
+            .iter()
+            .map(|(p, s)| {
+                format!(
+                    "The roster of {}: {} learners, {} new in the course, {} left or inactive in the LMS.",
+                    p.issuer, s.learners, s.joined, s.left
+                )
+            })
+            .collect::<Vec<_>>()
+            .join(" "),
+        Err(e) => format!("The roster could not be read from the LMS: {e}"),
+    };
+    super::set_note(&session, &note, false).await;
+    Redirect::to("/").into_response()
 }
