@@ -754,3 +754,95 @@ fn the_roster_comes_from_the_lms_with_late_joiners_and_leavers() {
     );
     assert_eq!(status, 403);
 }
+
+/// LTI Dynamic Registration: the teacher pastes one URL into the LMS and
+/// the course registers itself (client id and deployment from the LMS's
+/// answer), after which a launch works; the URL works once, and a
+/// configuration whose issuer is not on its own host is refused.
+#[test]
+fn the_lms_registers_the_course_from_one_url() {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("a free port")
+        .port();
+    let url = format!("http://127.0.0.1:{port}");
+    let (dir, _) = course_of(
+        "lti-register",
+        "name,email,id\nAnn Lee,ann@uni.edu,s1\n",
+        &["--url", &url],
+    );
+    let registration_url = |dir: &std::path::Path| {
+        let out = arena(&["course", "lti", &dir.display().to_string(), "--registration-url"]);
+        let said = String::from_utf8_lossy(&out.stdout).into_owned();
+        assert!(out.status.success(), "{said}");
+        said.lines()
+            .find_map(|l| {
+                l.split(": ")
+                    .last()
+                    .filter(|u| u.starts_with(&format!("{url}/lti/register?k=")))
+            })
+            .unwrap_or_else(|| panic!("no registration URL: {said}"))
+            .to_string()
+    };
+    let first = registration_url(&dir);
+    let second = registration_url(&dir);
+    let lms = Lms::start();
+    let server = serve_with(&dir, &["--listen", &format!("127.0.0.1:{port}")]);
+    let mut r = lms
+        .agent
+        .get(&format!("{}/_test/register-url", lms.url))
+        .call()
+        .expect("register-url");
+    let offered: Value = r.body_mut().read_json().expect("json");
+    let opened = |base: &str, config: &str| {
+        format!(
+            "{base}&openid_configuration={}&registration_token={}",
+            arena_tests::url_encode(config),
+            offered["registration_token"].as_str().unwrap_or("")
+        )
+    };
+    let config = offered["openid_configuration"].as_str().unwrap_or("").to_string();
+    let mut teacher = Visitor::new(&server);
+    let (status, page, headers) = teacher.get(&opened(&first, &config));
+    assert_eq!(status, 200, "{page}\n{}", server.log());
+    assert!(page.contains(&format!("registered with {}", lms.url)), "{page}");
+    assert!(page.contains("id=\"lti-registered\""), "{page}");
+    let csp = headers
+        .get("content-security-policy")
+        .and_then(|c| c.to_str().ok())
+        .unwrap_or("");
+    assert!(!csp.contains("frame-ancestors"), "the LMS shows it in a frame: {csp}");
+    // Once only.
+    let (status, page, _) = teacher.get(&opened(&first, &config));
+    assert_eq!(status, 403, "{page}");
+    assert!(page.contains("not (or no longer) the course"), "{page}");
+    // A configuration speaking for another host than its own.
+    let elsewhere = config.replace("localhost", "127.0.0.1");
+    let (status, page, _) = teacher.get(&opened(&second, &elsewhere));
+    assert_eq!(status, 403, "{page}");
+    assert!(page.contains("not on its own host"), "{page}");
+    // The LMS has the course as a tool now, and a launch logs Ann in.
+    let tool = lms.state()["tool"].clone();
+    assert!(tool["client_id"].as_str().is_some_and(|c| !c.is_empty()), "{tool:#}");
+    assert_eq!(tool["jwks_url"], format!("{url}/lti/jwks"));
+    let out = arena(&["course", "lti", &dir.display().to_string()]);
+    let said = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        said.contains(&format!(
+            "{} client id {}, deployments d1",
+            lms.url,
+            tool["client_id"].as_str().unwrap_or("")
+        )),
+        "{said}"
+    );
+    lms.control(
+        "/_test/roster",
+        json!([{"user_id": "u-ann", "name": "Ann Lee", "email": "ann@uni.edu", "roles": [LEARNER], "status": "Active"}]),
+    );
+    let mut ann = Visitor::new(&server);
+    let posted = start_launch(&mut ann, &lms, "u-ann");
+    let (status, launched, _) = finish_launch(&mut ann, &posted);
+    assert_eq!(status, 200, "{launched}");
+    let home = enter(&mut ann, &launched);
+    assert!(home.contains("Ann Lee") && home.contains("type=\"file\""), "{home}");
+}

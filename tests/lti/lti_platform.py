@@ -110,7 +110,7 @@ class H(BaseHTTPRequestHandler):
             if r.headers.get("Authorization") != "Bearer " + S["reg_token"]: return self.reply(401, {"error": "bad registration token"})
             t = r.json; cfg = t["https://purl.imsglobal.org/spec/lti-tool-configuration"]
             S["tool"] = {"client_id": uuid.uuid4().hex, "deployment_id": "d1", "oidc_login_url": t["initiate_login_uri"],
-                         "launch_url": cfg["target_link_uri"], "redirect_uris": t["redirect_uris"], "jwks_url": t["jwks_uri"]}
+                         "launch_url": t["redirect_uris"][0], "redirect_uris": t["redirect_uris"], "jwks_url": t["jwks_uri"]}
             cfg = dict(cfg, deployment_id="d1"); S["reg_token"] = uuid.uuid4().hex  # single use
             return self.reply(200, dict(t, client_id=S["tool"]["client_id"], **{"https://purl.imsglobal.org/spec/lti-tool-configuration": cfg}))
         if path == "/_test/register-url": return self.reply(200, {"url": S["tool_register_url"] if "tool_register_url" in S else None,

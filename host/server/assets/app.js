@@ -52,6 +52,10 @@
       }
     });
   }
+  // A Dynamic Registration done: tell the LMS's page to close its frame.
+  if (document.getElementById("lti-registered")) {
+    (window.opener || window.parent).postMessage({ subject: "org.imsglobal.lti.close" }, "*");
+  }
   var enter = document.getElementById("lti-enter");
   if (enter && window.top === window.self) { location.replace(enter.href); }
 })();

@@ -64,6 +64,10 @@ pub struct LtiArgs {
     /// Retire the tool's key (published a week more) and sign with a new one.
     #[arg(long)]
     pub rotate_key: bool,
+    /// Print a URL to paste into the LMS (LTI Dynamic Registration): the LMS registers the course
+    /// itself. It works once, for a day.
+    #[arg(long, conflicts_with_all = ["add_platform", "rotate_key"])]
+    pub registration_url: bool,
     /// The database, when it is not the folder's SQLite file.
     #[arg(long, value_name = "URL")]
     pub database: Option<String>,
@@ -349,6 +353,8 @@ pub fn run_course(command: CourseCommand) -> anyhow::Result<()> {
                 })
             } else if a.rotate_key {
                 Command::RotateKey
+            } else if a.registration_url {
+                Command::RegistrationUrl
             } else {
                 Command::Show
             };

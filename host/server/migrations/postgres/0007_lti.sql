@@ -98,3 +98,10 @@ CREATE TABLE lti_scores (
 
 CREATE INDEX lti_scores_due ON lti_scores (state, next_try_at);
 CREATE INDEX lti_scores_of ON lti_scores (platform_id, sub, id);
+
+-- Registration URLs the teacher made (`arena course lti DIR --registration-url`):
+-- an LMS's Dynamic Registration may use each once, before it expires.
+CREATE TABLE lti_registrations (
+    secret_hash TEXT PRIMARY KEY,
+    expires_at BIGINT NOT NULL
+);

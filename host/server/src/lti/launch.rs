@@ -107,6 +107,7 @@ pub async fn login(lti: &Lti, db: &Db, r: &LoginRequest) -> Result<Started, Refu
         ));
     }
     if let Some(d) = &r.lti_deployment_id
+        && platforms::deployments(db, p.id).await.map_err(failed)? > 0
         && !platforms::deployed(db, p.id, d).await.map_err(failed)?
     {
         return refuse(unknown_deployment(&p, d));
@@ -378,7 +379,16 @@ async fn checked_claims(db: &Db, p: Platform, claims: Value) -> Result<Launch, R
     }
     let deployment = text(claim::DEPLOYMENT_ID);
     if !platforms::deployed(db, p.id, &deployment).await.map_err(failed)? {
-        return refuse(unknown_deployment(&p, &deployment));
+        // A platform registered by Dynamic Registration without a deployment
+        // (some LMSs name it only at the first launch) takes the first one.
+        if deployment.is_empty() || platforms::deployments(db, p.id).await.map_err(failed)? > 0 {
+            return refuse(unknown_deployment(&p, &deployment));
+        }
+        platforms::add_deployment(db, p.id, &deployment).await.map_err(failed)?;
+        eprintln!(
+            "LTI: {} launched from its first deployment, `{deployment}`, now registered",
+            p.issuer
+        );
     }
     if claims
         .get(claim::RESOURCE_LINK)

@@ -8,6 +8,7 @@
 //! - [`launch`]: the OIDC login and the launch, every check of the id_token, and who it logs in.
 //! - [`ags`]: grades back to the LMS's gradebook, a durable queue of scores.
 //! - [`nrps`]: the roster read from the LMS (Names and Role Provisioning Services).
+//! - [`register`]: LTI Dynamic Registration (the LMS registers the course from one URL).
 //!
 //! The pages are in `web/lti.rs`; the command is `arena course lti`.
 
@@ -16,6 +17,7 @@ pub mod keys;
 pub mod launch;
 pub mod nrps;
 pub mod platforms;
+pub mod register;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -106,6 +108,8 @@ pub enum Command {
     AddPlatform(platforms::NewPlatform),
     /// Retire the tool's key and make a new one.
     RotateKey,
+    /// A URL for an LMS's Dynamic Registration (usable once, for a day).
+    RegistrationUrl,
 }
 
 /// Run `arena course lti` on the course in `dir`; the lines to print.
@@ -124,6 +128,12 @@ pub async fn command(dir: &Path, database: Option<String>, what: Command) -> Res
                 p.client_id,
                 if p.deployments.len() == 1 { "" } else { "s" },
                 p.deployments.join(", ")
+            ));
+        }
+        Command::RegistrationUrl => {
+            let url = register::new_url(&db, &urls).await?;
+            lines.push(format!(
+                "Paste this URL into the LMS's tool registration (Moodle: \"Tool URL\" under \"LTI Advantage\"; Canvas: an LTI Registration's \"Dynamic Registration\"); it works once, for a day: {url}"
             ));
         }
         Command::RotateKey => {

@@ -287,3 +287,13 @@ fn fetch(url: &str) -> Result<JwkSet, String> {
         .read_json::<JwkSet>()
         .map_err(|e| format!("the platform's keys at {url} are not a JWKS ({e})"))
 }
+
+/// How many deployments of the platform are registered.
+pub async fn deployments(db: &Db, platform: i64) -> Result<i64, String> {
+    sqlx::query("SELECT COUNT(*) FROM lti_deployments WHERE platform_id = $1")
+        .bind(platform)
+        .fetch_one(&db.pool)
+        .await
+        .and_then(|r| r.try_get(0))
+        .map_err(|e| e.to_string())
+}

@@ -36,6 +36,8 @@ struct Launched<'a> {
 #[template(path = "lti_refused.html")]
 struct Refused<'a> {
     course: &'a str,
+    /// What was refused, as the page names it.
+    what: &'a str,
     why: &'a str,
 }
 
@@ -50,6 +52,11 @@ fn refused(app: &App, what: &str, why: &Refusal) -> Response {
     eprintln!("LTI {what} refused: {why}");
     match (Refused {
         course: &app.queue.course.config.name,
+        what: match what {
+            "registration" => "the registration with the LMS",
+            "link" => "the link into the course",
+            _ => "the launch from the LMS",
+        },
         why: &why.0,
     })
     .render()
@@ -196,4 +203,31 @@ pub(super) async fn jwks(State(s): State<Shared>) -> Response {
     r.headers_mut()
         .insert(header::CACHE_CONTROL, HeaderValue::from_static("public, max-age=3600"));
     r
+}
+
+#[derive(Template)]
+#[template(path = "lti_registered.html")]
+struct Registered<'a> {
+    course: &'a str,
+    issuer: &'a str,
+}
+
+/// `GET /lti/register`: an LMS's Dynamic Registration opens the teacher's registration URL.
+pub(super) async fn register(State(s): State<Shared>, Query(q): Query<crate::lti::register::Opened>) -> Response {
+    let app = &s.0;
+    match crate::lti::register::register(&app.lti, &app.queue.db, &q).await {
+        Ok(issuer) => {
+            eprintln!("LTI: registered with {issuer} by Dynamic Registration");
+            match (Registered {
+                course: &app.queue.course.config.name,
+                issuer: &issuer,
+            })
+            .render()
+            {
+                Ok(html) => framed_page(StatusCode::OK, html),
+                Err(e) => internal(e),
+            }
+        }
+        Err(why) => refused(app, "registration", &why),
+    }
 }

@@ -38,6 +38,7 @@ pub fn router(shared: Shared) -> Router {
         .route("/lti/login", get(lti::login_get).post(lti::login_post))
         .route("/lti/launch", post(lti::launch))
         .route("/lti/enter/{code}", get(lti::enter))
+        .route("/lti/register", get(lti::register))
         .route_layer(limits.addresses())
         .layer(DefaultBodyLimit::max(FORM_BODY));
     let pages = Router::new()
