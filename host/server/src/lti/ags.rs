@@ -14,18 +14,16 @@
 //! timestamps only grow and the LMS never takes an older grade for a newer.
 
 use super::platforms::{self, Platform};
-use super::{Lti, claim};
+use super::tool::{Lti, claim};
 use crate::db::{Db, new_token};
 use crate::export::{self, Entry};
 use crate::queue::Queue;
 use serde_json::{Value, json};
 use sqlx::Row;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// The AGS claim of a launch.
-pub const ENDPOINT_CLAIM: &str = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint";
 /// The scopes the tool asks the token endpoint for (grades and the roster).
 const SCOPES: &str = "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem \
                       https://purl.imsglobal.org/spec/lti-ags/scope/score \
@@ -42,9 +40,9 @@ const EVERY: Duration = Duration::from_secs(2);
 /// Remember the launch's services: its line item (the AGS claim) for the scores, and its roster's URL (NRPS).
 pub async fn remember(db: &Db, p: &Platform, claims: &Value) -> Result<(), String> {
     let none = Value::Null;
-    let ags = claims.get(ENDPOINT_CLAIM).unwrap_or(&none);
+    let ags = claims.get(claim::AGS_ENDPOINT).unwrap_or(&none);
     let members = claims
-        .get(super::nrps::SERVICE_CLAIM)
+        .get(claim::NRPS_SERVICE)
         .and_then(|n| n.get("context_memberships_url"))
         .and_then(Value::as_str)
         .map(str::to_string);
@@ -223,10 +221,6 @@ fn after(previous: Option<&str>) -> String {
     .unwrap_or_default()
 }
 
-/// Access tokens by platform, until they expire.
-#[derive(Default)]
-pub struct Tokens(Mutex<HashMap<i64, (String, Instant)>>);
-
 /// What a call to the LMS came to.
 enum Sent {
     /// The LMS took the score.
@@ -381,7 +375,7 @@ pub(super) async fn token(lti: &Arc<Lti>, p: &Platform) -> Result<String, String
     Ok(t)
 }
 
-fn forget_token(tokens: &Tokens, p: &Platform) {
+fn forget_token(tokens: &platforms::Tokens, p: &Platform) {
     if let Ok(mut cache) = tokens.0.lock() {
         cache.remove(&p.id);
     }

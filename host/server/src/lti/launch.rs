@@ -4,7 +4,7 @@
 //! [`Refusal`] line for the page and the server's log; none names a token.
 
 use super::platforms::{self, KeyError, Platform};
-use super::{Lti, claim};
+use super::tool::{Lti, claim};
 use crate::db::{Db, hex, new_token, token_hash};
 use jsonwebtoken::errors::ErrorKind;
 use jsonwebtoken::{Algorithm, DecodingKey, Validation};

@@ -5,17 +5,15 @@
 //! course, or are inactive there, are marked so on the teacher's table
 //! (their versions stay; taking them off is the teacher's choice).
 
-use super::Lti;
 use super::launch::{Member, student};
 use super::platforms::{self, Platform};
+use super::tool::Lti;
 use crate::db::Db;
 use serde_json::Value;
 use sqlx::Row;
 use std::collections::HashSet;
 use std::sync::Arc;
 
-/// The NRPS claim of a launch.
-pub const SERVICE_CLAIM: &str = "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice";
 /// A membership container's media type.
 const MEDIA: &str = "application/vnd.ims.lti-nrps.v2.membershipcontainer+json";
 /// The most pages of members read (an LMS pages by 10 to 100).

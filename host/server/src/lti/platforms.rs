@@ -297,3 +297,7 @@ pub async fn deployments(db: &Db, platform: i64) -> Result<i64, String> {
         .and_then(|r| r.try_get(0))
         .map_err(|e| e.to_string())
 }
+
+/// Access tokens by platform, until they expire.
+#[derive(Default)]
+pub struct Tokens(pub(super) Mutex<HashMap<i64, (String, Instant)>>);

@@ -9,7 +9,7 @@
 
 use super::launch::Refusal;
 use super::platforms::{self, NewPlatform};
-use super::{Lti, ToolUrls};
+use super::tool::{Lti, ToolUrls};
 use crate::db::{Db, new_token, token_hash};
 use serde_json::{Value, json};
 use std::time::Duration;
