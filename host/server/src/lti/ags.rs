@@ -300,8 +300,8 @@ pub async fn send_due(lti: &Arc<Lti>, db: &Db) -> Result<usize, String> {
     Ok(taken)
 }
 
-/// A blocking HTTP call to the LMS, off the server's threads.
-async fn call<T: Send + 'static>(f: impl FnOnce(&ureq::Agent) -> T + Send + 'static) -> Result<T, String> {
+/// A blocking HTTP call to the LMS, off the server's threads (15 s at most).
+pub(super) async fn call<T: Send + 'static>(f: impl FnOnce(&ureq::Agent) -> T + Send + 'static) -> Result<T, String> {
     tokio::task::spawn_blocking(move || {
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .timeout_global(Some(Duration::from_secs(15)))

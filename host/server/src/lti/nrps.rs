@@ -147,12 +147,7 @@ pub async fn sync(lti: &Arc<Lti>, db: &Db, p: &Platform, url: &str) -> Result<Sy
 async fn fetch(lti: &Arc<Lti>, p: &Platform, url: &str) -> Result<Vec<Value>, String> {
     let bearer = format!("Bearer {}", super::ags::token(lti, p).await?);
     let first = url.to_string();
-    tokio::task::spawn_blocking(move || -> Result<Vec<Value>, String> {
-        let agent: ureq::Agent = ureq::Agent::config_builder()
-            .timeout_global(Some(std::time::Duration::from_secs(30)))
-            .http_status_as_error(false)
-            .build()
-            .into();
+    super::ags::call(move |agent| -> Result<Vec<Value>, String> {
         let mut members = Vec::new();
         let mut next = Some(first);
         for _ in 0..PAGES {
@@ -186,8 +181,7 @@ async fn fetch(lti: &Arc<Lti>, p: &Platform, url: &str) -> Result<Vec<Value>, St
         }
         Ok(members)
     })
-    .await
-    .map_err(|e| e.to_string())?
+    .await?
 }
 
 /// Whether a launch named an LMS roster (the teacher's page offers the sync).

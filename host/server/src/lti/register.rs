@@ -12,7 +12,6 @@ use super::platforms::{self, NewPlatform};
 use super::tool::{Lti, ToolUrls};
 use crate::db::{Db, new_token, token_hash};
 use serde_json::{Value, json};
-use std::time::Duration;
 
 /// How long a registration URL works.
 pub const VALID_FOR: i64 = 24 * 3600;
@@ -185,15 +184,5 @@ pub async fn register(lti: &Lti, db: &Db, o: &Opened) -> Result<String, Refusal>
 async fn blocking<T: Send + 'static>(
     f: impl FnOnce(&ureq::Agent) -> Result<T, String> + Send + 'static,
 ) -> Result<T, Refusal> {
-    tokio::task::spawn_blocking(move || {
-        let agent: ureq::Agent = ureq::Agent::config_builder()
-            .timeout_global(Some(Duration::from_secs(15)))
-            .http_status_as_error(false)
-            .build()
-            .into();
-        f(&agent)
-    })
-    .await
-    .map_err(|e| Refusal(e.to_string()))?
-    .map_err(Refusal)
+    super::ags::call(f).await.map_err(Refusal)?.map_err(Refusal)
 }
