@@ -211,6 +211,9 @@ fn a_course_of_an_older_arena_is_backed_up_then_upgraded_and_a_newer_ones_refuse
          ALTER TABLE workers DROP COLUMN matches_at_doubt; ALTER TABLE workers DROP COLUMN jobs_at_doubt; \
          ALTER TABLE workers DROP COLUMN doubt; \
          DROP TABLE ladder_counts; DROP INDEX ladder_unfolded; ALTER TABLE ladder_matches DROP COLUMN folded; \
+         DROP TABLE lti_scores; DROP TABLE lti_line_items; DROP TABLE lti_enter; DROP TABLE lti_users; \
+         DROP TABLE lti_nonces; DROP TABLE lti_states; DROP TABLE lti_deployments; DROP TABLE lti_registrations; \
+         DROP TABLE lti_platforms; \
          DELETE FROM _sqlx_migrations WHERE version >= 4;",
     );
     // Today's schema: the newest migration of the server's folder.
@@ -220,7 +223,7 @@ fn a_course_of_an_older_arena_is_backed_up_then_upgraded_and_a_newer_ones_refuse
         .max()
         .unwrap();
     assert_eq!(
-        newest, 6,
+        newest, 7,
         "a new migration: undo it above too, so the course is at schema 3"
     );
     let server = on.serve(&dir);

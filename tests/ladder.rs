@@ -1040,7 +1040,7 @@ fn a_student_walks_every_route_and_sees_only_their_own(on: &On) {
         ("/api/submissions/{n}", "/api/submissions/1".into(), 401),
     ];
     // Routes whose parameter is the credential itself, not anyone's data.
-    let credentials = ["/login/{token}"];
+    let credentials = ["/login/{token}", "/lti/enter/{code}"];
     let routes = std::fs::read_to_string(arena_tests::root().join("host/server/src/web/routes.rs")).unwrap();
     for path in routes.split(".route(\"").skip(1).filter_map(|r| r.split('"').next()) {
         if path.contains('{') {
