@@ -82,9 +82,14 @@ pub struct Ladder {
     counts: Mutex<Counts>,
     /// The entrants whose counts are in memory.
     on: Mutex<std::collections::HashSet<String>>,
-    /// One fold at a time on this server (another sharing the database
-    /// folds other rows: a row is folded once).
+    /// One fit at a time on this server, held from its fold to the board
+    /// it publishes (another server sharing the database folds other rows:
+    /// a row is folded once), so the scheduler never reads rows folded
+    /// into a board not yet published.
     folding: tokio::sync::Mutex<()>,
+    /// Matches this server has folded: a board fitted after every fold
+    /// has [`Board::through`] equal to it.
+    folded: std::sync::atomic::AtomicU64,
     /// When the counts were last read in full from the database (what this
     /// server folds is added as it folds; another server's every [`RECOUNT`]).
     reread: Mutex<Option<std::time::Instant>>,
@@ -219,6 +224,7 @@ impl Ladder {
             counts: Mutex::new(Counts::default()),
             on: Mutex::new(std::collections::HashSet::new()),
             folding: tokio::sync::Mutex::new(()),
+            folded: std::sync::atomic::AtomicU64::new(0),
             reread: Mutex::new(None),
             pruned: Mutex::new(None),
             kept: Mutex::new(None),

@@ -57,11 +57,16 @@ impl Ladder {
         for (e, w) in seeded.iter_mut().zip(&wanted) {
             e.anchor |= *w == 0;
         }
-        let resting = seeded.iter().all(|e| e.anchor);
-        self.resting.store(resting, std::sync::atomic::Ordering::Relaxed);
-        if resting {
+        if seeded.iter().all(|e| e.anchor) {
+            // Rest only on a board fitted on every result: an interval read
+            // while matches were still unplayed or unfitted can widen once
+            // they are in (a bot that loses them all), and the ladder would
+            // wake again with nothing changed but the timing of the fit.
+            let settled = self.settled().await?;
+            self.resting.store(settled, std::sync::atomic::Ordering::Relaxed);
             return Ok(0);
         }
+        self.resting.store(false, std::sync::atomic::Ordering::Relaxed);
         let mut made = 0;
         let at = stamp(now());
         // One transaction for the batch: one commit, not one per match.
@@ -95,6 +100,19 @@ impl Ladder {
             self.wake.notify_waiters();
         }
         Ok(made)
+    }
+
+    /// Every match is played and folded, and the board was fitted after
+    /// the last fold (the fit holds [`Ladder::folding`] from its fold to
+    /// its board, so no fold falls between what this reads).
+    async fn settled(&self) -> Result<bool, String> {
+        let _fit = self.folding.lock().await;
+        let unfolded: i64 = sqlx::query("SELECT COUNT(*) FROM ladder_matches WHERE folded = 0")
+            .fetch_one(&self.db.pool)
+            .await
+            .and_then(|r| r.try_get(0))
+            .map_err(|e| e.to_string())?;
+        Ok(unfolded == 0 && self.board().through == self.folded.load(std::sync::atomic::Ordering::SeqCst))
     }
 
     /// Drop the queued matches of entrants no longer on the ladder (`keys`:

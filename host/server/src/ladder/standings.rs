@@ -22,7 +22,9 @@ impl Ladder {
         self.forget_if_disabled();
         let current = self.current().await?;
         let on: std::collections::HashSet<String> = current.iter().map(|c| c.key.clone()).collect();
+        let _one = self.folding.lock().await;
         self.compact(&on).await?;
+        let through = self.folded.load(std::sync::atomic::Ordering::SeqCst);
         let pseudonyms = self.setting(PSEUDONYMS).await;
         let frozen = self.setting(FROZEN).await;
         let table_game = self.table > 2;
@@ -38,6 +40,7 @@ impl Ladder {
         .map_err(|e| e.to_string())?;
         self.judge(&suspects).await;
         board.serial = self.board().serial + 1;
+        board.through = through;
         self.keep_standings(&board).await?;
         if let Ok(mut b) = self.board.write() {
             *b = Arc::new(board);
@@ -318,6 +321,7 @@ fn standings(
         pseudonyms: pseudonyms.is_some(),
         frozen,
         serial: 0,
+        through: 0,
     }
 }
 

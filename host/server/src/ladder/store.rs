@@ -124,12 +124,13 @@ impl Ladder {
     /// ladder, read again in full when the entrants change, after a worker
     /// was disabled, and every [`RECOUNT`] (another server's folds). Then,
     /// now and then, delete the rows no page can link. Returns the matches folded.
+    /// The caller holds [`Ladder::folding`].
     pub(super) async fn compact(&self, on: &HashSet<String>) -> Result<u64, String> {
-        let _one = self.folding.lock().await;
         let mut folded = 0u64;
         loop {
             let (n, delta) = self.fold_chunk().await?;
             folded += n;
+            self.folded.fetch_add(n, std::sync::atomic::Ordering::SeqCst);
             if let Ok(mut c) = self.counts.lock() {
                 c.add(&delta, |k| on.contains(k));
             }

@@ -71,6 +71,9 @@ pub struct Board {
     pub frozen: bool,
     /// Counts the fits: a page rendered from one board is rendered once.
     pub serial: u64,
+    /// The matches this server had folded when it was fitted.
+    #[serde(skip)]
+    pub through: u64,
 }
 
 /// An entrant now on the ladder.
