@@ -145,7 +145,8 @@ fn bad_input_is_one_clear_line() {
         ),
         (
             m(&[&wrong, "house:random"]),
-            "a component for another world; expected world arena:bots/en-garde@0.2.0",
+            "wrong-world.wasm: a WebAssembly component, but not an arena bot (it exports no game's functions); \
+             start a bot for En Garde with `arena new --game en-garde`",
         ),
         (m(&[&agg, "house:nobody"]), "no house bot `nobody`"),
         (aggressive_vs_random(&["--fuel", "0"]), "greater than zero"),

@@ -94,11 +94,11 @@ fn compare_bad_input_is_one_line() {
         (vec!["compare", "--game", "connect-fwar"], "required"),
         (
             vec!["compare", "--game", "connect-fwar", &garde],
-            "a component for another world; expected world arena:bots/connect-fwar",
+            "aggressive.wasm: a bot for En Garde, not ConnectFwar",
         ),
         (
             vec!["compare", "--game", "connect-fwar", &garde],
-            "this bot is for En Garde: play it with --game en-garde",
+            "play it with `--game en-garde`, or start a bot for ConnectFwar with `arena new --game connect-fwar`",
         ),
         (vec!["compare", "--game", "en-garde", "house:random"], "--against"),
         (

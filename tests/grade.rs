@@ -82,7 +82,10 @@ fn a_weak_bot_loses_points_and_close_calls_are_flagged() {
 fn a_broken_or_hostile_submission_gets_zero_with_the_reason() {
     for (file, reason) in [
         ("hostile/infinite-loop", "smoke game was forfeited (fuel"),
-        ("hostile/wrong-world", "a component for another world"),
+        (
+            "hostile/wrong-world",
+            "not an arena bot (it exports no game's functions)",
+        ),
     ] {
         let v = arena_json(&[
             "grade",

@@ -377,7 +377,12 @@ fn a_rejected_bot_is_disqualified_and_the_rest_play() {
     let dq = v["disqualified"].as_array().unwrap();
     assert_eq!(dq.len(), 1);
     assert_eq!(dq[0]["name"], "zz-broken");
-    assert!(dq[0]["reason"].as_str().unwrap().contains("another world"));
+    assert!(
+        dq[0]["reason"]
+            .as_str()
+            .unwrap()
+            .contains("not an arena bot (it exports no game's functions)")
+    );
     std::fs::remove_dir_all(dir).ok();
 }
 
@@ -536,7 +541,7 @@ fn out_writes_an_index_with_the_bracket_standings_and_a_replay_of_each_forfeit()
     }
     assert!(matches >= 6 && html.contains("Winners' bracket") && html.contains("Losers' bracket"));
     // The disqualified bot, with its reason.
-    assert!(html.contains("zz-broken") && html.contains("a component for another world"));
+    assert!(html.contains("zz-broken") && html.contains("but not an arena bot"));
     // Every link resolves; every forfeit of the broken bot's matches is
     // shown (at most three per match), and a sample of each match.
     let pages = linked_replays(&out, &html);

@@ -23,6 +23,7 @@ pub use types::{CheckError, CheckReport, CheckSpec, ForfeitSeen, SandboxFor};
 use crate::loaded::LoadedBot;
 use arena_runner::adapters;
 use arena_runner::runner::GameDef;
+use arena_runner::runner::entrants::names_game;
 use arena_sandbox::{LoadError, Sandbox};
 use std::path::Path;
 
@@ -86,45 +87,7 @@ pub fn load(spec: &CheckSpec<'_>) -> Result<(Sandbox, LoadedBot), CheckError> {
     }
 }
 
-/// Which game of the arena a component's exports are for: the first whose
-/// world (any version) it exports every function of; `Some(None)` for a
-/// component of no game's world; `None` for bytes that are no component
-/// whose exports can be read.
-pub fn game_of_exports(bytes: &[u8]) -> Option<Option<&'static dyn GameDef>> {
-    let exports = arena_sandbox::top_level_exports(bytes)?;
-    Some(adapters::GAMES.iter().copied().find(|g| names_game(&exports, *g)))
-}
-
-/// Why the component `bytes` (shown as `shown`) is no bot for `game`, in
-/// one line naming the file, the game it was built for (or that it is no
-/// arena bot) and the fix `fix` gives for that case (the other game, or
-/// none); `None` when it plays `game`, or its exports cannot be read (the
-/// loader then says why). One sentence for `arena check` and for the
-/// course server's refusal at upload.
-pub fn not_for_game(
-    shown: &str,
-    bytes: &[u8],
-    game: &dyn GameDef,
-    fix: impl Fn(Option<&'static dyn GameDef>) -> String,
-) -> Option<String> {
-    let exports = arena_sandbox::top_level_exports(bytes)?;
-    if names_game(&exports, game) {
-        return None;
-    }
-    let other = adapters::GAMES.iter().copied().find(|g| names_game(&exports, *g));
-    Some(match other {
-        Some(other) => format!(
-            "{shown}: a bot for {}, not {}; {}",
-            other.title(),
-            game.title(),
-            fix(Some(other))
-        ),
-        None => format!(
-            "{shown}: a WebAssembly component, but not an arena bot (it exports no game's functions); {}",
-            fix(None)
-        ),
-    })
-}
+pub use arena_runner::runner::entrants::{game_of_exports, not_for_game};
 
 /// `arena check`'s fix for a bot of another game, or of none, checked as `game`'s.
 fn check_fix(game: &dyn GameDef, bot: &Path) -> impl Fn(Option<&'static dyn GameDef>) -> String {
@@ -182,12 +145,4 @@ fn candidates(spec: &CheckSpec<'_>) -> Vec<&'static dyn GameDef> {
             named
         }
     }
-}
-
-/// Whether the file exports every function of one of the game's worlds
-/// (a hint only: loading decides).
-fn names_game(names: &[String], game: &dyn GameDef) -> bool {
-    game.worlds()
-        .iter()
-        .any(|w| w.exports.iter().all(|e| names.iter().any(|n| n == e)))
 }

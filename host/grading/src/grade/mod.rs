@@ -229,7 +229,9 @@ impl<'a> Grader<'a> {
             }
             Err(e) => {
                 let report = self.empty_report(student, path, sha256_of(path));
-                Ok((self.rejected(report, e.to_string()), None))
+                let why = arena_runner::runner::entrants::wrong_game(path, &e, self.game, "grade")
+                    .unwrap_or_else(|| e.to_string());
+                Ok((self.rejected(report, why), None))
             }
         }
     }

@@ -7,7 +7,7 @@ use crate::runner::{BotRef, Entrant, GameDef, GameSetup};
 use anyhow::bail;
 use arena_core::IllegalMoves;
 use arena_sandbox::Sandbox;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 /// A game by name, or one line listing the games.
@@ -56,17 +56,12 @@ pub fn entrant(game: &dyn GameDef, sandbox: &Sandbox, spec: &str) -> anyhow::Res
         });
     }
     let path = PathBuf::from(spec);
-    let program = sandbox.load(&path, game.worlds()).map_err(|e| match e {
-        arena_sandbox::LoadError::WrongWorld { .. } => match other_game(sandbox, &path, game) {
-            Some(other) => anyhow::anyhow!(
-                "{e}: this bot is for {}: play it with --game {}",
-                other.title(),
-                other.name()
-            ),
+    let program = sandbox
+        .load(&path, game.worlds())
+        .map_err(|e| match wrong_game(&path, &e, game, "play") {
+            Some(line) => anyhow::anyhow!(line),
             None => e.into(),
-        },
-        e => e.into(),
-    })?;
+        })?;
     let mut stem = path
         .file_stem()
         .map(|s| s.to_string_lossy().into_owned())
@@ -94,16 +89,6 @@ fn project_name(bot_wasm: &std::path::Path) -> Option<String> {
     Some(folder.file_name()?.to_string_lossy().into_owned())
 }
 
-/// The game other than `game` whose world the file at `path` targets, if any:
-/// a student who gave the wrong `--game` learns which one is right.
-fn other_game(sandbox: &Sandbox, path: &std::path::Path, game: &dyn GameDef) -> Option<&'static dyn GameDef> {
-    crate::adapters::GAMES
-        .iter()
-        .copied()
-        .filter(|g| g.name() != game.name())
-        .find(|g| sandbox.load(path, g.worlds()).is_ok())
-}
-
 /// BOT arguments as entrants, with names made unique (`name#2`).
 pub fn entrants(game: &dyn GameDef, sandbox: &Sandbox, specs: &[String]) -> anyhow::Result<Vec<Entrant>> {
     let mut out: Vec<Entrant> = Vec::with_capacity(specs.len());
@@ -129,4 +114,71 @@ pub fn unique_name_by(name: &str, is_taken: impl Fn(&str) -> bool) -> String {
         k += 1;
     }
     unique
+}
+
+/// Whether a component exporting `names` exports every function of one
+/// of `game`'s worlds (any version).
+pub fn names_game(names: &[String], game: &dyn GameDef) -> bool {
+    game.worlds()
+        .iter()
+        .any(|w| w.exports.iter().all(|e| names.iter().any(|n| n == e)))
+}
+
+/// Which game of the arena a component's exports are for: the first whose
+/// world (any version) it exports every function of; `Some(None)` for a
+/// component of no game's world; `None` for bytes that are no component
+/// whose exports can be read.
+pub fn game_of_exports(bytes: &[u8]) -> Option<Option<&'static dyn GameDef>> {
+    let exports = arena_sandbox::top_level_exports(bytes)?;
+    Some(adapters::GAMES.iter().copied().find(|g| names_game(&exports, *g)))
+}
+
+/// Why the component `bytes` (shown as `shown`) is no bot for `game`, in
+/// one line naming the file, the game it was built for (or that it is no
+/// arena bot) and the fix `fix` gives for that case (the other game, or
+/// none); `None` when it plays `game`, or its exports cannot be read (the
+/// loader then says why). One sentence for every command and for the
+/// course server's refusal at upload.
+pub fn not_for_game(
+    shown: &str,
+    bytes: &[u8],
+    game: &dyn GameDef,
+    fix: impl Fn(Option<&'static dyn GameDef>) -> String,
+) -> Option<String> {
+    let exports = arena_sandbox::top_level_exports(bytes)?;
+    if names_game(&exports, game) {
+        return None;
+    }
+    let other = adapters::GAMES.iter().copied().find(|g| names_game(&exports, *g));
+    Some(match other {
+        Some(other) => format!(
+            "{shown}: a bot for {}, not {}; {}",
+            other.title(),
+            game.title(),
+            fix(Some(other))
+        ),
+        None => format!(
+            "{shown}: a WebAssembly component, but not an arena bot (it exports no game's functions); {}",
+            fix(None)
+        ),
+    })
+}
+
+/// The one line for a bot at `path` that `game`'s worlds refused (`e`),
+/// named by the game it was built for: "{verb} it with `--game OTHER`"
+/// (`play`, `grade`) or a new bot for `game`. `None` when `e` is another
+/// refusal, or the file cannot be read again (the loader's words stand).
+pub fn wrong_game(path: &Path, e: &arena_sandbox::LoadError, game: &dyn GameDef, verb: &str) -> Option<String> {
+    let arena_sandbox::LoadError::WrongWorld { path: shown, .. } = e else {
+        return None;
+    };
+    let bytes = arena_sandbox::read_at_most(path, arena_sandbox::Limits::default().max_file_bytes).ok()?;
+    let (title, name) = (game.title(), game.name());
+    not_for_game(shown, &bytes, game, |other| match other {
+        Some(o) => format!(
+            "{verb} it with `--game {}`, or start a bot for {title} with `arena new --game {name}`",
+            o.name()
+        ),
+        None => format!("start a bot for {title} with `arena new --game {name}`"),
+    })
 }
