@@ -1385,6 +1385,17 @@ fn a_closed_course_says_so_and_the_login_link_works_as_a_token(on: &On) {
         "no upload box once closed: {closed}"
     );
     assert!(closed.contains("Uploads are closed"), "{closed}");
+    // Nothing promised that can no longer happen: a classmate who sent
+    // nothing is told none will count and none is on the ladder.
+    let mut bo = logged_in(&server, &students[1]["link"]);
+    let (_, bo_page, _) = bo.get("/");
+    assert!(
+        bo_page.contains("No version counts: none of your versions was accepted before uploads closed.")
+            && bo_page.contains("None of your versions is on the ladder: none counts.")
+            && !bo_page.contains("the one that counts stays as it is")
+            && !bo_page.contains("latest accepted version before the deadline will"),
+        "{bo_page}"
+    );
     assert!(
         !closed.contains("late are taken"),
         "no promise of late uploads: {closed}"

@@ -263,6 +263,7 @@ pub(super) fn versions_html(
     csrf: &str,
     can_count: bool,
     progress: &BTreeMap<i64, String>,
+    closed: bool,
 ) -> Result<String, String> {
     let counts = counted(person, versions);
     let rows = versions
@@ -315,7 +316,7 @@ pub(super) fn versions_html(
             how(newest)
         )),
     };
-    let (rule, can_unchoose) = counting_rule(person, versions, counts, can_count);
+    let (rule, can_unchoose) = counting_rule(person, versions, counts, can_count, closed);
     Versions {
         rows,
         csrf,
@@ -329,8 +330,15 @@ pub(super) fn versions_html(
 
 /// The rule in force for `person`'s version that counts (`counts`), in
 /// words for them (`own`: on their own page) or for the teacher, and
-/// whether they chose it (so may go back to the latest).
-fn counting_rule(person: &Person, versions: &[Submission], counts: Option<i64>, own: bool) -> (String, bool) {
+/// whether they chose it (so may go back to the latest); `closed`: uploads
+/// are no longer taken, so none will count later.
+fn counting_rule(
+    person: &Person,
+    versions: &[Submission],
+    counts: Option<i64>,
+    own: bool,
+    closed: bool,
+) -> (String, bool) {
     let chosen = person.counted.filter(|c| versions.iter().any(|v| v.version == *c));
     let (you, your) = if own { ("you", "your") } else { ("the student", "their") };
     match (chosen, counts) {
@@ -356,6 +364,10 @@ fn counting_rule(person: &Person, versions: &[Submission], counts: Option<i64>, 
             ),
             false,
         ),
+        (None, None) if closed => (
+            format!("No version counts: none of {your} versions was accepted before uploads closed."),
+            false,
+        ),
         (None, None) => (
             format!("No version counts yet: {your} latest accepted version before the deadline will."),
             false,
@@ -378,6 +390,10 @@ pub(super) struct StudentPage<'a> {
     me: i64,
     /// Uploads are taken now (before the deadline and its late days).
     open: bool,
+    /// A version of theirs counts (so it is on the ladder).
+    counts: bool,
+    /// The teacher froze the ladder.
+    frozen: bool,
     /// The course gives late days.
     late: bool,
     /// The server's address, for the terminal's command.
@@ -397,6 +413,7 @@ pub(super) async fn student_page(
     let versions = app.queue.versions(person.id).await?;
     let course = &app.queue.course;
     let (note, bad) = note.map_or((None, false), |(n, b)| (Some(n), b));
+    let open = !course.config.frozen_at(crate::course::now());
     StudentPage {
         course: &course.config.name,
         name: &person.name,
@@ -406,9 +423,11 @@ pub(super) async fn student_page(
         bad,
         csrf,
         max_size: arena_sandbox::compile::mib(app.grading.max_file_bytes()),
-        versions: versions_html(person, &versions, csrf, true, &busy_words(app, &versions))?,
+        versions: versions_html(person, &versions, csrf, true, &busy_words(app, &versions), !open)?,
         me: person.id,
-        open: !course.config.frozen_at(crate::course::now()),
+        open,
+        counts: counted(person, &versions).is_some(),
+        frozen: app.ladder.board().frozen,
         late: course.config.late_days > 0,
         server: course.config.url.trim_end_matches('/'),
         game_name: app.grading.game.name(),
@@ -434,6 +453,7 @@ pub(super) async fn my_versions_fragment(State(s): State<Shared>, session: Sessi
         &token,
         !person.is_teacher,
         &busy_words(app, &versions),
+        app.queue.course.config.frozen_at(crate::course::now()),
     ) {
         Ok(html) => page(html),
         Err(e) => internal(e),
@@ -465,7 +485,15 @@ pub(super) async fn history(State(s): State<Shared>, session: Session, Path(pid)
         Err(e) => return internal(e),
     };
     let csrf = csrf::token(&session).await;
-    let html = versions_html(&person, &versions, "", false, &busy_words(app, &versions)).and_then(|versions| {
+    let html = versions_html(
+        &person,
+        &versions,
+        "",
+        false,
+        &busy_words(app, &versions),
+        app.queue.course.config.frozen_at(crate::course::now()),
+    )
+    .and_then(|versions| {
         History {
             course: &app.queue.course.config.name,
             csrf: csrf.clone(),
