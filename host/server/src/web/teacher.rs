@@ -125,13 +125,11 @@ fn health_lines(h: &Health) -> Vec<String> {
     if let Some(free) = h.disk_free {
         lines.push(format!("{} free on the course's disk.", health::size(free)));
     }
-    lines.push(match &h.last_backup {
-        Some(last) => {
-            let (at, to) = last.split_once(' ').unwrap_or((last, ""));
-            format!("Last backup {} into {to}.", health::shown(at))
-        }
-        None => "No backup yet.".into(),
-    });
+    // No backup at all is a warning above the list (`Health::warnings`), said once.
+    if let Some(last) = &h.last_backup {
+        let (at, to) = last.split_once(' ').unwrap_or((last, ""));
+        lines.push(format!("Last backup {} into {to}.", health::shown(at)));
+    }
     lines
 }
 
