@@ -2053,3 +2053,124 @@ on_both!(
     grading_time_is_bounded_and_shown,
     versus_the_version_that_counts_and_choosing,
 );
+
+/// One course, one database (issue 49 item 8): a course made with
+/// `--database` names its database in `course.toml` (a password kept in a
+/// 0600 file beside it, never in `course.toml`), so `arena serve DIR`, the
+/// command `init` prints, serves the class without `--database`; a backup
+/// and a restore into another database follow the course's naming; a
+/// database that cannot be found is refused in one line, and no empty
+/// SQLite file ever stands in for it.
+#[test]
+fn a_course_names_its_database_and_serve_never_makes_an_empty_one() {
+    use std::os::unix::fs::PermissionsExt;
+    let on = On::postgres("one-database");
+    let On::Postgres(pg) = &on else { unreachable!() };
+    // The cluster trusts local users, so the password is only carried.
+    let url = pg.url.replacen("postgres://arena@", "postgres://arena:s3cret-pw@", 1);
+    let (dir, students) = course("one-db-course", &["--database", &url]);
+    let toml = std::fs::read_to_string(dir.join("course.toml")).unwrap();
+    assert!(
+        toml.contains("database = \"file:database-url\"") && !toml.contains("s3cret"),
+        "{toml}"
+    );
+    let kept = dir.join("database-url");
+    assert_eq!(std::fs::metadata(&kept).unwrap().permissions().mode() & 0o777, 0o600);
+    assert_eq!(std::fs::read_to_string(&kept).unwrap().trim(), url);
+    // The command `init` prints, as printed: the class is there.
+    {
+        let server = serve_with(&dir, &[]);
+        let mut ann = logged_in(&server, &students[0]["link"]);
+        let (status, page, _) = ann.get("/");
+        assert!(status == 200 && page.contains("Ann Lee"), "{status} {page}");
+    }
+    assert!(
+        !dir.join("course.db").exists(),
+        "no SQLite file beside a Postgres course"
+    );
+    // A backup without --database takes the course's own database.
+    let backup = dir.with_file_name("nightly");
+    let out = arena(&[
+        "course",
+        "backup",
+        &dir.display().to_string(),
+        &backup.display().to_string(),
+    ]);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(backup.join("course.pgdump").is_file());
+    // Restored into another database, the folder names that one.
+    let other = on.another_database("restored").unwrap();
+    let restored = dir.with_file_name("restored");
+    let out = arena(&[
+        "course",
+        "restore",
+        &backup.display().to_string(),
+        &restored.display().to_string(),
+        "--database",
+        &other,
+    ]);
+    let said = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        said.contains(&format!("arena serve {}", restored.display())) && !said.contains("--database"),
+        "{said}"
+    );
+    let toml = std::fs::read_to_string(restored.join("course.toml")).unwrap();
+    assert!(toml.contains(&format!("database = \"{other}\"")), "{toml}");
+    {
+        let server = serve_with(&restored, &[]);
+        let mut ann = logged_in(&server, &students[0]["link"]);
+        let (status, page, _) = ann.get("/");
+        assert!(status == 200 && page.contains("Ann Lee"), "{status} {page}");
+    }
+    // Where the URL is not: one line each, and nothing made.
+    let refused = |dir: &Path, env: Option<(&str, &str)>| {
+        let mut c = Command::new(arena_bin());
+        c.args(["serve", &dir.display().to_string(), "--listen", "127.0.0.1:0"]);
+        if let Some((k, v)) = env {
+            c.env(k, v);
+        }
+        let out = c.output().unwrap();
+        assert!(!out.status.success());
+        let err = String::from_utf8_lossy(&out.stderr).trim().to_string();
+        assert_eq!(err.lines().count(), 1, "{err}");
+        err
+    };
+    std::fs::set_permissions(&kept, std::fs::Permissions::from_mode(0o644)).unwrap();
+    let err = refused(&dir, None);
+    assert!(
+        err.contains("database-url: others may read it (mode 644)") && err.contains("chmod 600"),
+        "{err}"
+    );
+    let text = std::fs::read_to_string(dir.join("course.toml")).unwrap();
+    std::fs::write(
+        dir.join("course.toml"),
+        text.replace(
+            "database = \"file:database-url\"",
+            "database = \"env:ONE_DATABASE_URL\"",
+        ),
+    )
+    .unwrap();
+    let err = refused(&dir, None);
+    assert!(
+        err.contains("environment variable ONE_DATABASE_URL") && err.contains("which is not set here"),
+        "{err}"
+    );
+    {
+        let mut c = Command::new(arena_bin());
+        c.env("ONE_DATABASE_URL", &url);
+        let server = serve_by(c, &dir, &[]);
+        let mut bo = logged_in(&server, &students[1]["link"]);
+        let (status, page, _) = bo.get("/");
+        assert!(status == 200 && page.contains("Bo Wu"), "{status} {page}");
+    }
+    // An SQLite course whose file went: refused, never served empty.
+    let (lite, _) = course("one-db-lite", &[]);
+    std::fs::remove_file(lite.join("course.db")).unwrap();
+    let err = refused(&lite, None);
+    assert!(
+        err.contains("course.db: not there") && err.contains("--database"),
+        "{err}"
+    );
+    assert!(!lite.join("course.db").exists(), "no empty database made");
+}

@@ -50,8 +50,13 @@ pub struct Copied {
 /// are (a backup before an upgrade keeps the old schema).
 pub async fn backup(dir: &Path, out: &Path, database: Option<&str>) -> Result<Copied, String> {
     let course = Course::open(dir)?;
+    // The database course.toml names, as `arena serve` reads it.
+    let named = match database {
+        Some(url) => Some(url.to_string()),
+        None => course.named_database()?,
+    };
     new_private_dir(out)?;
-    let kind = match database {
+    let kind = match named.as_deref() {
         None => {
             let file = dir.join(DATABASE_FILE);
             if !file.is_file() {
@@ -164,6 +169,10 @@ pub async fn restore(from: &Path, dir: &Path, database: Option<&str>) -> Result<
                 dir.join(rel).display()
             ));
         }
+    }
+    if let Some(url) = database {
+        // The restored folder names the database it now lives in, not the one backed up.
+        crate::course::name_database(dir, url)?;
     }
     Course::open(dir)?.keep_private()?;
     let bytes = manifest

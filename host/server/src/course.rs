@@ -16,6 +16,8 @@ pub const RUBRIC_FILE: &str = "rubric.toml";
 pub const DATABASE_FILE: &str = "course.db";
 /// Where bot files are kept, by SHA-256.
 pub const FILES_DIR: &str = "files";
+/// Where `arena course init --database URL` keeps a URL with a password (mode 0600).
+pub const DATABASE_URL_FILE: &str = "database-url";
 /// The students' secrets and login links, for the teacher to mail.
 pub const TOKENS_FILE: &str = "tokens.csv";
 /// The teacher's login link.
@@ -45,6 +47,12 @@ pub struct CourseConfig {
     /// Uploads a student may make per hour.
     #[serde(default = "default_uploads_per_hour")]
     pub uploads_per_hour: u32,
+    /// The course's database when it is not the folder's `course.db`: a
+    /// URL without a password, `env:VAR` (the URL is in that environment
+    /// variable) or `file:NAME` (in that file of the folder, mode 0600),
+    /// so a password never sits in `course.toml`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub database: Option<String>,
     /// Changes to the game's default limits (`arena games`).
     #[serde(default)]
     pub limits: LimitChanges,
@@ -270,6 +278,129 @@ impl Course {
     /// The SQLite database URL of this folder.
     pub fn sqlite_url(&self) -> String {
         format!("sqlite://{}?mode=rwc", self.dir.join(DATABASE_FILE).display())
+    }
+
+    /// The database `course.toml` names (`database`), read from where it
+    /// says; `None` when it names none (the folder's `course.db`).
+    pub fn named_database(&self) -> Result<Option<String>, String> {
+        let Some(named) = &self.config.database else {
+            return Ok(None);
+        };
+        let toml = self.dir.join(COURSE_FILE);
+        if let Some(var) = named.strip_prefix("env:") {
+            return match std::env::var(var) {
+                Ok(url) if !url.trim().is_empty() => Ok(Some(url.trim().to_string())),
+                _ => Err(format!(
+                    "{}: the course's database is in the environment variable {var} (database = \"{named}\"), which is not set here: set it to the database's URL and start again",
+                    toml.display()
+                )),
+            };
+        }
+        if let Some(name) = named.strip_prefix("file:") {
+            use std::os::unix::fs::PermissionsExt;
+            let file = self.dir.join(name);
+            let meta = std::fs::metadata(&file).map_err(|e| {
+                format!(
+                    "{}: cannot read it ({e}); course.toml names it as the file holding the course's database URL: put the URL there (mode 0600)",
+                    file.display()
+                )
+            })?;
+            if meta.permissions().mode() & 0o077 != 0 {
+                return Err(format!(
+                    "{}: others may read it (mode {:o}), and it holds the database's password: run chmod 600 on it and start again",
+                    file.display(),
+                    meta.permissions().mode() & 0o777
+                ));
+            }
+            let url =
+                std::fs::read_to_string(&file).map_err(|e| format!("{}: cannot read it ({e})", file.display()))?;
+            return match url.trim() {
+                "" => Err(format!(
+                    "{}: empty; it should hold the course's database URL",
+                    file.display()
+                )),
+                url => Ok(Some(url.to_string())),
+            };
+        }
+        Ok(Some(named.clone()))
+    }
+
+    /// The course's database: `given` (`--database`), else the one
+    /// `course.toml` names, else the folder's `course.db`, which must be
+    /// there: a course whose database is elsewhere is never served from a
+    /// new empty file (its students' links would all fail).
+    pub fn database_url(&self, given: Option<&str>) -> Result<String, String> {
+        if let Some(url) = given {
+            return Ok(url.to_string());
+        }
+        if let Some(url) = self.named_database()? {
+            return Ok(url);
+        }
+        let file = self.dir.join(DATABASE_FILE);
+        if !file.is_file() {
+            return Err(format!(
+                "{}: not there, and {} names no other database: give the course's database with --database URL (or add database = \"...\" to course.toml), or restore the folder from a backup (arena course restore)",
+                file.display(),
+                COURSE_FILE
+            ));
+        }
+        Ok(self.sqlite_url())
+    }
+}
+
+/// Make the course folder `dir` name `url` as its database: the
+/// `database` line of `course.toml` (before its first table, replacing any
+/// other), with the URL in a 0600 file when it holds a password.
+pub fn name_database(dir: &Path, url: &str) -> Result<(), String> {
+    let toml = dir.join(COURSE_FILE);
+    let text = std::fs::read_to_string(&toml).map_err(|e| format!("{}: cannot read it ({e})", toml.display()))?;
+    let (entry, secret) = database_entry(url);
+    if secret {
+        use std::io::Write as _;
+        use std::os::unix::fs::OpenOptionsExt;
+        let file = dir.join(DATABASE_URL_FILE);
+        let _ = std::fs::remove_file(&file);
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&file)
+            .and_then(|mut f| f.write_all(format!("{url}\n").as_bytes()))
+            .map_err(|e| format!("{}: cannot write it ({e})", file.display()))?;
+    }
+    let line = format!("database = {}", toml::Value::String(entry));
+    let mut out = String::new();
+    let mut placed = false;
+    for l in text.lines() {
+        let top = !placed && !l.trim_start().starts_with('[');
+        if top && l.trim_start().starts_with("database") && l.contains('=') {
+            continue;
+        }
+        if !placed && l.trim_start().starts_with('[') {
+            out.push_str(&line);
+            out.push('\n');
+            placed = true;
+        }
+        out.push_str(l);
+        out.push('\n');
+    }
+    if !placed {
+        out.push_str(&line);
+        out.push('\n');
+    }
+    std::fs::write(&toml, out).map_err(|e| format!("{}: cannot write it ({e})", toml.display()))?;
+    Course::open(dir).map(|_| ())
+}
+
+/// `database = ...` for `course.toml` for a course on `url`: the URL
+/// itself, or `file:database-url` when it holds a password (that file is
+/// written by the caller, mode 0600).
+pub fn database_entry(url: &str) -> (String, bool) {
+    let secret = url::Url::parse(url).is_ok_and(|u| u.password().is_some());
+    if secret {
+        (format!("file:{DATABASE_URL_FILE}"), true)
+    } else {
+        (url.to_string(), false)
     }
 }
 

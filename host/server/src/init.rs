@@ -78,6 +78,8 @@ pub async fn init(spec: &InitSpec<'_>) -> Result<Made, String> {
         limits: LimitChanges::default(),
         ladder: crate::course::LadderConfig::default(),
         rates: crate::course::RateConfig::default(),
+        // The folder names its database, so `arena serve DIR` as printed serves it.
+        database: spec.database.as_deref().map(|url| crate::course::database_entry(url).0),
     };
     config.deadline()?;
     {
@@ -100,6 +102,11 @@ pub async fn init(spec: &InitSpec<'_>) -> Result<Made, String> {
         false,
     )?;
     write(&dir.join(RUBRIC_FILE), &rubric_text, false)?;
+    if let Some(url) = &spec.database
+        && crate::course::database_entry(url).1
+    {
+        write(&dir.join(crate::course::DATABASE_URL_FILE), &format!("{url}\n"), true)?;
+    }
     let course = Course::open(dir)?;
     course.keep_private()?;
     let db = Db::open(&spec.database.clone().unwrap_or_else(|| course.sqlite_url())).await?;
@@ -152,7 +159,7 @@ pub enum RosterChange<'a> {
 /// Change the roster of the course in `dir`; the lines to print.
 pub async fn roster(dir: &Path, database: Option<String>, change: RosterChange<'_>) -> Result<Vec<String>, String> {
     let course = Course::open(dir)?;
-    let db = Db::open(&database.unwrap_or_else(|| course.sqlite_url())).await?;
+    let db = Db::open(&course.database_url(database.as_deref())?).await?;
     let tokens = dir.join(TOKENS_FILE);
     match change {
         RosterChange::Add(path) => {
@@ -231,7 +238,7 @@ pub async fn worker_tokens(
 ) -> Result<Vec<String>, String> {
     use sqlx::Row;
     let course = Course::open(dir)?;
-    let db = Db::open(&database.unwrap_or_else(|| course.sqlite_url())).await?;
+    let db = Db::open(&course.database_url(database.as_deref())?).await?;
     let at = crate::course::stamp(crate::course::now());
     match what {
         WorkerTokens::New(name) => {

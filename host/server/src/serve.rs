@@ -54,8 +54,9 @@ pub async fn serve(spec: ServeSpec<'_>) -> Result<(), String> {
     let course = Arc::new(Course::open(spec.dir)?);
     course.keep_private()?;
     let grading = Arc::new(Grading::new(&course, spec.compiler.clone())?);
-    let url = spec.database.clone().unwrap_or_else(|| course.sqlite_url());
-    let db = upgraded(spec.dir, &url, spec.database.as_deref()).await?;
+    let url = course.database_url(spec.database.as_deref())?;
+    let named = (!url.starts_with("sqlite:")).then_some(url.as_str());
+    let db = upgraded(spec.dir, &url, named).await?;
     // SQLite gives its journal files the database's mode: set it once they exist.
     course.keep_private()?;
     let secret = db.secret().await?;

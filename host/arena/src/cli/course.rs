@@ -391,14 +391,8 @@ fn run_restore(rt: &tokio::runtime::Runtime, a: &RestoreArgs) -> anyhow::Result<
     let done = rt
         .block_on(arena_server::backup::restore(&a.backup, &a.dir, a.database.as_deref()))
         .map_err(anyhow::Error::msg)?;
-    let serve = match &a.database {
-        Some(url) => format!(
-            "arena serve {} --database '{}'",
-            a.dir.display(),
-            arena_server::db::shown_url(url)
-        ),
-        None => format!("arena serve {}", a.dir.display()),
-    };
+    // The restored folder names its database (course.toml), so the command needs no --database.
+    let serve = format!("arena serve {}", a.dir.display());
     println!(
         "{}: restored from {} ({} database, {} files checked against the manifest); serve it with: {serve}",
         a.dir.display(),
