@@ -432,6 +432,7 @@ mod tests {
             limits: LimitChanges::default(),
             ladder: LadderConfig::default(),
             rates: RateConfig::default(),
+            database: None,
         }
     }
 
