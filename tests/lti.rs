@@ -7,12 +7,14 @@
 //! and each must log no one in and say why in one line.
 
 use crate::browser::{browser_with, eval, wait_long};
-use crate::server::{Server, course_of, serve_with};
+use crate::server::{On, Server, course_of, on_both, serve_with};
 use arena_tests::{arena, root};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader};
+use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
 
 /// The LTI 1.3 membership role of a learner.
 const LEARNER: &str = "http://purl.imsglobal.org/vocab/lis/v2/membership#Learner";
@@ -24,6 +26,8 @@ pub(crate) struct Lms {
     child: Child,
     pub(crate) url: String,
     agent: ureq::Agent,
+    /// Where it keeps what it holds, so it can stop and start again as the same LMS.
+    state: Option<PathBuf>,
 }
 
 impl Drop for Lms {
@@ -36,14 +40,59 @@ impl Drop for Lms {
 impl Lms {
     /// Start the platform (its Python packages are in `target/lti-platform`, made by scripts/setup.sh).
     pub(crate) fn start() -> Lms {
+        Lms::spawn(0, None)
+    }
+
+    /// An LMS that keeps what it holds (keys, tool, roster, gradebook) in `state`: it may be stopped and resumed.
+    fn durable(state: PathBuf) -> Lms {
+        Lms::spawn(0, Some(state))
+    }
+
+    /// The LMS goes down (killed: no goodbye).
+    fn stop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// The same LMS comes back, at the same address, holding what it held.
+    fn resume(&mut self) {
+        let port: u16 = self
+            .url
+            .rsplit(':')
+            .next()
+            .and_then(|p| p.parse().ok())
+            .expect("the LMS's port");
+        let (child, url) = Lms::child(port, self.state.as_ref());
+        assert_eq!(url, self.url);
+        self.child = child;
+    }
+
+    fn spawn(port: u16, state: Option<PathBuf>) -> Lms {
+        let (child, url) = Lms::child(port, state.as_ref());
+        Lms {
+            child,
+            url,
+            agent: agent(),
+            state,
+        }
+    }
+
+    /// The platform's process, listening at `port` (0: any), and its URL.
+    fn child(port: u16, state: Option<&PathBuf>) -> (Child, String) {
         let python = root().join("target/lti-platform/bin/python");
         assert!(
             python.exists(),
             "{} is missing: run scripts/setup.sh (it makes the test LMS's Python environment)",
             python.display()
         );
-        let mut child = Command::new(python)
+        let mut command = Command::new(python);
+        command
             .arg(root().join("tests/lti/lti_platform.py"))
+            .arg(port.to_string());
+        if let Some(state) = state {
+            command.arg(state);
+        }
+        let mut child = command
             .stdout(Stdio::piped())
             .stderr(Stdio::inherit())
             .spawn()
@@ -53,11 +102,7 @@ impl Lms {
             .read_line(&mut first)
             .expect("the LMS's first line");
         let said: Value = serde_json::from_str(&first).unwrap_or_else(|_| panic!("the LMS said: {first}"));
-        Lms {
-            child,
-            url: said["url"].as_str().expect("url").to_string(),
-            agent: agent(),
-        }
+        (child, said["url"].as_str().expect("url").to_string())
     }
 
     fn control(&self, path: &str, body: Value) {
@@ -98,23 +143,22 @@ fn agent() -> ureq::Agent {
 /// at; registered in a fresh LMS, whose roster has Ann, a teacher, and a
 /// student who is on no CSV.
 fn course_in_lms(name: &str) -> (Server, Lms) {
-    let (server, lms, _) = course_in_lms_with_tokens(name);
+    let (server, lms, _) = course_in_lms_on(&On::Sqlite, name, Lms::start());
     (server, lms)
 }
 
-/// [`course_in_lms`], with the roster's students' tokens and links.
-fn course_in_lms_with_tokens(name: &str) -> (Server, Lms, Vec<BTreeMap<&'static str, String>>) {
+/// [`course_in_lms`] on either database, in `lms`, with the roster's students' tokens and links.
+fn course_in_lms_on(on: &On, name: &str, lms: Lms) -> (Server, Lms, Vec<BTreeMap<&'static str, String>>) {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .expect("a free port")
         .port();
     let url = format!("http://127.0.0.1:{port}");
-    let (dir, students) = course_of(
+    let (dir, students) = on.course_of(
         name,
-        "name,email,id\nAnn Lee,ann@uni.edu,s1\nBo Wu,bo@uni.edu,s2\n",
+        Some("name,email,id\nAnn Lee,ann@uni.edu,s1\nBo Wu,bo@uni.edu,s2\n"),
         &["--url", &url],
     );
-    let lms = Lms::start();
     let out = arena(&[
         "course",
         "lti",
@@ -161,8 +205,16 @@ fn course_in_lms_with_tokens(name: &str) -> (Server, Lms, Vec<BTreeMap<&'static 
             {"user_id": "u-late", "name": "Cy Late", "email": "cy@uni.edu", "roles": [LEARNER], "status": "Active"},
         ]),
     );
-    let server = serve_with(&dir, &["--listen", &format!("127.0.0.1:{port}")]);
+    let server = serve_again(on, &dir, port);
     (server, lms, students)
+}
+
+/// `arena serve` of the course folder `dir` at `port`, on its database.
+fn serve_again(on: &On, dir: &std::path::Path, port: u16) -> Server {
+    let listen = format!("127.0.0.1:{port}");
+    let mut args = vec!["--listen", listen.as_str()];
+    args.extend(on.database());
+    serve_with(dir, &args)
 }
 
 /// A browser by hand: cookies of the course's site kept between requests.
@@ -325,9 +377,8 @@ fn logged_out(home: &str) -> bool {
 /// own page as the roster's Ann; the instructor lands on the teacher's
 /// page; a student the CSV never had appears in the class; a student's
 /// session from the LMS opens no teacher route; a used link works once.
-#[test]
-fn a_launch_logs_in_the_roster_student_the_teacher_and_a_late_student() {
-    let (server, lms) = course_in_lms("lti-launch");
+fn a_launch_logs_in_the_roster_student_the_teacher_and_a_late_student(on: &On) {
+    let (server, lms, _) = course_in_lms_on(on, "lti-launch", Lms::start());
     let mut ann = Visitor::new(&server);
     let posted = start_launch(&mut ann, &lms, "u-ann");
     let (status, launched, headers) = finish_launch(&mut ann, &posted);
@@ -564,9 +615,8 @@ fn gradebook_points(gradebook: &str, id: &str) -> (f64, f64) {
 /// gradebook, in a column the tool made, with the time it changed and a
 /// link to the version; her next version's points follow with a later
 /// timestamp; the teacher's table says the LMS has the current score.
-#[test]
-fn grades_reach_the_lms_gradebook_and_follow_each_change() {
-    let (server, lms, students) = course_in_lms_with_tokens("lti-grades");
+fn grades_reach_the_lms_gradebook_and_follow_each_change(on: &On) {
+    let (server, lms, students) = course_in_lms_on(on, "lti-grades", Lms::start());
     let mut ann = Visitor::new(&server);
     let posted = start_launch(&mut ann, &lms, "u-ann");
     let (status, launched, _) = finish_launch(&mut ann, &posted);
@@ -654,14 +704,170 @@ fn grades_reach_the_lms_gradebook_and_follow_each_change() {
     assert!(!server.log().contains("Bearer "), "{}", server.log());
 }
 
+/// What the LMS received of `user`'s scores, in order.
+fn scores_of(lms: &Lms, user: &str) -> Vec<Value> {
+    lms.state()["scores"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|s| s["userId"] == user)
+        .collect()
+}
+
+/// Wait (a generous hang guard, the machine is shared) until `done` gives something.
+fn until<T>(what: &str, mut done: impl FnMut() -> Option<T>, log: impl Fn() -> String) -> T {
+    let started = Instant::now();
+    loop {
+        if let Some(t) = done() {
+            return t;
+        }
+        assert!(started.elapsed() < Duration::from_secs(300), "{what}\n{}", log());
+        std::thread::sleep(Duration::from_millis(500));
+    }
+}
+
+/// Wait until Ann's row of the teacher's class table says `want`.
+fn table_says(teacher: &mut Visitor, want: &str, server: &Server) {
+    let started = Instant::now();
+    loop {
+        let row = row_of_ann(teacher);
+        if row.contains(want) {
+            return;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(300),
+            "the teacher's table never said `{want}`: {row}\n{}",
+            server.log()
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    }
+}
+
+/// Ann's row of the teacher's class table.
+fn row_of_ann(teacher: &mut Visitor) -> String {
+    let (_, home, _) = teacher.get("/");
+    home.split("<tr>")
+        .find(|r| r.contains("Ann Lee"))
+        .unwrap_or_default()
+        .to_string()
+}
+
+/// Passback is a durable job (issue 50 item 3). While the LMS is down,
+/// Ann's grade changes twice and the course server is killed and started
+/// again; the teacher's table says meanwhile that the LMS does not have
+/// her score and why. When the same LMS is back and Ann opens the
+/// assignment from it, her newest score reaches it, once, and the older
+/// one never. Then the LMS holds a newer result of its own (a grade typed
+/// into its gradebook): it answers the next score 409, which ends that
+/// score (tried once, never again) and the teacher's table says the LMS
+/// keeps its own; once the LMS's result is gone, the next grade goes.
+fn grades_wait_for_an_lms_that_is_down_across_a_restart_and_a_409_ends_one(on: &On) {
+    let name = match on {
+        On::Sqlite => "lti-durable",
+        On::Postgres(_) => "lti-durable-pg",
+    };
+    let kept = arena_tests::temp(&format!("{name}-lms")).join("lms.json");
+    let (server, mut lms, students) = course_in_lms_on(on, name, Lms::durable(kept));
+    let port: u16 = server
+        .url
+        .rsplit(':')
+        .next()
+        .and_then(|p| p.parse().ok())
+        .expect("the server's port");
+    let dir = server.dir().to_path_buf();
+    let launch = |server: &Server, lms: &Lms, user: &str| {
+        let mut v = Visitor::new(server);
+        let posted = start_launch(&mut v, lms, user);
+        let (status, launched, _) = finish_launch(&mut v, &posted);
+        assert_eq!(status, 200, "{launched}");
+        (v, launched)
+    };
+    launch(&server, &lms, "u-ann");
+    let (mut teacher, launched) = launch(&server, &lms, "u-teach");
+    enter(&mut teacher, &launched);
+    let submit = |server: &Server, bot: &str| {
+        let (code, v, err) = crate::server::submit(server, &students[0]["token"], &arena_tests::bot(bot));
+        assert_eq!(code, 0, "{v:#} {err}");
+    };
+    let points_of_ann = |teacher: &mut Visitor| gradebook_points(&teacher.get("/teacher/gradebook.csv").1, "s1");
+    let counted = |scores: &[Value], version: i64| {
+        scores
+            .iter()
+            .filter(|s| {
+                s["comment"]
+                    .as_str()
+                    .unwrap_or("")
+                    .contains(&format!("Version {version} counts"))
+            })
+            .count()
+    };
+    submit(&server, "en-garde/aggressive");
+    until(
+        "the LMS never got Ann's first score",
+        || (scores_of(&lms, "u-ann").len() == 1).then_some(()),
+        || server.log(),
+    );
+
+    // The LMS goes down; Ann's grade changes twice.
+    lms.stop();
+    submit(&server, "en-garde/random");
+    submit(&server, "en-garde/cowardly");
+    let (points3, max) = points_of_ann(&mut teacher);
+    let waiting = format!("{} / {} not sent yet (", shown(points3), shown(max));
+    table_says(&mut teacher, &waiting, &server);
+    // The course server is killed while the score waits, and served again.
+    drop(server);
+    let server = serve_again(on, &dir, port);
+    table_says(&mut teacher, &waiting, &server);
+    // The same LMS is back; Ann opens the assignment from it.
+    lms.resume();
+    launch(&server, &lms, "u-ann");
+    let has = format!("has {} / {}", shown(points3), shown(max));
+    table_says(&mut teacher, &has, &server);
+    let scores = scores_of(&lms, "u-ann");
+    assert_eq!(scores.len(), 2, "the first score and the newest, once: {scores:#?}");
+    assert_eq!(counted(&scores, 2), 0, "{scores:#?}");
+    assert_eq!(counted(&scores, 3), 1, "{scores:#?}");
+    assert_eq!(scores[1]["scoreGiven"].as_f64(), Some(points3), "{scores:#?}");
+    assert!(
+        scores[0]["timestamp"].as_str() < scores[1]["timestamp"].as_str(),
+        "{scores:#?}"
+    );
+
+    // The LMS holds a result newer than any the tool will send: a 409.
+    lms.control(
+        "/_test/result",
+        json!({"user": "u-ann", "timestamp": "2999-01-01T00:00:00.000Z"}),
+    );
+    submit(&server, "en-garde/random");
+    let (points4, _) = points_of_ann(&mut teacher);
+    let kept_own = format!(
+        "keeps a newer score of its own, not {} / {} (409)",
+        shown(points4),
+        shown(max)
+    );
+    table_says(&mut teacher, &kept_own, &server);
+    // The LMS's own result goes (the teacher cleared it there); the next grade goes through.
+    lms.control("/_test/result", json!({"user": "u-ann", "timestamp": null}));
+    submit(&server, "en-garde/aggressive");
+    let (points5, _) = points_of_ann(&mut teacher);
+    let has = format!("has {} / {}", shown(points5), shown(max));
+    table_says(&mut teacher, &has, &server);
+    let scores = scores_of(&lms, "u-ann");
+    assert_eq!(counted(&scores, 4), 1, "a 409 is tried once: {scores:#?}");
+    assert_eq!(counted(&scores, 5), 1, "{scores:#?}");
+    let stamps: Vec<&str> = scores.iter().map(|s| s["timestamp"].as_str().unwrap_or("")).collect();
+    assert!(stamps.windows(2).all(|w| w[0] < w[1]), "timestamps grow: {stamps:?}");
+}
+
 /// The roster comes from the LMS (Names and Role Provisioning Services): a
 /// teacher's launch reads it, so learners who never launched are in the
 /// class (one on the CSV roster matched by email, not twice), and the
 /// teacher's "Sync the roster from the LMS" marks who left the LMS course
 /// or is inactive there; a student may not sync.
-#[test]
-fn the_roster_comes_from_the_lms_with_late_joiners_and_leavers() {
-    let (server, lms) = course_in_lms("lti-roster");
+fn the_roster_comes_from_the_lms_with_late_joiners_and_leavers(on: &On) {
+    let (server, lms, _) = course_in_lms_on(on, "lti-roster", Lms::start());
     let learner = |id: &str, name: &str, email: &str, status: &str| json!({"user_id": id, "name": name, "email": email, "roles": [LEARNER], "status": status});
     let teacher_member = json!({"user_id": "u-teach", "name": "Prof Ada", "email": "ada@uni.edu", "roles": [INSTRUCTOR], "status": "Active"});
     lms.control(
@@ -846,3 +1052,10 @@ fn the_lms_registers_the_course_from_one_url() {
     let home = enter(&mut ann, &launched);
     assert!(home.contains("Ann Lee") && home.contains("type=\"file\""), "{home}");
 }
+
+on_both!(
+    a_launch_logs_in_the_roster_student_the_teacher_and_a_late_student,
+    grades_reach_the_lms_gradebook_and_follow_each_change,
+    the_roster_comes_from_the_lms_with_late_joiners_and_leavers,
+    grades_wait_for_an_lms_that_is_down_across_a_restart_and_a_409_ends_one,
+);

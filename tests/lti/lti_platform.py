@@ -1,6 +1,9 @@
 """A test LTI 1.3 platform on loopback, built on lti1p3platform (stdlib HTTP server, no framework).
-Started by a test: `python3 platform.py` prints one JSON line {"url": ...} when it listens.
-Test-only control routes live under /_test/ (register the tool, set the roster, read scores, tamper)."""
+Started by a test: `python3 lti_platform.py [PORT [STATE_FILE]]` prints one JSON line {"url": ...} when it listens.
+With a state file, everything it holds (its keys, the tool, roster, gradebook, scores) is written there after each
+request and read back at start: a test may stop the LMS and start it again on the same port as the same LMS.
+Test-only control routes live under /_test/ (register the tool, set the roster, read scores, tamper, hold a result)."""
+import os
 import json, sys, time, uuid, threading
 from http.server import ThreadingHTTPServer, BaseHTTPRequestHandler
 from urllib.parse import urlparse, parse_qs, urlencode
@@ -26,6 +29,20 @@ LOCK = threading.Lock()
 S = {"tool": None, "roster": {}, "lineitems": {}, "scores": [], "results": {}, "jtis": set(), "log": [], "tamper": None,
      "reg_token": uuid.uuid4().hex}
 BASE = None  # http://localhost:PORT, set at start
+STATE = None  # the state file, if any
+
+def save():
+    if not STATE: return
+    kept = dict(S, jtis=sorted(S["jtis"]), results=[[li, u, r] for (li, u), r in S["results"].items()], keys=[PRIV, PUB])
+    with open(STATE + ".new", "w") as f: json.dump(kept, f)
+    os.replace(STATE + ".new", STATE)
+
+def load():
+    global PRIV, PUB
+    if not STATE or not os.path.exists(STATE): return
+    with open(STATE) as f: kept = json.load(f)
+    PRIV, PUB = kept.pop("keys")
+    S.update(kept, jtis=set(kept["jtis"]), results={(li, u): r for li, u, r in kept["results"]})
 
 class Conf(LTI1P3PlatformConfAbstract):
     def init_platform_config(self, **kw):
@@ -92,10 +109,16 @@ class H(BaseHTTPRequestHandler):
             try: self.dispatch(path, r, conf, q)
             except Exception as e:  # jwt errors etc.: one line in the log, 401/400 to the caller
                 S["log"].append(f"{path}: {type(e).__name__}: {e}"); self.reply(401 if "token" in path or "/ags" in path or "/nrps" in path else 400, {"error": str(e)})
+            save()
     def dispatch(self, path, r, conf, q):
         p = path.split("/")
         if path == "/_test/tool": S["tool"] = r.json; return self.reply(200, {"ok": True})
         if path == "/_test/roster": S["roster"] = {m["user_id"]: m for m in r.json}; return self.reply(200, {"ok": True})
+        if path == "/_test/result":  # the gradebook holds a result of this time for the user (a teacher typed one), or none
+            for li in S["lineitems"]:
+                if r.json.get("timestamp"): S["results"][(li, r.json["user"])] = {"userId": r.json["user"], "timestamp": r.json["timestamp"]}
+                else: S["results"].pop((li, r.json["user"]), None)
+            return self.reply(200, {"ok": True})
         if path == "/_test/tamper": S["tamper"] = r.json.get("mode"); return self.reply(200, {"ok": True})
         if path == "/_test/state": return self.reply(200, {"scores": S["scores"], "lineitems": S["lineitems"], "log": S["log"], "tool": S["tool"]})
         if path == "/jwks": return self.reply(200, conf.get_jwks())
@@ -154,6 +177,7 @@ class H(BaseHTTPRequestHandler):
     def log_message(self, *a): pass
 
 if __name__ == "__main__":
+    STATE = sys.argv[2] if len(sys.argv) > 2 else None; load()
     srv = ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1]) if len(sys.argv) > 1 else 0), H)
     BASE = f"http://localhost:{srv.server_address[1]}"  # "localhost": another site than the tool's 127.0.0.1
     print(json.dumps({"url": BASE}), flush=True); srv.serve_forever()
