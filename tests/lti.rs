@@ -159,10 +159,16 @@ fn course_in_lms_on(on: &On, name: &str, lms: Lms) -> (Server, Lms, Vec<BTreeMap
         Some("name,email,id\nAnn Lee,ann@uni.edu,s1\nBo Wu,bo@uni.edu,s2\n"),
         &["--url", &url],
     );
-    let out = arena(&[
-        "course",
-        "lti",
-        &dir.display().to_string(),
+    let dir_arg = dir.display().to_string();
+    let mut args = vec!["course", "lti", dir_arg.as_str()];
+    // The course's database (Postgres is named on every command, as for `arena serve`).
+    args.extend(on.database());
+    let (auth, token, jwks) = (
+        format!("{}/auth", lms.url),
+        format!("{}/token", lms.url),
+        format!("{}/jwks", lms.url),
+    );
+    args.extend([
         "--add-platform",
         "--issuer",
         &lms.url,
@@ -171,12 +177,13 @@ fn course_in_lms_on(on: &On, name: &str, lms: Lms) -> (Server, Lms, Vec<BTreeMap
         "--deployment-id",
         "d1",
         "--auth-url",
-        &format!("{}/auth", lms.url),
+        &auth,
         "--token-url",
-        &format!("{}/token", lms.url),
+        &token,
         "--jwks-url",
-        &format!("{}/jwks", lms.url),
+        &jwks,
     ]);
+    let out = arena(&args);
     let said = String::from_utf8_lossy(&out.stdout).into_owned();
     assert!(out.status.success(), "{said}{}", String::from_utf8_lossy(&out.stderr));
     // What the teacher copies into the LMS is what the command prints.
