@@ -295,10 +295,13 @@ pub async fn launch(lti: &Lti, db: &Db, form: &LaunchForm, browser: Option<&str>
         .bind(&nonce)
         .bind(times("exp").max(now()) + SKEW as i64)
         .execute(&db.pool)
-        .await
-        .is_ok();
-    if !fresh {
-        return refuse("this id_token was used already (its nonce is spent): start the launch again from the LMS");
+        .await;
+    // Only a nonce already kept is a replay; any other failure is the server's own.
+    if let Err(e) = fresh {
+        if e.as_database_error().is_some_and(|d| d.is_unique_violation()) {
+            return refuse("this id_token was used already (its nonce is spent): start the launch again from the LMS");
+        }
+        return Err(failed(e));
     }
     checked_claims(db, p, claims).await
 }
