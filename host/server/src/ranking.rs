@@ -130,6 +130,7 @@ pub async fn repay(queue: &Queue, rubric: &Rubric) -> Result<(), String> {
     for e in &crate::export::class(queue).await? {
         repay_entry(queue, rubric, &paid, e).await?;
     }
+    queue.grade_may_have_changed();
     Ok(())
 }
 

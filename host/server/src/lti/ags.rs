@@ -2,9 +2,13 @@
 //! to the LMS's gradebook as soon as it exists, and again whenever it
 //! changes (a re-grade, another version chosen, the final tournament).
 //!
-//! A durable queue (`lti_scores`): every few seconds [`reconcile`] reads
-//! each LMS student's grade as the teacher's gradebook has it and queues a
-//! score when it differs from the last one queued; [`send_due`] sends the
+//! A durable queue (`lti_scores`): [`reconcile`] reads each LMS student's
+//! grade as the teacher's gradebook has it and queues a score when it
+//! differs from the last one queued. It reads the whole class, so it runs
+//! only when a grade may have changed (`Queue::grade_may_have_changed`:
+//! a verdict, a version chosen, a tournament's points, a roster or a
+//! launch from the LMS), once at start, and in a slow sweep for whatever
+//! else did (another server on the same Postgres, a roster edit); [`send_due`] sends the
 //! waiting scores in order, with an access token from the platform's token
 //! endpoint (a client assertion signed with the tool's key), cached until
 //! it expires. A score that fails waits (1 s, 2 s, 4 s, … at most 10
@@ -38,8 +42,10 @@ const SCORE_MEDIA: &str = "application/vnd.ims.lis.v1.score+json";
 const LINE_ITEM_MEDIA: &str = "application/vnd.ims.lis.v2.lineitem+json";
 /// The longest wait between two tries of one score.
 const LONGEST_WAIT: i64 = 600;
-/// How often the queue is looked at.
+/// How often the queue is looked at (and the grade changes counted).
 const EVERY: Duration = Duration::from_secs(2);
+/// How often the class is read even when nothing said a grade changed.
+const SWEEP: Duration = Duration::from_secs(60);
 
 /// Remember the launch's services: its line item (the AGS claim) for the scores, and its roster's URL (NRPS).
 pub async fn remember(db: &Db, p: &Platform, claims: &Value) -> Result<(), String> {
@@ -524,17 +530,28 @@ async fn post_score(lti: &Arc<Lti>, p: &Platform, item: &str, score: &Value) -> 
     }
 }
 
-/// Keep the LMS's gradebook current: queue and send scores every few seconds, for as long as the server runs.
+/// Keep the LMS's gradebook current, for as long as the server runs:
+/// queue scores when a grade may have changed, send the due ones every few seconds.
 pub fn start(lti: Arc<Lti>, queue: Queue) {
+    use std::sync::atomic::Ordering;
     tokio::spawn(async move {
         // A restart does not keep a score waiting out a backoff the last run chose.
         if let Err(e) = due_now(&queue.db, None).await {
             eprintln!("LTI scores: {e}");
         }
+        // `None`: never read yet, so the first tick reads the class.
+        let mut seen: Option<u64> = None;
+        let mut swept = Instant::now();
         loop {
             tokio::time::sleep(EVERY).await;
-            if let Err(e) = reconcile(&queue, &lti.urls.target).await {
-                eprintln!("LTI scores: {e}");
+            // At most once a tick however many changes came: a burst of verdicts is one read of the class.
+            let changes = queue.grade_changes.load(Ordering::SeqCst);
+            if seen != Some(changes) || swept.elapsed() >= SWEEP {
+                seen = Some(changes);
+                swept = Instant::now();
+                if let Err(e) = reconcile(&queue, &lti.urls.target).await {
+                    eprintln!("LTI scores: {e}");
+                }
             }
             if let Err(e) = send_due(&lti, &queue.db).await {
                 eprintln!("LTI scores: {e}");

@@ -138,6 +138,10 @@ pub struct Queue {
     /// Jobs added from outside (uploads, re-grades), counted: a ladder
     /// batch stops between two matches when it moves (`Ladder::play_own`).
     pub added: Arc<std::sync::atomic::AtomicU64>,
+    /// Bumped whenever a grade may have changed (a verdict, a version chosen,
+    /// a tournament's points, a roster from an LMS): the LMS passback reads
+    /// the class only then, not every few seconds (`lti::ags::start`).
+    pub grade_changes: Arc<std::sync::atomic::AtomicU64>,
     finished: broadcast::Sender<Finished>,
     /// Where this server's gradings are, by submission id: told by the
     /// grading's progress hook, read by the pages, dropped when it ends.
@@ -200,6 +204,7 @@ impl Queue {
             workers,
             wake: Arc::new(Notify::new()),
             added: Arc::new(std::sync::atomic::AtomicU64::new(0)),
+            grade_changes: Arc::new(std::sync::atomic::AtomicU64::new(0)),
             finished,
             progress: Arc::default(),
             progressed,
@@ -419,7 +424,13 @@ impl Queue {
 
     /// Tell whoever listens that version `version` of `person` finished.
     fn announce(&self, person: i64, version: i64) {
+        self.grade_may_have_changed();
         let _ = self.finished.send(Finished { person, version });
+    }
+
+    /// Say that someone's grade may have changed, for the LMS passback.
+    pub fn grade_may_have_changed(&self) {
+        self.grade_changes.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
     }
 
     /// Told whenever one of this server's gradings moves on.

@@ -125,15 +125,19 @@ pub(super) async fn launch(State(s): State<Shared>, headers: HeaderMap, Form(for
     if let Err(e) = crate::lti::ags::remember(db, &checked.platform, &checked.claims).await {
         eprintln!("LTI: the launch's gradebook column is not kept: {e}");
     }
+    // The person may be newly linked to the LMS, with a grade already.
+    app.queue.grade_may_have_changed();
     // A launch shows the LMS is up: scores waiting for it go now, not after their backoff.
     if let Err(e) = crate::lti::ags::due_now(db, Some(checked.platform.id)).await {
         eprintln!("LTI scores: {e}");
     }
     // A teacher's launch reads the LMS's roster (late joiners, leavers), in the background.
     if checked.role == Role::Teacher {
-        let (lti, db) = (app.lti.clone(), db.clone());
+        let (lti, db, queue) = (app.lti.clone(), db.clone(), app.queue.clone());
         tokio::spawn(async move {
-            match crate::lti::nrps::sync_all(&lti, &db).await {
+            let synced = crate::lti::nrps::sync_all(&lti, &db).await;
+            queue.grade_may_have_changed();
+            match synced {
                 Ok(found) => {
                     for (p, s) in found {
                         eprintln!(

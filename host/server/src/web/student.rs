@@ -197,6 +197,7 @@ pub(super) async fn count(State(s): State<Shared>, session: Session, Form(form):
         if let Err(e) = done {
             return internal(e);
         }
+        app.queue.grade_may_have_changed();
         set_note(&session, "Your latest accepted version counts again.", false).await;
         return Redirect::to("/").into_response();
     }
@@ -210,6 +211,7 @@ pub(super) async fn count(State(s): State<Shared>, session: Session, Form(form):
             if let Err(e) = done {
                 return internal(e);
             }
+            app.queue.grade_may_have_changed();
             set_note(&session, &format!("Version {} now counts.", v.version), false).await;
             Redirect::to("/").into_response()
         }

@@ -302,7 +302,10 @@ pub(super) async fn lti_sync(State(s): State<Shared>, session: Session, Form(for
     if let Err(r) = super::csrf::check(&session, &form.authenticity_token).await {
         return r;
     }
-    let note = match crate::lti::nrps::sync_all(&app.lti, &app.queue.db).await {
+    let synced = crate::lti::nrps::sync_all(&app.lti, &app.queue.db).await;
+    // New learners from the LMS may have grades already (a CSV student matched by email).
+    app.queue.grade_may_have_changed();
+    let note = match synced {
         Ok(found) if found.is_empty() => {
             "No launch from an LMS has named its roster yet: open the assignment from the LMS first.".to_string()
         }
