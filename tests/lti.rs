@@ -160,6 +160,14 @@ fn course_in_lms_on(on: &On, name: &str, lms: Lms) -> (Server, Lms, Vec<BTreeMap
         &["--url", &url],
     );
     let dir_arg = dir.display().to_string();
+    if matches!(on, On::Postgres(_)) {
+        // Without its database named, the command says where to look rather than register the LMS nowhere.
+        let out = arena(&["course", "lti", dir_arg.as_str()]);
+        let said = String::from_utf8_lossy(&out.stderr).into_owned();
+        assert!(!out.status.success(), "{said}");
+        assert!(said.contains("name it with --database URL"), "{said}");
+        assert!(!dir.join("course.db").exists());
+    }
     let mut args = vec!["course", "lti", dir_arg.as_str()];
     // The course's database (Postgres is named on every command, as for `arena serve`).
     args.extend(on.database());
