@@ -20,16 +20,9 @@ pub enum Command {
 /// Run `arena course lti` on the course in `dir`; the lines to print.
 pub async fn command(dir: &Path, database: Option<String>, what: Command) -> Result<Vec<String>, String> {
     let course = crate::course::Course::open(dir)?;
-    // A course on Postgres has no SQLite file: making an empty one would register
-    // the platform where the server never looks ("not registered" at the first launch).
-    if database.is_none() && !dir.join(crate::course::DATABASE_FILE).exists() {
-        return Err(format!(
-            "the course in {} keeps its data in another database ({} is not there): name it with --database URL, as to arena serve",
-            dir.display(),
-            crate::course::DATABASE_FILE
-        ));
-    }
-    let db = crate::db::Db::open(&database.unwrap_or_else(|| course.sqlite_url())).await?;
+    // The database the course names (never a new empty SQLite file beside a
+    // Postgres course, where the server would not find the platform).
+    let db = crate::db::Db::open(&course.database_url(database.as_deref())?).await?;
     let urls = ToolUrls::at(&course.config.url);
     let mut lines = Vec::new();
     match what {
