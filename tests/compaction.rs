@@ -8,19 +8,16 @@ use crate::ladder::{board, ladder_course_with};
 use crate::server::{On, Server, logged_in, serve_with};
 use arena_competition::tournament::fit::{FitGame, PRIOR_DRAWS, fit_counted};
 use arena_server::db::Db;
+use arena_tests::bulk::{Finished, Mix, block, db_bytes, insert_finished, memory};
 use serde_json::Value;
 use sqlx::Row as _;
 use std::collections::BTreeMap;
-use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// Matches in all, in waves: each wave is inserted, then folded and pruned
 /// by the server before the next, as a ladder's results arrive between fits.
 const MATCHES: usize = 1_000_000;
 const WAVE: usize = 100_000;
-
-/// Rows per INSERT statement.
-const ROWS: usize = 1_000;
 
 /// The students' strengths (Elo) the results are drawn from.
 const ELO: [f64; 4] = [1300.0, 1450.0, 1550.0, 1700.0];
@@ -38,52 +35,6 @@ const MEMORY_MARGIN_KIB: u64 = 96 * 1024;
 /// From the third wave to the last: 24 MiB, what 5,700 matches took when
 /// kept in memory, where the 700,000 matches between would have taken 3 GB.
 const FLAT_MARGIN_KIB: u64 = 24 * 1024;
-
-fn block<T>(f: impl std::future::Future<Output = T>) -> T {
-    tokio::runtime::Builder::new_current_thread()
-        .enable_all()
-        .build()
-        .expect("a runtime")
-        .block_on(f)
-}
-
-/// A small, fast, seeded generator (splitmix64): the results are the same every run.
-struct Mix(u64);
-
-impl Mix {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
-
-/// The server's resident memory now and at its peak, in KiB (`VmRSS`, `VmHWM`).
-fn memory(server: &Server) -> (u64, u64) {
-    let status = std::fs::read_to_string(format!("/proc/{}/status", server.pid())).unwrap_or_default();
-    let field = |name: &str| {
-        status
-            .lines()
-            .find_map(|l| l.strip_prefix(name))
-            .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<u64>().ok())
-            .unwrap_or(0)
-    };
-    (field("VmRSS:"), field("VmHWM:"))
-}
-
-/// The database's size on disk: the file and its write-ahead log, in bytes.
-fn db_bytes(dir: &Path) -> u64 {
-    ["course.db", "course.db-wal"]
-        .iter()
-        .map(|f| std::fs::metadata(dir.join(f)).map_or(0, |m| m.len()))
-        .sum()
-}
 
 /// Wait until the board's fit is at least `serial`; the board.
 fn fitted_after(server: &Server, token: &str, serial: u64) -> Value {
@@ -164,7 +115,7 @@ fn a_million_matches_leave_memory_and_the_database_flat() {
     // The memory of a server that has fitted its empty ladder and served its
     // board (its first fit: it reads and folds everything there is).
     let b = fitted_after(&server, &token, 1);
-    let before = memory(&server);
+    let before = memory(server.pid());
     let empty_db = db_bytes(&dir);
     eprintln!(
         "before: VmRSS {} KiB, VmHWM {} KiB, database {} bytes",
@@ -180,77 +131,69 @@ fn a_million_matches_leave_memory_and_the_database_flat() {
     for wave in 0..MATCHES / WAVE {
         block(async {
             let db = Db::connect(&url).await.expect("the course's database");
-            for _ in 0..WAVE / ROWS {
-                let mut sql = String::from(
-                    "INSERT INTO ladder_matches (entrants, games, priority, state, attempts, created_at, finished_at, outcome, played_by, verified) VALUES ",
-                );
-                for r in 0..ROWS {
-                    let a = (mix.next() % 4) as usize;
-                    let b = (a + 1 + (mix.next() % 3) as usize) % 4;
-                    let p = 1.0 / (1.0 + 10f64.powf((ELO[b] - ELO[a]) / 400.0));
-                    let mut games = Vec::new();
-                    // Game 1: a in seat 0; game 2: b in seat 0.
-                    for (seat0, seat1, first) in [(0usize, 1usize, true), (1, 0, false)] {
-                        let u = mix.unit();
-                        // The entrant a's result: a draw one game in ten.
-                        let a_result = if u < 0.1 {
-                            1
-                        } else if u < 0.1 + 0.9 * p {
-                            0
-                        } else {
-                            2
-                        };
-                        let (ea, eb) = (&mut records[a], a_result);
-                        ea.games += 1;
-                        match eb {
-                            0 => ea.wins += 1,
-                            1 => ea.draws += 1,
-                            _ => ea.losses += 1,
-                        }
-                        let rb = &mut records[b];
-                        rb.games += 1;
-                        match a_result {
-                            0 => rb.losses += 1,
-                            1 => rb.draws += 1,
-                            _ => rb.wins += 1,
-                        }
-                        // The winning seat: a sits in seat 0 in the first game.
-                        let winner = match (a_result, first) {
-                            (1, _) => "null",
-                            (0, true) | (2, false) => "0",
-                            _ => "1",
-                        };
-                        // The fit's view: seat 0 against seat 1, in half points of seat 0.
-                        let (s0, s1) = if first { (a, b) } else { (b, a) };
-                        let halves = match winner {
-                            "null" => 1,
-                            "0" => 2,
-                            _ => 0,
-                        };
-                        *duels.entry((s0, s1, halves)).or_default() += 1;
-                        games.push(format!(
-                            "{{\"seats\":[{seat0},{seat1}],\"scores\":[{},{}],\"winner\":{winner}}}",
-                            mix.next() % 12,
-                            mix.next() % 12
-                        ));
+            // Finished a day ago: no page opened since links them.
+            insert_finished(&db, WAVE, "2026-11-27T00:00:01Z", || {
+                let a = (mix.next() % 4) as usize;
+                let b = (a + 1 + (mix.next() % 3) as usize) % 4;
+                let p = 1.0 / (1.0 + 10f64.powf((ELO[b] - ELO[a]) / 400.0));
+                let mut games = Vec::new();
+                // Game 1: a in seat 0; game 2: b in seat 0.
+                for (seat0, seat1, first) in [(0usize, 1usize, true), (1, 0, false)] {
+                    let u = mix.unit();
+                    // The entrant a's result: a draw one game in ten.
+                    let a_result = if u < 0.1 {
+                        1
+                    } else if u < 0.1 + 0.9 * p {
+                        0
+                    } else {
+                        2
+                    };
+                    let (ea, eb) = (&mut records[a], a_result);
+                    ea.games += 1;
+                    match eb {
+                        0 => ea.wins += 1,
+                        1 => ea.draws += 1,
+                        _ => ea.losses += 1,
                     }
-                    let outcome = format!(
+                    let rb = &mut records[b];
+                    rb.games += 1;
+                    match a_result {
+                        0 => rb.losses += 1,
+                        1 => rb.draws += 1,
+                        _ => rb.wins += 1,
+                    }
+                    // The winning seat: a sits in seat 0 in the first game.
+                    let winner = match (a_result, first) {
+                        (1, _) => "null",
+                        (0, true) | (2, false) => "0",
+                        _ => "1",
+                    };
+                    // The fit's view: seat 0 against seat 1, in half points of seat 0.
+                    let (s0, s1) = if first { (a, b) } else { (b, a) };
+                    let halves = match winner {
+                        "null" => 1,
+                        "0" => 2,
+                        _ => 0,
+                    };
+                    *duels.entry((s0, s1, halves)).or_default() += 1;
+                    games.push(format!(
+                        "{{\"seats\":[{seat0},{seat1}],\"scores\":[{},{}],\"winner\":{winner}}}",
+                        mix.next() % 12,
+                        mix.next() % 12
+                    ));
+                }
+                Finished {
+                    entrants: format!("{},{}", keys[a], keys[b]),
+                    games: 2,
+                    outcome: format!(
                         "{{\"games\":[{}],\"fuel\":[{},{}]}}",
                         games.join(","),
                         mix.next() % 50_000_000,
                         mix.next() % 50_000_000
-                    );
-                    if r > 0 {
-                        sql.push(',');
-                    }
-                    // A day ago: no page opened since links them.
-                    sql.push_str(&format!(
-                        "('{},{}', 2, 0, 'done', 1, '2026-11-27T00:00:00Z', '2026-11-27T00:00:01Z', '{outcome}', 0, 0)",
-                        keys[a], keys[b]
-                    ));
+                    ),
                 }
-                sqlx::query(&sql).execute(&db.pool).await.expect("insert a wave's rows");
-            }
+            })
+            .await;
             db.pool.close().await;
         });
         // The server folds the wave and deletes what no page links.
@@ -275,7 +218,7 @@ fn a_million_matches_leave_memory_and_the_database_flat() {
             );
             std::thread::sleep(Duration::from_millis(200));
         }
-        let (rss, hwm) = memory(&server);
+        let (rss, hwm) = memory(server.pid());
         let size = db_bytes(&dir);
         eprintln!(
             "after {} matches ({:.0} s): VmRSS {rss} KiB, VmHWM {hwm} KiB, database {size} bytes",
@@ -295,7 +238,7 @@ fn a_million_matches_leave_memory_and_the_database_flat() {
         }
         std::thread::sleep(Duration::from_millis(100));
     };
-    let after = memory(&server);
+    let after = memory(server.pid());
     let size = db_bytes(&dir);
     eprintln!(
         "after {MATCHES}: VmRSS {} KiB, VmHWM {} KiB, database {size} bytes",
@@ -353,7 +296,7 @@ fn a_million_matches_leave_memory_and_the_database_flat() {
     drop(server);
     let server = serve_with(&dir, &on.database());
     let b = fitted_after(&server, &token, 1);
-    let restarted = memory(&server);
+    let restarted = memory(server.pid());
     eprintln!(
         "after a restart: VmRSS {} KiB, VmHWM {} KiB, database {} bytes",
         restarted.0,

@@ -1,8 +1,10 @@
 //! Helpers for the integration tests: build the example bots and the
 //! `arena` binary once, and run matches through the library.
 
+pub mod bulk;
 pub mod load;
 pub mod loops;
+pub mod semester;
 
 use arena::adapters;
 use arena::games::IllegalMoves;

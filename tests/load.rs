@@ -9,7 +9,7 @@
 
 use crate::{arena, arena_bin, bot, temp};
 use std::io::{BufRead, BufReader};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
@@ -86,7 +86,8 @@ impl Drop for Proc {
     }
 }
 
-fn agent() -> ureq::Agent {
+/// An HTTP client that returns every status and follows no redirect.
+pub(crate) fn agent() -> ureq::Agent {
     ureq::Agent::config_builder()
         .http_status_as_error(false)
         .max_redirects(0)
@@ -124,12 +125,13 @@ fn python() -> &'static str {
     })
 }
 
-fn num(dir: &Path, query: &str) -> u64 {
+/// A number the course's SQLite database answers to `query` (0 if none).
+pub(crate) fn num(dir: &Path, query: &str) -> u64 {
     sql(dir, query).parse().unwrap_or(0)
 }
 
 /// A session cookie from a login link.
-fn login(url: &str, token: &str) -> String {
+pub(crate) fn login(url: &str, token: &str) -> String {
     let r = agent().get(&format!("{url}/login/{token}")).call().expect("login");
     r.headers()
         .get_all("set-cookie")
@@ -139,7 +141,8 @@ fn login(url: &str, token: &str) -> String {
         .join("; ")
 }
 
-fn quantile(sorted: &[f64], q: f64) -> f64 {
+/// The `q` quantile of sorted samples (0 if none).
+pub(crate) fn quantile(sorted: &[f64], q: f64) -> f64 {
     if sorted.is_empty() {
         return 0.0;
     }
@@ -160,13 +163,24 @@ fn memory(pid: u32) -> [f64; 2] {
     [kb("VmHWM:"), kb("VmRSS:")]
 }
 
-/// Run the ladder under `load` in a fresh folder named after `name`.
-pub fn run(load: &Load, name: &str) -> LoadReport {
-    let started = Instant::now();
+/// A course made by `arena course init` with a roster of `students`
+/// (`s0` to `s{n-1}`), set for load: uploads not limited, grading short
+/// (20 games), no new-version tests, logins unlimited from one address.
+pub struct Class {
+    /// The course folder.
+    pub dir: PathBuf,
+    /// Each student's login token, in roster order.
+    pub tokens: Vec<String>,
+    /// The teacher's login token.
+    pub teacher: String,
+}
+
+/// Make a [`Class`] of `students` in a fresh folder named after `name`.
+pub fn class(name: &str, students: usize) -> Class {
     let dir = temp(name).join("course");
     let roster = dir.with_file_name("roster.csv");
     let mut csv = String::from("name,email,id\n");
-    for i in 0..load.students {
+    for i in 0..students {
         csv.push_str(&format!("Student {i},s{i}@uni.edu,s{i}\n"));
     }
     std::fs::write(&roster, csv).unwrap();
@@ -180,14 +194,11 @@ pub fn run(load: &Load, name: &str) -> LoadReport {
         &roster.display().to_string(),
     ]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    // The ladder's load is measured: uploads are not limited, grading is short, no new-version tests.
+    // The server's load is measured: uploads are not limited, grading is short, no new-version tests.
     let toml = std::fs::read_to_string(dir.join("course.toml")).unwrap();
     let toml = toml
         .replace("uploads_per_hour = 30", "uploads_per_hour = 1000")
         .replace("versus_games = 2000", "versus_games = 0")
-        // Throughput is measured: the ladder never rests.
-        .replace("rest_width = 100.0", "rest_width = 0.0")
-        .replace("max_matches = 200", "max_matches = 0")
         // A thousand leaderboards log in from this one address.
         .replace("logins_per_minute = 120", "logins_per_minute = 1000000");
     std::fs::write(dir.join("course.toml"), toml).unwrap();
@@ -201,7 +212,20 @@ pub fn run(load: &Load, name: &str) -> LoadReport {
         .collect();
     let teacher = std::fs::read_to_string(dir.join("teacher-link.txt")).unwrap();
     let teacher = teacher.trim().rsplit('/').next().unwrap().to_string();
+    Class { dir, tokens, teacher }
+}
 
+/// A running `arena serve`, stopped when dropped.
+pub struct Served {
+    _proc: Proc,
+    /// Its address (`http://127.0.0.1:PORT`).
+    pub url: String,
+    /// Its process id.
+    pub pid: u32,
+}
+
+/// Start `arena serve` on the course in `dir` with one worker thread of its own.
+pub fn serve(dir: &Path) -> Served {
     let mut child = Command::new(arena_bin())
         .args([
             "serve",
@@ -225,7 +249,44 @@ pub fn run(load: &Load, name: &str) -> LoadReport {
         .unwrap_or_else(|| panic!("arena serve said: {first}"))
         .to_string();
     let pid = child.id();
-    let server = Proc(child);
+    Served {
+        _proc: Proc(child),
+        url,
+        pid,
+    }
+}
+
+/// Upload `file` as a new version with a student's token; the status.
+pub fn upload(url: &str, token: &str, file: &[u8]) -> u16 {
+    agent()
+        .post(&format!("{url}/api/submissions"))
+        .header("Authorization", &format!("Bearer {token}"))
+        .header("X-File-Name", "bot.wasm")
+        .header("Content-Type", "application/wasm")
+        .send(file)
+        .map_or(0, |r| r.status().as_u16())
+}
+
+/// Whether every upload has been graded (none queued or running).
+pub fn graded(dir: &Path) -> bool {
+    num(
+        dir,
+        "SELECT COUNT(*) FROM submissions WHERE state IN ('queued', 'running')",
+    ) == 0
+}
+
+/// Run the ladder under `load` in a fresh folder named after `name`.
+pub fn run(load: &Load, name: &str) -> LoadReport {
+    let started = Instant::now();
+    let Class { dir, tokens, teacher } = class(name, load.students);
+    // Throughput is measured: the ladder never rests.
+    let toml = std::fs::read_to_string(dir.join("course.toml")).unwrap();
+    let toml = toml
+        .replace("rest_width = 100.0", "rest_width = 0.0")
+        .replace("max_matches = 200", "max_matches = 0");
+    std::fs::write(dir.join("course.toml"), toml).unwrap();
+    let served = serve(&dir);
+    let (url, pid) = (served.url.clone(), served.pid);
 
     // The workers join from the start, as a lab would.
     let mut workers = Vec::new();
@@ -266,23 +327,11 @@ pub fn run(load: &Load, name: &str) -> LoadReport {
     let a = agent();
     for round in 0..2 {
         for (i, token) in tokens.iter().enumerate() {
-            let r = a
-                .post(&format!("{url}/api/submissions"))
-                .header("Authorization", &format!("Bearer {token}"))
-                .header("X-File-Name", "bot.wasm")
-                .header("Content-Type", "application/wasm")
-                .send(&files[(i + round) % 3][..])
-                .expect("upload");
-            assert_eq!(r.status().as_u16(), 202, "upload {round} of student {i}");
+            let status = upload(&url, token, &files[(i + round) % 3]);
+            assert_eq!(status, 202, "upload {round} of student {i}");
         }
     }
-    let graded = || {
-        num(
-            &dir,
-            "SELECT COUNT(*) FROM submissions WHERE state IN ('queued', 'running')",
-        ) == 0
-    };
-    while !graded() {
+    while !graded(&dir) {
         std::thread::sleep(Duration::from_millis(500));
     }
 
@@ -445,7 +494,7 @@ pub fn run(load: &Load, name: &str) -> LoadReport {
     let f = fragment_ms.lock().unwrap().clone();
     report.fragments = f.len();
     report.fragment_bytes = f.iter().copied().max().unwrap_or(0);
-    drop(server);
+    drop(served);
 
     // The same bots in `arena tournament` on the same machine: every
     // student's version on the ladder (its second upload) and the house
