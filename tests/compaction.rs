@@ -133,8 +133,8 @@ fn a_million_matches_leave_memory_and_the_database_flat() {
             let db = Db::connect(&url).await.expect("the course's database");
             // Finished a day ago: no page opened since links them.
             insert_finished(&db, WAVE, "2026-11-27T00:00:01Z", || {
-                let a = (mix.next() % 4) as usize;
-                let b = (a + 1 + (mix.next() % 3) as usize) % 4;
+                let a = (mix.bits() % 4) as usize;
+                let b = (a + 1 + (mix.bits() % 3) as usize) % 4;
                 let p = 1.0 / (1.0 + 10f64.powf((ELO[b] - ELO[a]) / 400.0));
                 let mut games = Vec::new();
                 // Game 1: a in seat 0; game 2: b in seat 0.
@@ -178,8 +178,8 @@ fn a_million_matches_leave_memory_and_the_database_flat() {
                     *duels.entry((s0, s1, halves)).or_default() += 1;
                     games.push(format!(
                         "{{\"seats\":[{seat0},{seat1}],\"scores\":[{},{}],\"winner\":{winner}}}",
-                        mix.next() % 12,
-                        mix.next() % 12
+                        mix.bits() % 12,
+                        mix.bits() % 12
                     ));
                 }
                 Finished {
@@ -188,8 +188,8 @@ fn a_million_matches_leave_memory_and_the_database_flat() {
                     outcome: format!(
                         "{{\"games\":[{}],\"fuel\":[{},{}]}}",
                         games.join(","),
-                        mix.next() % 50_000_000,
-                        mix.next() % 50_000_000
+                        mix.bits() % 50_000_000,
+                        mix.bits() % 50_000_000
                     ),
                 }
             })

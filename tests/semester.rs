@@ -154,8 +154,8 @@ fn current_keys(url: &str) -> Vec<String> {
 /// won by the stronger more often (its strength from its key).
 fn a_match(mix: &mut Mix, keys: &[String]) -> Finished {
     let n = keys.len() as u64;
-    let a = (mix.next() % n) as usize;
-    let b = (a + 1 + (mix.next() % (n - 1)) as usize) % keys.len();
+    let a = (mix.bits() % n) as usize;
+    let b = (a + 1 + (mix.bits() % (n - 1)) as usize) % keys.len();
     let elo = |k: &str| 1200.0 + (k.len() as f64 * 37.0 + k.bytes().map(f64::from).sum::<f64>()) % 600.0;
     let p = 1.0 / (1.0 + 10f64.powf((elo(&keys[b]) - elo(&keys[a])) / 400.0));
     let games: Vec<String> = [(0, 1, true), (1, 0, false)]
@@ -171,8 +171,8 @@ fn a_match(mix: &mut Mix, keys: &[String]) -> Finished {
             };
             format!(
                 "{{\"seats\":[{seat0},{seat1}],\"scores\":[{},{}],\"winner\":{winner}}}",
-                mix.next() % 12,
-                mix.next() % 12
+                mix.bits() % 12,
+                mix.bits() % 12
             )
         })
         .collect();
@@ -182,8 +182,8 @@ fn a_match(mix: &mut Mix, keys: &[String]) -> Finished {
         outcome: format!(
             "{{\"games\":[{}],\"fuel\":[{},{}]}}",
             games.join(","),
-            mix.next() % 50_000_000,
-            mix.next() % 50_000_000
+            mix.bits() % 50_000_000,
+            mix.bits() % 50_000_000
         ),
     }
 }
