@@ -70,6 +70,23 @@ pub struct Finished {
     pub outcome: String,
 }
 
+impl Finished {
+    /// A duel of `games` (each a game's JSON) between `a` and `b`, with
+    /// made-up fuel from `mix`.
+    pub fn duel(mix: &mut Mix, a: &str, b: &str, games: &[String]) -> Finished {
+        Finished {
+            entrants: format!("{a},{b}"),
+            games: games.len() as u32,
+            outcome: format!(
+                "{{\"games\":[{}],\"fuel\":[{},{}]}}",
+                games.join(","),
+                mix.bits() % 50_000_000,
+                mix.bits() % 50_000_000
+            ),
+        }
+    }
+}
+
 /// Insert `n` finished matches, each `next()`, [`ROWS`] to a statement, as
 /// the server's pool writes a played match: done, unfolded, played by the
 /// server (0), finished at `finished_at` (a time long past lets the server

@@ -182,16 +182,7 @@ fn a_million_matches_leave_memory_and_the_database_flat() {
                         mix.bits() % 12
                     ));
                 }
-                Finished {
-                    entrants: format!("{},{}", keys[a], keys[b]),
-                    games: 2,
-                    outcome: format!(
-                        "{{\"games\":[{}],\"fuel\":[{},{}]}}",
-                        games.join(","),
-                        mix.bits() % 50_000_000,
-                        mix.bits() % 50_000_000
-                    ),
-                }
+                Finished::duel(&mut mix, &keys[a], &keys[b], &games)
             })
             .await;
             db.pool.close().await;

@@ -176,16 +176,7 @@ fn a_match(mix: &mut Mix, keys: &[String]) -> Finished {
             )
         })
         .collect();
-    Finished {
-        entrants: format!("{},{}", keys[a], keys[b]),
-        games: 2,
-        outcome: format!(
-            "{{\"games\":[{}],\"fuel\":[{},{}]}}",
-            games.join(","),
-            mix.bits() % 50_000_000,
-            mix.bits() % 50_000_000
-        ),
-    }
+    Finished::duel(mix, &keys[a], &keys[b], &games)
 }
 
 /// Run a semester of `s` in a fresh folder named after `name`; each week's
