@@ -2098,6 +2098,14 @@ fn a_course_names_its_database_and_serve_never_makes_an_empty_one() {
     ]);
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(backup.join("course.pgdump").is_file());
+    // A backup may leave the machine: it holds no password, and says none.
+    assert!(
+        !backup.join("database-url").exists(),
+        "the password file is not backed up"
+    );
+    for said in [&out.stdout, &out.stderr] {
+        assert!(!String::from_utf8_lossy(said).contains("s3cret"), "a password printed");
+    }
     // Restored into another database, the folder names that one.
     let other = on.another_database("restored").unwrap();
     let restored = dir.with_file_name("restored");

@@ -235,7 +235,28 @@ fn safe_relative(rel: &str) -> bool {
             .all(|c| matches!(c, std::path::Component::Normal(_)))
 }
 
+/// `url` without the password of its user part, and that password
+/// (decoded), for `PGPASSWORD`.
+fn without_password(url: &str) -> (String, Option<String>) {
+    match url::Url::parse(url) {
+        Ok(mut u) if u.password().is_some() => {
+            let password = u
+                .password()
+                .map(|p| percent_encoding::percent_decode_str(p).decode_utf8_lossy().into_owned());
+            let _ = u.set_password(None);
+            (u.to_string(), password)
+        }
+        _ => (url.to_string(), None),
+    }
+}
+
+/// A file of the database (or the secret naming it), never copied with the
+/// folder: the database goes in as a snapshot, and a backup, which may leave
+/// the machine, holds no password (a restore names its own database).
 fn is_database_file(rel: &str) -> bool {
+    if rel == crate::course::DATABASE_URL_FILE {
+        return true;
+    }
     rel == DATABASE_FILE || rel.starts_with(&format!("{DATABASE_FILE}-"))
 }
 
@@ -338,7 +359,19 @@ fn sha256_of(path: &Path) -> Result<String, String> {
 
 /// Run PostgreSQL's `program` with `args`; its first line of complaint when it fails.
 fn run(program: &str, args: &[&str], url: &str) -> Result<(), String> {
-    let out = std::process::Command::new(program).args(args).output().map_err(|e| {
+    // The password goes in the child's environment, not its arguments,
+    // which any local user reads in `ps` while a nightly backup runs.
+    let (bare, password) = without_password(url);
+    let args: Vec<&str> = args
+        .iter()
+        .map(|a| if *a == url { bare.as_str() } else { *a })
+        .collect();
+    let mut command = std::process::Command::new(program);
+    command.args(&args);
+    if let Some(p) = password {
+        command.env("PGPASSWORD", p);
+    }
+    let out = command.output().map_err(|e| {
         format!("{program}: cannot run it ({e}); install PostgreSQL's client programs (Debian: postgresql-client)")
     })?;
     if out.status.success() {

@@ -396,7 +396,12 @@ pub fn name_database(dir: &Path, url: &str) -> Result<(), String> {
 /// itself, or `file:database-url` when it holds a password (that file is
 /// written by the caller, mode 0600).
 pub fn database_entry(url: &str) -> (String, bool) {
-    let secret = url::Url::parse(url).is_ok_and(|u| u.password().is_some());
+    // Kept out of course.toml unless it surely holds no password: none in
+    // its user part or its query, and a URL that parses (an unencoded `@`
+    // or `/` in a password does not).
+    let plain = url::Url::parse(url)
+        .is_ok_and(|u| u.password().is_none() && !u.query_pairs().any(|(k, _)| k.ends_with("password")));
+    let secret = !plain;
     if secret {
         (format!("file:{DATABASE_URL_FILE}"), true)
     } else {

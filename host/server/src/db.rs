@@ -169,7 +169,8 @@ impl Db {
             Backend::Postgres
         } else {
             return Err(format!(
-                "database `{url}`: give sqlite://FILE or postgres://USER@HOST/DB"
+                "database `{}`: give sqlite://FILE or postgres://USER@HOST/DB",
+                shown_url(url)
             ));
         };
         let mut options = AnyPoolOptions::new().max_connections(if backend == Backend::Sqlite { 4 } else { 8 });
@@ -351,12 +352,26 @@ fn person(r: &sqlx::any::AnyRow) -> Person {
 
 /// A database URL without its password, for messages.
 pub fn shown_url(url: &str) -> String {
-    match (url.find("://"), url.find('@')) {
+    let shown = match (url.find("://"), url.rfind('@')) {
         (Some(scheme), Some(at)) if at > scheme => {
             let user = &url[scheme + 3..at];
             let user = user.split(':').next().unwrap_or("");
             format!("{}{user}{}", &url[..scheme + 3], &url[at..])
         }
         _ => url.to_string(),
+    };
+    // A password in the query (`?password=...`) is hidden too.
+    match shown.split_once('?') {
+        Some((base, query)) => {
+            let query: Vec<String> = query
+                .split('&')
+                .map(|kv| match kv.split_once('=') {
+                    Some((k, _)) if k.ends_with("password") => format!("{k}=***"),
+                    _ => kv.to_string(),
+                })
+                .collect();
+            format!("{base}?{}", query.join("&"))
+        }
+        None => shown,
     }
 }

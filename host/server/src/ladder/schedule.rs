@@ -2,7 +2,7 @@
 //! version's first matches before the rest, enough of them waiting for
 //! every thread that plays.
 
-use super::types::{Counted, Current};
+use super::types::{Board, Counted, Current};
 use super::{FROZEN, Ladder, RECOUNT, elapsed, mark};
 use crate::course::{now, stamp};
 use arena_competition::ladder::{Entrant as Seeded, next};
@@ -39,7 +39,10 @@ impl Ladder {
         if queued >= ahead || current.iter().filter(|c| c.person.is_some()).count() == 0 {
             return Ok(0);
         }
-        let (mut seeded, mut recent) = self.seeded(&current, &keys).await?;
+        // One board for the rule and for the check that it is fresh: a fit
+        // may publish another between the two.
+        let board = self.board();
+        let (mut seeded, mut recent) = self.seeded(&current, &keys, &board).await?;
         // The stopping rule: a version that has its matches and a narrow
         // enough interval rests (it is still met, never picked first, as a
         // house bot); when all rest, so does the ladder.
@@ -62,7 +65,7 @@ impl Ladder {
             // while matches were still unplayed or unfitted can widen once
             // they are in (a bot that loses them all), and the ladder would
             // wake again with nothing changed but the timing of the fit.
-            let settled = self.settled().await?;
+            let settled = self.settled(&board).await?;
             self.resting.store(settled, std::sync::atomic::Ordering::Relaxed);
             return Ok(0);
         }
@@ -102,17 +105,18 @@ impl Ladder {
         Ok(made)
     }
 
-    /// Every match is played and folded, and the board was fitted after
-    /// the last fold (the fit holds [`Ladder::folding`] from its fold to
-    /// its board, so no fold falls between what this reads).
-    async fn settled(&self) -> Result<bool, String> {
+    /// Every match is played and folded, and `board` (the one the rule
+    /// was read on) was fitted after the last fold (the fit holds
+    /// [`Ladder::folding`] from its fold to its board, so no fold falls
+    /// between what this reads).
+    async fn settled(&self, board: &Board) -> Result<bool, String> {
         let _fit = self.folding.lock().await;
         let unfolded: i64 = sqlx::query("SELECT COUNT(*) FROM ladder_matches WHERE folded = 0")
             .fetch_one(&self.db.pool)
             .await
             .and_then(|r| r.try_get(0))
             .map_err(|e| e.to_string())?;
-        Ok(unfolded == 0 && self.board().through == self.folded.load(std::sync::atomic::Ordering::SeqCst))
+        Ok(unfolded == 0 && board.through == self.folded.load(std::sync::atomic::Ordering::SeqCst))
     }
 
     /// Drop the queued matches of entrants no longer on the ladder (`keys`:
@@ -156,6 +160,7 @@ impl Ladder {
         &self,
         current: &[Current],
         keys: &HashMap<&str, usize>,
+        board: &Board,
     ) -> Result<(Vec<Seeded>, Vec<Vec<i64>>), String> {
         let counts = self.match_counts().await?;
         let recent_rows = sqlx::query("SELECT entrants FROM ladder_matches ORDER BY id DESC LIMIT $1")
@@ -173,7 +178,6 @@ impl Ladder {
                     .collect()
             })
             .collect();
-        let board = self.board();
         let rated: HashMap<&str, (f64, f64)> = board
             .rows
             .iter()

@@ -277,14 +277,17 @@ pub async fn send_due(lti: &Arc<Lti>, db: &Db) -> Result<usize, String> {
         match outcome {
             Sent::Taken => {
                 taken += 1;
-                // The LMS is up: its other students' waiting scores need not sit out their backoff.
-                due_now(db, Some(platform)).await?;
+                // Kept as sent first: a score the LMS took is never sent again.
                 sqlx::query("UPDATE lti_scores SET state = 'sent', sent_at = $1, last_error = NULL WHERE id = $2")
                     .bind(&at)
                     .bind(id)
                     .execute(&db.pool)
                     .await
                     .map_err(|e| e.to_string())?;
+                // The LMS is up: its other students' waiting scores need not sit out their backoff.
+                if let Err(e) = due_now(db, Some(platform)).await {
+                    eprintln!("LTI scores: {e}");
+                }
             }
             Sent::Newer => {
                 // Trying again would be answered the same: the score ends here.
@@ -316,6 +319,17 @@ pub async fn send_due(lti: &Arc<Lti>, db: &Db) -> Result<usize, String> {
 /// Make the waiting scores (of one platform, or all) due now: the LMS is
 /// up again, or may be (the server just started).
 pub async fn due_now(db: &Db, platform: Option<i64>) -> Result<(), String> {
+    // At most once a minute for one LMS: a score it refuses for good (a
+    // student it no longer knows) is then tried once a minute while its
+    // classmates' scores and launches come, never at every tick.
+    static LAST: std::sync::Mutex<Vec<(i64, std::time::Instant)>> = std::sync::Mutex::new(Vec::new());
+    if let (Some(p), Ok(mut last)) = (platform, LAST.lock()) {
+        match last.iter_mut().find(|(id, _)| *id == p) {
+            Some((_, at)) if at.elapsed() < Duration::from_secs(60) => return Ok(()),
+            Some((_, at)) => *at = std::time::Instant::now(),
+            None => last.push((p, std::time::Instant::now())),
+        }
+    }
     let waiting = "UPDATE lti_scores SET next_try_at = 0 WHERE state = 'waiting' AND next_try_at > 0";
     match platform {
         Some(p) => {
@@ -547,10 +561,11 @@ pub fn start(lti: Arc<Lti>, queue: Queue) {
             // At most once a tick however many changes came: a burst of verdicts is one read of the class.
             let changes = queue.grade_changes.load(Ordering::SeqCst);
             if seen != Some(changes) || swept.elapsed() >= SWEEP {
-                seen = Some(changes);
                 swept = Instant::now();
-                if let Err(e) = reconcile(&queue, &lti.urls.target).await {
-                    eprintln!("LTI scores: {e}");
+                // A failed read is tried again at the next tick, not at the next sweep.
+                match reconcile(&queue, &lti.urls.target).await {
+                    Ok(_) => seen = Some(changes),
+                    Err(e) => eprintln!("LTI scores: {e}"),
                 }
             }
             if let Err(e) = send_due(&lti, &queue.db).await {

@@ -428,7 +428,9 @@ pub(super) async fn student_page(
         versions: versions_html(person, &versions, csrf, true, &busy_words(app, &versions), !open)?,
         me: person.id,
         open,
-        counts: counted(person, &versions).is_some(),
+        // On the ladder: the version that counts, once accepted (not while it is graded).
+        counts: counted(person, &versions)
+            .is_some_and(|c| versions.iter().any(|v| v.version == c && v.state == "accepted")),
         frozen: app.ladder.board().frozen,
         late: course.config.late_days > 0,
         server: course.config.url.trim_end_matches('/'),
