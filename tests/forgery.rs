@@ -882,6 +882,19 @@ fn forge_until_disabled(
     (sent, why)
 }
 
+/// The course in `dir` served again with no thread of its own: once the
+/// server has its own results to compare with, every match is the
+/// worker's to claim. With a thread of its own the server plays a small
+/// class's few queued matches within milliseconds, and how many the
+/// forger gets (so how many results it takes to judge it) would depend
+/// on the machine's load.
+fn only_workers_play(server: Server, dir: &Path, on: &On) -> Server {
+    drop(server);
+    let mut extra = vec!["--workers", "0"];
+    extra.extend(on.database());
+    serve_with(dir, &extra)
+}
+
 /// A ladder whose workers' results are never played again: only the
 /// statistics can find a forger.
 const UNCHECKED: &str = "\n[ladder]\ngames = 10\nversus_games = 0\nversus_elo = 20.0\nverify_first = 0\nverify_percent = 0\nlease_seconds = 4\nmin_matches = 20\nrest_width = 0.0\nmax_matches = 0\n";
@@ -913,11 +926,11 @@ fn the_statistics_catch_a_forger_that_no_replay_checks(on: &On) {
     accepted(&server, &tokens[1], &bot("en-garde/random"));
     // The statistics compare a worker with the server's own results, and
     // judge no entrant before the server has MIN_OWN matches of it (10
-    // games each): on a loaded machine the forger could otherwise take
-    // most matches while the server's own thread waits for a core.
+    // games each).
     wait_board(&server, &tokens[0], 300, "the server's own games", |b| {
         students_with(b, 10 * MIN_OWN as u64) == 2
     });
+    let server = only_workers_play(server, &dir, on);
     let key = |school: &str| {
         format!(
             "s{}",
@@ -960,6 +973,11 @@ fn the_statistics_catch_a_forger_that_no_replay_checks(on: &On) {
         listed.contains("(forger)") && listed.contains("too unlikely against the server's own"),
         "{listed}"
     );
+    // The server's own thread plays again what the forger's matches were.
+    let mut extra = vec!["--workers", "1"];
+    extra.extend(on.database());
+    drop(server);
+    let server = serve_with(&dir, &extra);
     wait_board(
         &server,
         &tokens[0],
@@ -1027,6 +1045,7 @@ fn the_statistics_catch_a_table_forger_that_no_replay_checks(on: &On) {
     wait_board(&server, &tokens[0], 600, "the server's own tables", |b| {
         students_with(b, 5 * 24) == 2
     });
+    let server = only_workers_play(server, &dir, on);
     let bo_key = format!(
         "s{}",
         on.scalar(
@@ -1078,7 +1097,12 @@ fn the_statistics_catch_a_table_forger_that_no_replay_checks(on: &On) {
         listed.contains("(forger)") && listed.contains("too unlikely against the server's own"),
         "{listed}"
     );
-    // Forged, Bo's bot was first in every game (a mean place of 1).
+    // Forged, Bo's bot was first in every game (a mean place of 1); the
+    // server's own thread plays again what the forger's matches were.
+    let mut extra = vec!["--workers", "1"];
+    extra.extend(on.database());
+    drop(server);
+    let server = serve_with(&dir, &extra);
     wait_board(&server, &tokens[0], 300, "Bo's honest mean place", |b| {
         row(b, |r| r["key"] == bo_key.as_str())
             .and_then(|r| r["mean_position"].as_f64())
