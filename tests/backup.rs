@@ -371,3 +371,58 @@ fn a_course_made_by_an_earlier_release_opens_with_everything_in_it() {
         );
     }
 }
+
+/// A course served from an SQLite file outside its folder (`database =
+/// "sqlite://..."` in course.toml) is backed up from that file, not from
+/// the folder (which has no course.db), and the restored folder holds the
+/// database itself and names none: it serves its own copy.
+#[test]
+fn a_course_on_an_sqlite_file_elsewhere_is_backed_up_from_that_file() {
+    let on = On::Sqlite;
+    let (dir, students) = on.course("elsewhere", &[]);
+    let away = dir.with_file_name("elsewhere-db");
+    std::fs::create_dir_all(&away).unwrap();
+    let file = away.join("class.db");
+    std::fs::rename(dir.join("course.db"), &file).unwrap();
+    let toml = std::fs::read_to_string(dir.join("course.toml")).unwrap();
+    std::fs::write(
+        dir.join("course.toml"),
+        format!("database = \"sqlite://{}\"\n{toml}", file.display()),
+    )
+    .unwrap();
+    let out = dir.with_file_name("elsewhere-backup");
+    let run = |args: &[&str]| {
+        let o = arena(args);
+        let (said, err) = (
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        );
+        assert!(o.status.success(), "arena {args:?}: {err}");
+        said
+    };
+    let said = run(&[
+        "course",
+        "backup",
+        &dir.display().to_string(),
+        &out.display().to_string(),
+    ]);
+    assert!(said.contains("sqlite database"), "{said}");
+    assert!(!dir.join("course.db").exists(), "no empty course.db made in the folder");
+    let restored = dir.with_file_name("elsewhere-restored");
+    let said = run(&[
+        "course",
+        "restore",
+        &out.display().to_string(),
+        &restored.display().to_string(),
+    ]);
+    assert!(said.contains("arena serve"), "{said}");
+    let toml = std::fs::read_to_string(restored.join("course.toml")).unwrap();
+    assert!(
+        !toml.contains("database ="),
+        "the restored folder serves its own course.db:\n{toml}"
+    );
+    assert_eq!(
+        on.scalar(&restored, "SELECT COUNT(*) FROM people WHERE is_teacher = 0"),
+        students.len().to_string()
+    );
+}

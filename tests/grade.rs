@@ -86,6 +86,11 @@ fn a_broken_or_hostile_submission_gets_zero_with_the_reason() {
             "hostile/wrong-world",
             "not an arena bot (it exports no game's functions)",
         ),
+        // The rubric's game is not the student's to change: no `--game` advice.
+        (
+            "connect-fwar/basic",
+            "basic.wasm: a bot for ConnectFwar, not En Garde; this assignment plays En Garde: build the bot for it",
+        ),
     ] {
         let v = arena_json(&[
             "grade",

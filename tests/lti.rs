@@ -8,6 +8,7 @@
 
 use crate::browser::{browser_with, eval, wait_long};
 use crate::server::{On, Server, course_of, on_both, serve_with};
+use crate::walkthrough::{full_page, shots_in};
 use arena_tests::{arena, root};
 use serde_json::{Value, json};
 use std::collections::BTreeMap;
@@ -62,7 +63,19 @@ impl Lms {
             .next()
             .and_then(|p| p.parse().ok())
             .expect("the LMS's port");
-        let (child, url) = Lms::child(port, self.state.as_ref());
+        // The port was free while the LMS was down: another process may
+        // hold it for a moment (a client's own port), so try for a while.
+        let started = Instant::now();
+        let (child, url) = loop {
+            match Lms::try_child(port, self.state.as_ref()) {
+                Ok(up) => break up,
+                Err(e) if started.elapsed() < Duration::from_secs(60) => {
+                    eprintln!("the test LMS did not come back at port {port} ({e}); trying again");
+                    std::thread::sleep(Duration::from_millis(500));
+                }
+                Err(e) => panic!("the test LMS never came back at port {port}: {e}"),
+            }
+        };
         assert_eq!(url, self.url);
         self.child = child;
     }
@@ -79,6 +92,11 @@ impl Lms {
 
     /// The platform's process, listening at `port` (0: any), and its URL.
     fn child(port: u16, state: Option<&PathBuf>) -> (Child, String) {
+        Lms::try_child(port, state).unwrap_or_else(|e| panic!("{e}"))
+    }
+
+    /// [`Lms::child`], or what the platform said when it did not start.
+    fn try_child(port: u16, state: Option<&PathBuf>) -> Result<(Child, String), String> {
         let python = root().join("target/lti-platform/bin/python");
         assert!(
             python.exists(),
@@ -101,8 +119,14 @@ impl Lms {
         BufReader::new(child.stdout.take().expect("stdout"))
             .read_line(&mut first)
             .expect("the LMS's first line");
-        let said: Value = serde_json::from_str(&first).unwrap_or_else(|_| panic!("the LMS said: {first}"));
-        (child, said["url"].as_str().expect("url").to_string())
+        match serde_json::from_str::<Value>(&first) {
+            Ok(said) => Ok((child, said["url"].as_str().expect("url").to_string())),
+            Err(_) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                Err(format!("the LMS said: {first:?}"))
+            }
+        }
     }
 
     fn control(&self, path: &str, body: Value) {
@@ -547,7 +571,7 @@ fn every_check_of_the_launch_refuses_from_the_wrong_side() {
 fn a_launch_in_the_lms_frame_and_in_a_window_reaches_the_students_page_in_chromium() {
     let (server, lms) = course_in_lms("lti-chromium");
     let browser = browser_with("--proxy-bypass-list=127.0.0.1;localhost");
-    let tab = browser.new_tab().expect("tab");
+    let tab = lms_tab(&browser);
     tab.navigate_to(&format!("{}/course/u-ann/rl1?frame=1", lms.url))
         .and_then(|t| t.wait_until_navigated())
         .expect("the LMS's page");
@@ -584,7 +608,7 @@ fn a_launch_in_the_lms_frame_and_in_a_window_reaches_the_students_page_in_chromi
     );
     assert!(!log.contains("LTI launch refused"), "{log}");
     // The window of its own: the launch goes on into the course by itself.
-    let tab = browser.new_tab().expect("tab");
+    let tab = lms_tab(&browser);
     tab.navigate_to(&format!("{}/course/u-ann/rl1", lms.url))
         .and_then(|t| t.wait_until_navigated())
         .expect("the LMS's page");
@@ -596,6 +620,45 @@ fn a_launch_in_the_lms_frame_and_in_a_window_reaches_the_students_page_in_chromi
     );
     let shown = eval(&tab, "return document.body.innerText");
     assert!(shown.as_str().unwrap_or("").contains("Ann Lee"), "{shown}");
+    // Kept to be looked at (target/screenshots/lti/), as the walkthrough's are.
+    let shots = shots_in("lti");
+    full_page(&tab, &shots, "01-student-after-launch");
+    // A launch that fails says why in one line, on the page.
+    lms.tamper("expired");
+    let tab = lms_tab(&browser);
+    tab.navigate_to(&format!("{}/course/u-ann/rl1", lms.url))
+        .and_then(|t| t.wait_until_navigated())
+        .expect("the LMS's page");
+    wait_long(
+        &tab,
+        "return location.host.startsWith('127.0.0.1') && !!document.getElementById('refused')",
+        120,
+    );
+    let line = eval(&tab, "return document.getElementById('refused').innerText");
+    assert!(line.as_str().unwrap_or("").contains("has expired"), "{line}");
+    full_page(&tab, &shots, "02-refused-launch");
+    // The teacher's launch: the class table with the LMS's gradebook column.
+    let tab = lms_tab(&browser);
+    tab.navigate_to(&format!("{}/course/u-teach/rl1", lms.url))
+        .and_then(|t| t.wait_until_navigated())
+        .expect("the LMS's page");
+    wait_long(
+        &tab,
+        "return location.host.startsWith('127.0.0.1') && location.pathname === '/' && document.readyState === 'complete' \
+         && document.body.innerText.includes('LMS')",
+        120,
+    );
+    full_page(&tab, &shots, "03-teacher-after-launch");
+}
+
+/// A new tab whose waits (a navigation's end above all) last as long as
+/// the test's own polls: the LMS's page loads the course in its frame
+/// through four redirects, which on a loaded machine took over
+/// headless_chrome's 20 s default (seen in a full run at a load of 5).
+fn lms_tab(browser: &headless_chrome::Browser) -> std::sync::Arc<headless_chrome::Tab> {
+    let tab = browser.new_tab().expect("tab");
+    tab.set_default_timeout(Duration::from_secs(120));
+    tab
 }
 
 /// Points as a page writes them: `20`, `7.5`.

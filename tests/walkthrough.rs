@@ -126,18 +126,23 @@ const LADDER: &str = "\n[ladder]\ngames = 4\nversus_games = 0\nlease_seconds = 1
 
 /// Where this game's screenshots go: `target/screenshots/walkthrough/<game>/`.
 fn shots(game: &str) -> PathBuf {
+    shots_in(&format!("walkthrough/{game}"))
+}
+
+/// A fresh folder `target/screenshots/<kind>/` for a test's screenshots.
+pub(crate) fn shots_in(kind: &str) -> PathBuf {
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR"))
         .parent()
         .expect("the target folder")
-        .join("screenshots/walkthrough")
-        .join(game);
+        .join("screenshots")
+        .join(kind);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("the screenshot folder");
     dir
 }
 
 /// The whole page, below the fold too, as a PNG.
-fn full_page(tab: &Tab, dir: &Path, step: &str) {
+pub(crate) fn full_page(tab: &Tab, dir: &Path, step: &str) {
     let size = eval(
         tab,
         "return [document.documentElement.scrollWidth, document.documentElement.scrollHeight];",

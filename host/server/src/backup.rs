@@ -56,7 +56,10 @@ pub async fn backup(dir: &Path, out: &Path, database: Option<&str>) -> Result<Co
         None => course.named_database()?,
     };
     new_private_dir(out)?;
-    let kind = match named.as_deref() {
+    // An SQLite database named elsewhere (`--database sqlite://...`) is
+    // snapshotted as the folder's own would be: the backup holds the
+    // course's data, wherever it was served from.
+    let sqlite = match named.as_deref() {
         None => {
             let file = dir.join(DATABASE_FILE);
             if !file.is_file() {
@@ -65,18 +68,26 @@ pub async fn backup(dir: &Path, out: &Path, database: Option<&str>) -> Result<Co
                     file.display()
                 ));
             }
-            let db = Db::connect(&course.sqlite_url()).await?;
+            Some((course.sqlite_url(), file.display().to_string()))
+        }
+        Some(url) if url.starts_with("sqlite:") => Some((url.to_string(), shown_url(url))),
+        Some(_) => None,
+    };
+    let kind = match sqlite {
+        Some((url, shown)) => {
+            let db = Db::connect(&url).await?;
             let snapshot = out.join(DATABASE_FILE);
             sqlx::query("VACUUM INTO $1")
                 .bind(snapshot.display().to_string())
                 .execute(&db.pool)
                 .await
-                .map_err(|e| format!("{}: cannot copy the database ({e})", file.display()))?;
+                .map_err(|e| format!("{shown}: cannot copy the database ({e})"))?;
             crate::health::note_backup(&db, out).await?;
             db.pool.close().await;
             "sqlite"
         }
-        Some(url) => {
+        None => {
+            let url = named.as_deref().unwrap_or_default();
             let db = Db::connect(url).await?;
             if db.backend != Backend::Postgres {
                 return Err(format!(
@@ -170,10 +181,9 @@ pub async fn restore(from: &Path, dir: &Path, database: Option<&str>) -> Result<
             ));
         }
     }
-    if let Some(url) = database {
-        // The restored folder names the database it now lives in, not the one backed up.
-        crate::course::name_database(dir, url)?;
-    }
+    // The restored folder names the database it now lives in, not the one
+    // backed up: the Postgres one given, or its own course.db.
+    crate::course::name_database(dir, database)?;
     Course::open(dir)?.keep_private()?;
     let bytes = manifest
         .files

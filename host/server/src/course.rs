@@ -350,25 +350,35 @@ impl Course {
 
 /// Make the course folder `dir` name `url` as its database: the
 /// `database` line of `course.toml` (before its first table, replacing any
-/// other), with the URL in a 0600 file when it holds a password.
-pub fn name_database(dir: &Path, url: &str) -> Result<(), String> {
+/// other), with the URL in a 0600 file when it holds a password; with no
+/// URL, the folder's own `course.db` (no `database` line).
+pub fn name_database(dir: &Path, url: Option<&str>) -> Result<(), String> {
     let toml = dir.join(COURSE_FILE);
     let text = std::fs::read_to_string(&toml).map_err(|e| format!("{}: cannot read it ({e})", toml.display()))?;
-    let (entry, secret) = database_entry(url);
-    if secret {
+    let (entry, secret) = url.map_or((None, false), |url| {
+        let (entry, secret) = database_entry(url);
+        (Some(entry), secret)
+    });
+    if let (Some(url), true) = (url, secret) {
         use std::io::Write as _;
         use std::os::unix::fs::OpenOptionsExt;
+        // Written beside and renamed: a restore cut off halfway leaves
+        // the old file or the new one, never half of one.
         let file = dir.join(DATABASE_URL_FILE);
-        let _ = std::fs::remove_file(&file);
+        let part = dir.join(format!("{DATABASE_URL_FILE}.part"));
+        let _ = std::fs::remove_file(&part);
         std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
             .mode(0o600)
-            .open(&file)
-            .and_then(|mut f| f.write_all(format!("{url}\n").as_bytes()))
+            .open(&part)
+            .and_then(|mut f| f.write_all(format!("{url}\n").as_bytes()).and_then(|()| f.sync_all()))
+            .and_then(|()| std::fs::rename(&part, &file))
             .map_err(|e| format!("{}: cannot write it ({e})", file.display()))?;
     }
-    let line = format!("database = {}", toml::Value::String(entry));
+    let line = entry.map_or(String::new(), |entry| {
+        format!("database = {}\n", toml::Value::String(entry))
+    });
     let mut out = String::new();
     let mut placed = false;
     for l in text.lines() {
@@ -378,7 +388,6 @@ pub fn name_database(dir: &Path, url: &str) -> Result<(), String> {
         }
         if !placed && l.trim_start().starts_with('[') {
             out.push_str(&line);
-            out.push('\n');
             placed = true;
         }
         out.push_str(l);
@@ -386,9 +395,12 @@ pub fn name_database(dir: &Path, url: &str) -> Result<(), String> {
     }
     if !placed {
         out.push_str(&line);
-        out.push('\n');
     }
-    std::fs::write(&toml, out).map_err(|e| format!("{}: cannot write it ({e})", toml.display()))?;
+    let part = dir.join(format!("{COURSE_FILE}.part"));
+    std::fs::write(&part, out)
+        .and_then(|()| std::fs::set_permissions(&part, std::fs::metadata(&toml)?.permissions()))
+        .and_then(|()| std::fs::rename(&part, &toml))
+        .map_err(|e| format!("{}: cannot write it ({e})", toml.display()))?;
     Course::open(dir).map(|_| ())
 }
 

@@ -229,7 +229,7 @@ impl<'a> Grader<'a> {
             }
             Err(e) => {
                 let report = self.empty_report(student, path, sha256_of(path));
-                let why = arena_runner::runner::entrants::wrong_game(path, &e, self.game, "grade")
+                let why = arena_runner::runner::entrants::wrong_game(path, &e, self.game, None)
                     .unwrap_or_else(|| e.to_string());
                 Ok((self.rejected(report, why), None))
             }

@@ -58,7 +58,7 @@ pub fn entrant(game: &dyn GameDef, sandbox: &Sandbox, spec: &str) -> anyhow::Res
     let path = PathBuf::from(spec);
     let program = sandbox
         .load(&path, game.worlds())
-        .map_err(|e| match wrong_game(&path, &e, game, "play") {
+        .map_err(|e| match wrong_game(&path, &e, game, Some("play")) {
             Some(line) => anyhow::anyhow!(line),
             None => e.into(),
         })?;
@@ -165,20 +165,25 @@ pub fn not_for_game(
 }
 
 /// The one line for a bot at `path` that `game`'s worlds refused (`e`),
-/// named by the game it was built for: "{verb} it with `--game OTHER`"
-/// (`play`, `grade`) or a new bot for `game`. `None` when `e` is another
-/// refusal, or the file cannot be read again (the loader's words stand).
-pub fn wrong_game(path: &Path, e: &arena_sandbox::LoadError, game: &dyn GameDef, verb: &str) -> Option<String> {
+/// named by the game it was built for. With a `verb` (`play`) the fix is
+/// "{verb} it with `--game OTHER`"; with none the game is not the user's
+/// to change (a class graded for one game, whose reports students read),
+/// and the fix is a bot for `game`. `None` when `e` is another refusal, or
+/// the file cannot be read again (the loader's words stand).
+pub fn wrong_game(path: &Path, e: &arena_sandbox::LoadError, game: &dyn GameDef, verb: Option<&str>) -> Option<String> {
     let arena_sandbox::LoadError::WrongWorld { path: shown, .. } = e else {
         return None;
     };
     let bytes = arena_sandbox::read_at_most(path, arena_sandbox::Limits::default().max_file_bytes).ok()?;
     let (title, name) = (game.title(), game.name());
-    not_for_game(shown, &bytes, game, |other| match other {
-        Some(o) => format!(
+    not_for_game(shown, &bytes, game, |other| match (other, verb) {
+        (Some(o), Some(verb)) => format!(
             "{verb} it with `--game {}`, or start a bot for {title} with `arena new --game {name}`",
             o.name()
         ),
-        None => format!("start a bot for {title} with `arena new --game {name}`"),
+        (Some(_), None) => format!(
+            "this assignment plays {title}: build the bot for it (`arena new --game {name}` writes a project to start from)"
+        ),
+        (None, _) => format!("start a bot for {title} with `arena new --game {name}`"),
     })
 }

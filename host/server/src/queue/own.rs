@@ -140,9 +140,15 @@ impl Queue {
             return false;
         }
         let failed = Verdict::arena_failed(format!("the server could not record its verdict ({why})"));
-        self.finish_by(job, id, &failed, false, By::Lease(Holder::Server, lease))
+        let done = self
+            .finish_by(job, id, &failed, false, By::Lease(Holder::Server, lease))
             .await
-            .unwrap_or(false)
+            .unwrap_or(false);
+        if done {
+            // A version that had counted may count no more: the LMS is told at once.
+            self.grade_may_have_changed();
+        }
+        done
     }
 
     /// Test a version against the accepted one before it and keep the verdict on the version.
