@@ -383,7 +383,13 @@ fn a_course_on_an_sqlite_file_elsewhere_is_backed_up_from_that_file() {
     let away = dir.with_file_name("elsewhere-db");
     std::fs::create_dir_all(&away).unwrap();
     let file = away.join("class.db");
-    std::fs::rename(dir.join("course.db"), &file).unwrap();
+    // With its journal: what `course init` wrote may be in it still.
+    for end in ["", "-wal", "-shm"] {
+        let from = dir.join(format!("course.db{end}"));
+        if from.exists() {
+            std::fs::rename(&from, away.join(format!("class.db{end}"))).unwrap();
+        }
+    }
     let toml = std::fs::read_to_string(dir.join("course.toml")).unwrap();
     std::fs::write(
         dir.join("course.toml"),

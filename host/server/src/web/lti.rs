@@ -36,7 +36,8 @@ struct Launched<'a> {
 #[template(path = "lti_refused.html")]
 struct Refused<'a> {
     course: &'a str,
-    /// What was refused, as the page names it.
+    /// What was refused, as the page's line starts (a filter that
+    /// capitalizes would write "the lms").
     what: &'a str,
     why: &'a str,
 }
@@ -53,9 +54,9 @@ fn refused(app: &App, what: &str, why: &Refusal) -> Response {
     match (Refused {
         course: &app.queue.course.config.name,
         what: match what {
-            "registration" => "the registration with the LMS",
-            "link" => "the link into the course",
-            _ => "the launch from the LMS",
+            "registration" => "The registration with the LMS",
+            "link" => "The link into the course",
+            _ => "The launch from the LMS",
         },
         why: &why.0,
     })
