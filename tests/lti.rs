@@ -608,15 +608,11 @@ fn a_launch_in_the_lms_frame_and_in_a_window_reaches_the_students_page_in_chromi
     );
     assert!(!log.contains("LTI launch refused"), "{log}");
     // The window of its own: the launch goes on into the course by itself.
-    let tab = lms_tab(&browser);
-    tab.navigate_to(&format!("{}/course/u-ann/rl1", lms.url))
-        .and_then(|t| t.wait_until_navigated())
-        .expect("the LMS's page");
-    wait_long(
-        &tab,
-        "return location.host.startsWith('127.0.0.1') && location.pathname === '/' && document.readyState === 'complete' \
-         && !!document.querySelector('input[type=file]')",
-        120,
+    let tab = launched_in_a_window(
+        &browser,
+        &lms,
+        "u-ann",
+        "location.pathname === '/' && document.readyState === 'complete' && !!document.querySelector('input[type=file]')",
     );
     let shown = eval(&tab, "return document.body.innerText");
     assert!(shown.as_str().unwrap_or("").contains("Ann Lee"), "{shown}");
@@ -625,30 +621,38 @@ fn a_launch_in_the_lms_frame_and_in_a_window_reaches_the_students_page_in_chromi
     full_page(&tab, &shots, "01-student-after-launch");
     // A launch that fails says why in one line, on the page.
     lms.tamper("expired");
-    let tab = lms_tab(&browser);
-    tab.navigate_to(&format!("{}/course/u-ann/rl1", lms.url))
-        .and_then(|t| t.wait_until_navigated())
-        .expect("the LMS's page");
-    wait_long(
-        &tab,
-        "return location.host.startsWith('127.0.0.1') && !!document.getElementById('refused')",
-        120,
-    );
+    let tab = launched_in_a_window(&browser, &lms, "u-ann", "!!document.getElementById('refused')");
     let line = eval(&tab, "return document.getElementById('refused').innerText");
     assert!(line.as_str().unwrap_or("").contains("has expired"), "{line}");
     full_page(&tab, &shots, "02-refused-launch");
     // The teacher's launch: the class table with the LMS's gradebook column.
-    let tab = lms_tab(&browser);
-    tab.navigate_to(&format!("{}/course/u-teach/rl1", lms.url))
+    let tab = launched_in_a_window(
+        &browser,
+        &lms,
+        "u-teach",
+        "location.pathname === '/' && document.readyState === 'complete' && document.body.innerText.includes('LMS')",
+    );
+    full_page(&tab, &shots, "03-teacher-after-launch");
+}
+
+/// A tab where `user` opened the course from the LMS in a window of its
+/// own, once the course's page there is as `done` (JavaScript) says.
+fn launched_in_a_window(
+    browser: &headless_chrome::Browser,
+    lms: &Lms,
+    user: &str,
+    done: &str,
+) -> std::sync::Arc<headless_chrome::Tab> {
+    let tab = lms_tab(browser);
+    tab.navigate_to(&format!("{}/course/{user}/rl1", lms.url))
         .and_then(|t| t.wait_until_navigated())
         .expect("the LMS's page");
     wait_long(
         &tab,
-        "return location.host.startsWith('127.0.0.1') && location.pathname === '/' && document.readyState === 'complete' \
-         && document.body.innerText.includes('LMS')",
+        &format!("return location.host.startsWith('127.0.0.1') && {done}"),
         120,
     );
-    full_page(&tab, &shots, "03-teacher-after-launch");
+    tab
 }
 
 /// A new tab whose waits (a navigation's end above all) last as long as
