@@ -324,12 +324,13 @@ fn a_flood_of_connections_still_leaves_a_page(on: &On) {
     }
     // A refused stream's connection is closed once answered (the rerun of
     // issue 48's attacks found them kept alive 10 s, the server full
-    // meanwhile): a page loads within 2 s, not after the keep-alive.
+    // meanwhile): a page loads well within the 10 s keep-alive (5 s: a
+    // loaded machine's debug server may take seconds to accept them all).
     let start = std::time::Instant::now();
     while status_of(&server, "/", &cookie) != Some(200) {
         assert!(
-            start.elapsed() < Duration::from_secs(2),
-            "no page within 2 s of {each} event streams of one cookie"
+            start.elapsed() < Duration::from_secs(5),
+            "no page within 5 s of {each} event streams of one cookie"
         );
         std::thread::sleep(Duration::from_millis(100));
     }

@@ -58,6 +58,16 @@ pub(crate) fn browser_with(bypass: &str) -> Browser {
     Browser::new(options).expect("start Chromium")
 }
 
+/// A new tab whose own waits (a navigation's end above all) last as long
+/// as the tests' polls: on a loaded machine a page of a debug server, or
+/// the LMS's page that loads the course through four redirects, took over
+/// headless_chrome's 20 s default (seen in full runs at a load of 5).
+pub(crate) fn new_tab(browser: &Browser) -> Arc<Tab> {
+    let tab = browser.new_tab().expect("tab");
+    tab.set_default_timeout(Duration::from_secs(120));
+    tab
+}
+
 pub(crate) fn eval(tab: &Tab, js: &str) -> Value {
     let wrapped = format!("JSON.stringify((() => {{ {js} }})())");
     let out = tab.evaluate(&wrapped, false).expect("evaluate").value;
@@ -67,21 +77,10 @@ pub(crate) fn eval(tab: &Tab, js: &str) -> Value {
     }
 }
 
+/// Wait for a viewer page (a local file, no server) to reach `js`: a
+/// minute, since a loaded machine once took over the 10 s this had.
 fn wait_until(tab: &Tab, js: &str) {
-    for _ in 0..200 {
-        if eval(tab, js) == Value::Bool(true) {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let at = eval(
-        tab,
-        "return location.href + '\\n' + document.body.innerText.slice(0, 2000);",
-    );
-    panic!(
-        "the page never got to: {js}\nit shows: {}",
-        at.as_str().unwrap_or_default()
-    );
+    wait_long(tab, js, 60);
 }
 
 fn screenshot(tab: &Tab, name: &str) {
@@ -118,7 +117,7 @@ fn replay_page(dir: &Path, name: &str, game: &str, bots: &[String], games: &str)
 }
 
 fn open(browser: &Browser, page: &Path) -> Arc<Tab> {
-    let tab = browser.new_tab().expect("tab");
+    let tab = new_tab(browser);
     tab.navigate_to(&format!("file://{}", page.display()))
         .expect("navigate")
         .wait_until_navigated()
@@ -617,7 +616,7 @@ fn a_thousand_game_match_opens_and_links_go_straight_to_a_game() {
         ],
         "1000",
     );
-    let tab = browser.new_tab().expect("tab");
+    let tab = new_tab(&browser);
     let started = std::time::Instant::now();
     tab.navigate_to(&format!("file://{}#game=999&event=end", page.display()))
         .expect("navigate")
@@ -873,7 +872,7 @@ fn a_login_link_clicked_in_webmail_lands_on_the_students_page() {
         .expect("python3 -m http.server");
     // The server and the "webmail" on loopback, two sites; nothing else.
     let browser = browser_with("--proxy-bypass-list=127.0.0.1;localhost");
-    let tab = browser.new_tab().expect("tab");
+    let tab = new_tab(&browser);
     let inbox = format!("http://localhost:{port}/inbox.html");
     let mut opened = false;
     for _ in 0..100 {
@@ -926,7 +925,7 @@ fn a_student_uploads_in_chromium_and_the_verdict_appears_without_a_reload() {
     let server = on.serve(&dir);
     // Only the server on loopback: anything else goes to a closed port.
     let browser = browser_with("--proxy-bypass-list=127.0.0.1");
-    let tab = browser.new_tab().expect("tab");
+    let tab = new_tab(&browser);
     let login = |link: &str| format!("{}/login/{}", server.url, link.split("/login/").nth(1).unwrap_or(""));
     tab.navigate_to(&login(&students[0]["link"]))
         .expect("navigate")
@@ -1022,7 +1021,7 @@ fn a_student_uploads_in_chromium_and_the_verdict_appears_without_a_reload() {
     screenshot(&tab, "server-replay");
     no_network(&tab);
     let teacher_link = std::fs::read_to_string(dir.join("teacher-link.txt")).expect("the teacher's link");
-    let teacher = browser.new_tab().expect("tab");
+    let teacher = new_tab(&browser);
     teacher
         .navigate_to(&login(teacher_link.trim()))
         .expect("navigate")
@@ -1100,7 +1099,7 @@ fn the_leaderboard_changes_in_chromium_without_a_reload() {
     let (dir, students) = on.course("srv-ladder-chromium", &[]);
     let server = on.serve(&dir);
     let browser = browser_with("--proxy-bypass-list=127.0.0.1");
-    let tab = browser.new_tab().expect("tab");
+    let tab = new_tab(&browser);
     let link = &students[0]["link"];
     tab.navigate_to(&format!(
         "{}/login/{}",

@@ -314,6 +314,140 @@ fn a_million_matches_leave_memory_and_the_database_flat() {
     eprintln!("a million matches in {:.0} s", started.elapsed().as_secs_f64());
 }
 
+/// Every `ladder_counts` row (entrants, source, kind of row) with its count.
+fn count_rows(url: &str) -> BTreeMap<(String, i64, i64, String), i64> {
+    block(async {
+        let db = Db::connect(url).await.expect("the course's database");
+        let rows = sqlx::query("SELECT entrants, played_by, verified, game, n FROM ladder_counts")
+            .fetch_all(&db.pool)
+            .await
+            .expect("the counts");
+        db.pool.close().await;
+        rows.iter()
+            .map(|r| ((r.get(0), r.get(1), r.get(2), r.get(3)), r.get(4)))
+            .collect()
+    })
+}
+
+/// Run `sql` on the course's database.
+fn execute(url: &str, sql: &str) {
+    block(async {
+        let db = Db::connect(url).await.expect("the course's database");
+        sqlx::query(sql).execute(&db.pool).await.unwrap_or_else(|e| panic!("{sql}: {e}"));
+        db.pool.close().await;
+    });
+}
+
+/// Issue 49 item 5: a version replaced for good (a newer version of its
+/// student accepted, and not chosen instead) has the counts of its
+/// pairings deleted, so the table grows with the class, not with every
+/// upload ever made. Nothing else goes: a version whose successor is still
+/// being graded (as every version is during "Re-grade everyone"), one its
+/// student chose over a newer one, and the untouched ones keep every count.
+#[test]
+fn the_counts_of_a_replaced_version_go_and_no_others() {
+    let on = On::Sqlite;
+    let rule = "\n[ladder]\ngames = 2\nversus_games = 0\nmin_matches = 20\nrest_width = 100.0\nmax_matches = 200\n";
+    let (dir, _) = ladder_course_with(&on, "ladder-retire", rule);
+    let url = format!("sqlite://{}", dir.join("course.db").display());
+    let version = |person: i64, version: i64, state: &str| -> String {
+        block(async {
+            let db = Db::open(&url).await.expect("the course's database");
+            let id: i64 = sqlx::query(
+                "INSERT INTO submissions (person_id, version, sha256, size, file_name, submitted_at, state) \
+                 VALUES ($1, $2, $3, 1000, 'bot.wasm', '2026-11-01T00:00:00Z', $4) RETURNING id",
+            )
+            .bind(person)
+            .bind(version)
+            .bind(format!("{:060x}{person:02x}{version:02x}", 0))
+            .bind(state)
+            .fetch_one(&db.pool)
+            .await
+            .unwrap()
+            .get(0);
+            db.pool.close().await;
+            format!("s{id}")
+        })
+    };
+    let people: Vec<i64> = block(async {
+        let db = Db::open(&url).await.expect("the course's database");
+        let people = sqlx::query("SELECT id FROM people WHERE is_teacher = FALSE ORDER BY id")
+            .fetch_all(&db.pool)
+            .await
+            .unwrap()
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        db.pool.close().await;
+        people
+    });
+    assert_eq!(people.len(), 4);
+    let keys: Vec<String> = people.iter().map(|&p| version(p, 1, "accepted")).collect();
+    // Frozen: every match on the ladder is one of this test's.
+    execute(&url, "INSERT INTO settings (name, value) VALUES ('frozen', 'on')");
+    let server = serve_with(&dir, &on.database());
+    let mut mix = Mix(4905);
+    block(async {
+        let db = Db::connect(&url).await.expect("the course's database");
+        insert_finished(&db, 2_000, "2026-11-27T00:00:01Z", || {
+            let a = (mix.bits() % 4) as usize;
+            let b = (a + 1 + (mix.bits() % 3) as usize) % 4;
+            let winner = ["0", "1", "null"][(mix.bits() % 3) as usize];
+            let game = format!("{{\"seats\":[0,1],\"scores\":[1,0],\"winner\":{winner}}}");
+            Finished::duel(&mut mix, &keys[a], &keys[b], &[game])
+        })
+        .await;
+        db.pool.close().await;
+    });
+    let waited = Instant::now();
+    let before = loop {
+        let rows = count_rows(&url);
+        let matches: i64 = rows.iter().filter(|(k, _)| k.3.is_empty()).map(|(_, n)| n).sum();
+        if matches == 2_000 {
+            break rows;
+        }
+        assert!(
+            waited.elapsed() < Duration::from_secs(300),
+            "{matches} of 2,000 matches folded after 5 minutes"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    let involves = |entrants: &str, key: &str| entrants.split(',').any(|k| k == key);
+    for key in &keys {
+        assert!(
+            before.keys().filter(|k| k.3.is_empty() && involves(&k.0, key)).count() == 6,
+            "{key} met each of the three others from both seats: {before:?}"
+        );
+    }
+    // The first student's new version is being graded; the second's is
+    // accepted; the third chose its first version before its second was
+    // accepted; the fourth uploads nothing.
+    version(people[0], 2, "queued");
+    version(people[1], 2, "accepted");
+    execute(&url, &format!("UPDATE people SET counted = 1 WHERE id = {}", people[2]));
+    version(people[2], 2, "accepted");
+    let waited = Instant::now();
+    let after = loop {
+        let rows = count_rows(&url);
+        if !rows.keys().any(|k| involves(&k.0, &keys[1])) {
+            break rows;
+        }
+        assert!(
+            waited.elapsed() < Duration::from_secs(300),
+            "the counts of {} (replaced) still there after 5 minutes",
+            keys[1]
+        );
+        std::thread::sleep(Duration::from_millis(500));
+    };
+    let kept: BTreeMap<_, _> = before
+        .into_iter()
+        .filter(|(k, _)| !involves(&k.0, &keys[1]))
+        .collect();
+    assert!(kept.len() >= 3 * 2 * 3, "{kept:?}");
+    assert_eq!(after, kept, "every count not of the replaced version, unchanged");
+    drop(server);
+}
+
 /// The students' ratings from the duels as generated (seat 0, seat 1, half
 /// points of seat 0), fitted as the ladder fits, with 1500 the mean.
 fn expected_ratings(duels: &BTreeMap<(usize, usize, u8), u32>) -> Vec<f64> {

@@ -571,7 +571,7 @@ fn every_check_of_the_launch_refuses_from_the_wrong_side() {
 fn a_launch_in_the_lms_frame_and_in_a_window_reaches_the_students_page_in_chromium() {
     let (server, lms) = course_in_lms("lti-chromium");
     let browser = browser_with("--proxy-bypass-list=127.0.0.1;localhost");
-    let tab = lms_tab(&browser);
+    let tab = crate::browser::new_tab(&browser);
     tab.navigate_to(&format!("{}/course/u-ann/rl1?frame=1", lms.url))
         .and_then(|t| t.wait_until_navigated())
         .expect("the LMS's page");
@@ -643,7 +643,7 @@ fn launched_in_a_window(
     user: &str,
     done: &str,
 ) -> std::sync::Arc<headless_chrome::Tab> {
-    let tab = lms_tab(browser);
+    let tab = crate::browser::new_tab(browser);
     tab.navigate_to(&format!("{}/course/{user}/rl1", lms.url))
         .and_then(|t| t.wait_until_navigated())
         .expect("the LMS's page");
@@ -652,16 +652,6 @@ fn launched_in_a_window(
         &format!("return location.host.startsWith('127.0.0.1') && {done}"),
         120,
     );
-    tab
-}
-
-/// A new tab whose waits (a navigation's end above all) last as long as
-/// the test's own polls: the LMS's page loads the course in its frame
-/// through four redirects, which on a loaded machine took over
-/// headless_chrome's 20 s default (seen in a full run at a load of 5).
-fn lms_tab(browser: &headless_chrome::Browser) -> std::sync::Arc<headless_chrome::Tab> {
-    let tab = browser.new_tab().expect("tab");
-    tab.set_default_timeout(Duration::from_secs(120));
     tab
 }
 

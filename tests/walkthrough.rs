@@ -293,7 +293,7 @@ fn walk(class: &Class) {
     }
     let server = serve_with(&dir, &[]);
     let browser = browser_with("--proxy-bypass-list=127.0.0.1");
-    let tab = browser.new_tab().expect("tab");
+    let tab = crate::browser::new_tab(&browser);
 
     // 1. Uploads: even students through the page, odd ones from a terminal.
     for (i, s) in class.students.iter().enumerate() {

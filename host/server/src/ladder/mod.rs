@@ -133,6 +133,9 @@ pub struct Ladder {
     resting: std::sync::atomic::AtomicBool,
     /// Workers the statistical check put in doubt, until it finds them unremarkable again.
     doubted: Mutex<std::collections::HashSet<i64>>,
+    /// The versions replaced for good whose counts were deleted
+    /// ([`Ladder::retire`]), and when the counts were last swept for all of them.
+    retired: Mutex<(std::collections::HashSet<String>, Option<Instant>)>,
 }
 
 /// A course-wide switch, as the database has it (off unless set on).
@@ -245,6 +248,7 @@ impl Ladder {
             counted: Mutex::new(Counted::default()),
             resting: std::sync::atomic::AtomicBool::new(false),
             doubted: Mutex::new(std::collections::HashSet::new()),
+            retired: Mutex::new((std::collections::HashSet::new(), None)),
         })
     }
 

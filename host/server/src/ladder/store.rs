@@ -157,6 +157,9 @@ impl Ladder {
             if let Err(e) = self.prune().await {
                 eprintln!("arena serve: the ladder cannot delete old match rows ({e})");
             }
+            if let Err(e) = self.retire().await {
+                eprintln!("arena serve: the ladder cannot delete the counts of replaced versions ({e})");
+            }
         }
         Ok(folded)
     }
@@ -340,6 +343,66 @@ impl Ladder {
                 .map_err(|e| e.to_string())?;
             }
             deleted += gone.len() as u64;
+        }
+        Ok(deleted)
+    }
+
+    /// Delete the counts of every pairing of a version replaced for good: a
+    /// newer version of its student was accepted and the student did not
+    /// choose it. Nothing reads them (the fit, the records, the statistics
+    /// and the scheduler read the versions on the ladder), and kept they
+    /// grew the table by about 2,400 rows an upload (the semester
+    /// benchmark). A version only queued again (a re-grade) is not
+    /// replaced: its successor is not accepted meanwhile, so nothing goes.
+    /// A replaced version the student chooses again starts from no matches,
+    /// as a new one does. Sweeps when a version was replaced, and every
+    /// [`KEEP_FOR`] for the matches of replaced versions folded since.
+    /// Returns the rows deleted.
+    pub(super) async fn retire(&self) -> Result<u64, String> {
+        let rows = sqlx::query(
+            "SELECT s.id FROM submissions s JOIN people p ON p.id = s.person_id \
+             WHERE (p.counted IS NULL OR p.counted <> s.version) AND EXISTS (SELECT 1 FROM submissions t \
+             WHERE t.person_id = s.person_id AND t.version > s.version AND t.state = 'accepted')",
+        )
+        .fetch_all(&self.db.pool)
+        .await
+        .map_err(|e| e.to_string())?;
+        let replaced: HashSet<String> = rows
+            .iter()
+            .map(|r| format!("s{}", r.try_get::<i64, _>(0).unwrap_or_default()))
+            .collect();
+        drop(rows);
+        {
+            let Ok(r) = self.retired.lock() else {
+                return Ok(0);
+            };
+            let due = r.1.is_none_or(|t| t.elapsed() > KEEP_FOR);
+            if !due && replaced.is_subset(&r.0) {
+                return Ok(0);
+            }
+        }
+        let mut doomed: Vec<String> = Vec::new();
+        {
+            let mut rows = sqlx::query("SELECT DISTINCT entrants FROM ladder_counts").fetch(&self.db.pool);
+            while let Some(r) = rows.try_next().await.map_err(|e| e.to_string())? {
+                let entrants: String = r.try_get(0).unwrap_or_default();
+                if entrants.split(',').any(|k| replaced.contains(k)) {
+                    doomed.push(entrants);
+                }
+            }
+        }
+        let mut deleted = 0u64;
+        for chunk in doomed.chunks(500) {
+            let marks: Vec<String> = (1..=chunk.len()).map(|i| format!("${i}")).collect();
+            let sql = format!("DELETE FROM ladder_counts WHERE entrants IN ({})", marks.join(","));
+            let mut q = sqlx::query(&sql).persistent(false);
+            for e in chunk {
+                q = q.bind(e.clone());
+            }
+            deleted += q.execute(&self.db.pool).await.map_err(|e| e.to_string())?.rows_affected();
+        }
+        if let Ok(mut r) = self.retired.lock() {
+            *r = (replaced, Some(std::time::Instant::now()));
         }
         Ok(deleted)
     }
