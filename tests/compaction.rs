@@ -333,7 +333,10 @@ fn count_rows(url: &str) -> BTreeMap<(String, i64, i64, String), i64> {
 fn execute(url: &str, sql: &str) {
     block(async {
         let db = Db::connect(url).await.expect("the course's database");
-        sqlx::query(sql).execute(&db.pool).await.unwrap_or_else(|e| panic!("{sql}: {e}"));
+        sqlx::query(sql)
+            .execute(&db.pool)
+            .await
+            .unwrap_or_else(|e| panic!("{sql}: {e}"));
         db.pool.close().await;
     });
 }
@@ -439,10 +442,7 @@ fn the_counts_of_a_replaced_version_go_and_no_others() {
         );
         std::thread::sleep(Duration::from_millis(500));
     };
-    let kept: BTreeMap<_, _> = before
-        .into_iter()
-        .filter(|(k, _)| !involves(&k.0, &keys[1]))
-        .collect();
+    let kept: BTreeMap<_, _> = before.into_iter().filter(|(k, _)| !involves(&k.0, &keys[1])).collect();
     assert!(kept.len() >= 3 * 2 * 3, "{kept:?}");
     assert_eq!(after, kept, "every count not of the replaced version, unchanged");
     drop(server);

@@ -399,7 +399,11 @@ impl Ladder {
             for e in chunk {
                 q = q.bind(e.clone());
             }
-            deleted += q.execute(&self.db.pool).await.map_err(|e| e.to_string())?.rows_affected();
+            deleted += q
+                .execute(&self.db.pool)
+                .await
+                .map_err(|e| e.to_string())?
+                .rows_affected();
         }
         if let Ok(mut r) = self.retired.lock() {
             *r = (replaced, Some(std::time::Instant::now()));
