@@ -80,36 +80,11 @@ fn a_million_matches_leave_memory_and_the_database_flat() {
     let url = format!("sqlite://{}", dir.join("course.db").display());
     // Four accepted versions (no file is played: the ladder is frozen, so
     // every match on it is one of this test's).
-    let keys: Vec<String> = block(async {
-        let db = Db::open(&url).await.expect("the course's database");
-        let people: Vec<i64> = sqlx::query("SELECT id FROM people WHERE is_teacher = FALSE ORDER BY id")
-            .fetch_all(&db.pool)
-            .await
-            .unwrap()
-            .iter()
-            .map(|r| r.get(0))
-            .collect();
-        let mut keys = Vec::new();
-        for (i, p) in people.iter().enumerate() {
-            let id: i64 = sqlx::query(
-                "INSERT INTO submissions (person_id, version, sha256, size, file_name, submitted_at, state) \
-                 VALUES ($1, 1, $2, 1000, 'bot.wasm', '2026-11-01T00:00:00Z', 'accepted') RETURNING id",
-            )
-            .bind(p)
-            .bind(format!("{:064x}", i + 1))
-            .fetch_one(&db.pool)
-            .await
-            .unwrap()
-            .get(0);
-            keys.push(format!("s{id}"));
-        }
-        sqlx::query("INSERT INTO settings (name, value) VALUES ('frozen', 'on')")
-            .execute(&db.pool)
-            .await
-            .unwrap();
-        db.pool.close().await;
-        keys
-    });
+    let keys: Vec<String> = students_of(&url)
+        .into_iter()
+        .map(|p| add_version(&url, p, 1, "accepted"))
+        .collect();
+    execute(&url, "INSERT INTO settings (name, value) VALUES ('frozen', 'on')");
     assert_eq!(keys.len(), ELO.len());
     let server = serve_with(&dir, &on.database());
     // The memory of a server that has fitted its empty ladder and served its
@@ -314,6 +289,44 @@ fn a_million_matches_leave_memory_and_the_database_flat() {
     eprintln!("a million matches in {:.0} s", started.elapsed().as_secs_f64());
 }
 
+/// The students of the course whose database is `url`, by id.
+fn students_of(url: &str) -> Vec<i64> {
+    block(async {
+        let db = Db::open(url).await.expect("the course's database");
+        let people = sqlx::query("SELECT id FROM people WHERE is_teacher = FALSE ORDER BY id")
+            .fetch_all(&db.pool)
+            .await
+            .unwrap()
+            .iter()
+            .map(|r| r.get(0))
+            .collect();
+        db.pool.close().await;
+        people
+    })
+}
+
+/// Add `person`'s version `version` in `state` (no file: a frozen ladder
+/// plays nothing); its ladder key (`s{id}`).
+fn add_version(url: &str, person: i64, version: i64, state: &str) -> String {
+    block(async {
+        let db = Db::open(url).await.expect("the course's database");
+        let id: i64 = sqlx::query(
+            "INSERT INTO submissions (person_id, version, sha256, size, file_name, submitted_at, state) \
+             VALUES ($1, $2, $3, 1000, 'bot.wasm', '2026-11-01T00:00:00Z', $4) RETURNING id",
+        )
+        .bind(person)
+        .bind(version)
+        .bind(format!("{person:032x}{version:032x}"))
+        .bind(state)
+        .fetch_one(&db.pool)
+        .await
+        .unwrap()
+        .get(0);
+        db.pool.close().await;
+        format!("s{id}")
+    })
+}
+
 /// Every `ladder_counts` row (entrants, source, kind of row) with its count.
 fn count_rows(url: &str) -> BTreeMap<(String, i64, i64, String), i64> {
     block(async {
@@ -353,39 +366,9 @@ fn the_counts_of_a_replaced_version_go_and_no_others() {
     let rule = "\n[ladder]\ngames = 2\nversus_games = 0\nmin_matches = 20\nrest_width = 100.0\nmax_matches = 200\n";
     let (dir, _) = ladder_course_with(&on, "ladder-retire", rule);
     let url = format!("sqlite://{}", dir.join("course.db").display());
-    let version = |person: i64, version: i64, state: &str| -> String {
-        block(async {
-            let db = Db::open(&url).await.expect("the course's database");
-            let id: i64 = sqlx::query(
-                "INSERT INTO submissions (person_id, version, sha256, size, file_name, submitted_at, state) \
-                 VALUES ($1, $2, $3, 1000, 'bot.wasm', '2026-11-01T00:00:00Z', $4) RETURNING id",
-            )
-            .bind(person)
-            .bind(version)
-            .bind(format!("{:060x}{person:02x}{version:02x}", 0))
-            .bind(state)
-            .fetch_one(&db.pool)
-            .await
-            .unwrap()
-            .get(0);
-            db.pool.close().await;
-            format!("s{id}")
-        })
-    };
-    let people: Vec<i64> = block(async {
-        let db = Db::open(&url).await.expect("the course's database");
-        let people = sqlx::query("SELECT id FROM people WHERE is_teacher = FALSE ORDER BY id")
-            .fetch_all(&db.pool)
-            .await
-            .unwrap()
-            .iter()
-            .map(|r| r.get(0))
-            .collect();
-        db.pool.close().await;
-        people
-    });
+    let people = students_of(&url);
     assert_eq!(people.len(), 4);
-    let keys: Vec<String> = people.iter().map(|&p| version(p, 1, "accepted")).collect();
+    let keys: Vec<String> = people.iter().map(|&p| add_version(&url, p, 1, "accepted")).collect();
     // Frozen: every match on the ladder is one of this test's.
     execute(&url, "INSERT INTO settings (name, value) VALUES ('frozen', 'on')");
     let server = serve_with(&dir, &on.database());
@@ -425,10 +408,10 @@ fn the_counts_of_a_replaced_version_go_and_no_others() {
     // The first student's new version is being graded; the second's is
     // accepted; the third chose its first version before its second was
     // accepted; the fourth uploads nothing.
-    version(people[0], 2, "queued");
-    version(people[1], 2, "accepted");
+    add_version(&url, people[0], 2, "queued");
+    add_version(&url, people[1], 2, "accepted");
     execute(&url, &format!("UPDATE people SET counted = 1 WHERE id = {}", people[2]));
-    version(people[2], 2, "accepted");
+    add_version(&url, people[2], 2, "accepted");
     let waited = Instant::now();
     let after = loop {
         let rows = count_rows(&url);
