@@ -262,6 +262,55 @@ fn a_form_token_is_bound_to_its_session(on: &On) {
     assert_eq!(status, 403, "the token of another login of hers");
 }
 
+/// A login leaves the new session cookie in place when a request the old
+/// page sent (a poll, an event stream) comes back after it: that request's
+/// session is gone, and its answer once cleared the cookie the login had
+/// just set, so the student landed logged out (the class walkthrough's tab
+/// did, in CI). A logout still clears it.
+fn a_request_from_before_a_login_leaves_the_new_cookie(on: &On) {
+    let (dir, students) = on.course("attack-stale-cookie", &[]);
+    let server = on.serve(&dir);
+    let mut ann = logged_in(&server, &students[0]["link"]);
+    let mut before = crate::server::Browser::new(&server);
+    before.cookies_from(&ann, "");
+    let path = students[0]["link"]
+        .split("/login/")
+        .nth(1)
+        .expect("a login link")
+        .to_string();
+    let (status, _, _) = ann.get(&format!("/login/{path}"));
+    assert_eq!(status, 200);
+    assert_ne!(ann.cookie_header(), before.cookie_header(), "a new session id at login");
+    let clears = |headers: &ureq::http::HeaderMap| {
+        headers
+            .get_all("set-cookie")
+            .iter()
+            .filter_map(|v| v.to_str().ok())
+            .find(|c| c.starts_with("arena_session="))
+            .map(str::to_string)
+    };
+    for path in ["/", "/fragment/versions", "/events"] {
+        let (_, headers) = before.get_head(path);
+        assert_eq!(
+            clears(&headers),
+            None,
+            "{path} with the session the login replaced must not touch the cookie"
+        );
+    }
+    let (status, page, _) = ann.get("/");
+    assert!(status == 200 && page.contains("Ann Lee"), "{status} {page}");
+    let token = crate::server::csrf(&page);
+    let (status, _, headers) = ann.post_form_with_headers("/logout", &[("authenticity_token", &token)]);
+    assert_eq!(status, 303);
+    let cleared = clears(&headers).unwrap_or_default();
+    assert!(
+        cleared.starts_with("arena_session=;") || cleared.to_ascii_lowercase().contains("max-age=0"),
+        "a logout clears the cookie: {cleared}"
+    );
+    let (_, page, _) = ann.get("/");
+    assert!(page.contains("Log in with the link"), "{page}");
+}
+
 /// A GET of `path` on a fresh connection: its status, or `None` when no
 /// answer came within 5 s.
 fn status_of(server: &Server, path: &str, cookie: &str) -> Option<u16> {
@@ -681,6 +730,7 @@ crate::server::on_both!(
     a_flood_of_connections_still_leaves_a_page,
     half_sent_requests_opened_again_and_again_still_leave_pages,
     a_form_token_is_bound_to_its_session,
+    a_request_from_before_a_login_leaves_the_new_cookie,
     the_apis_refuse_a_caller_before_reading_its_body,
     a_worker_fetches_accepted_files_only,
     what_the_server_keeps_is_private_to_its_user,

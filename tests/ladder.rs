@@ -616,7 +616,12 @@ fn the_ladder_rests_when_every_version_has_its_matches(on: &On) {
         );
     }
     // A new version wakes it: it plays its own matches, then rests again.
+    // From its verdict on, the page no longer says the ladder rests (it
+    // did until the scheduler's next round, and the test read "rests" and
+    // then saw the new version's matches queued).
     accepted(&server, &token(2), &bot("en-garde/cowardly"));
+    let (_, page, _) = ann.get("/ladder");
+    assert!(!page.contains("id=\"resting\""), "rests with a version it has not weighed: {page}");
     let b = wait_board(&server, &token(0), 600, "the new version's matches", |b| {
         students_with(b, 60) == 3
     });

@@ -281,7 +281,29 @@ impl Browser {
         (r.status().as_u16(), bytes, headers)
     }
 
+    /// A GET's status and headers only: the body (an event stream never ends) is not read.
+    pub(crate) fn get_head(&mut self, path: &str) -> (u16, ureq::http::HeaderMap) {
+        let r = self
+            .agent
+            .get(&format!("{}{path}", self.base))
+            .header("Cookie", &self.cookie_header())
+            .call()
+            .expect("GET");
+        self.keep(&r);
+        (r.status().as_u16(), r.headers().clone())
+    }
+
     pub(crate) fn post_form(&mut self, path: &str, form: &[(&str, &str)]) -> (u16, String) {
+        let (status, page, _) = self.post_form_with_headers(path, form);
+        (status, page)
+    }
+
+    /// A form posted: the status, the page and the headers.
+    pub(crate) fn post_form_with_headers(
+        &mut self,
+        path: &str,
+        form: &[(&str, &str)],
+    ) -> (u16, String, ureq::http::HeaderMap) {
         let body: String = form
             .iter()
             .map(|(k, v)| format!("{k}={}", url_encode(v)))
@@ -295,7 +317,12 @@ impl Browser {
             .send(body.as_bytes())
             .expect("POST");
         self.keep(&r);
-        (r.status().as_u16(), r.body_mut().read_to_string().unwrap_or_default())
+        let headers = r.headers().clone();
+        (
+            r.status().as_u16(),
+            r.body_mut().read_to_string().unwrap_or_default(),
+            headers,
+        )
     }
 
     fn upload(&mut self, csrf: &str, name: &str, bytes: &[u8]) -> (u16, String) {

@@ -155,7 +155,7 @@ async fn run<S: SessionStore + Clone>(
 ) -> Result<(), String> {
     // HttpOnly, SameSite=Strict, Secure behind TLS; a month without a visit ends a session.
     let sessions = SessionManagerLayer::new(store)
-        .with_name("arena_session")
+        .with_name(crate::sessions::COOKIE)
         .with_http_only(true)
         .with_same_site(SameSite::Strict)
         .with_secure(secure)
@@ -163,6 +163,7 @@ async fn run<S: SessionStore + Clone>(
     // A body that stops arriving for 30 s ends its request.
     let app = router(shared)
         .layer(sessions)
+        .layer(axum::middleware::from_fn(crate::sessions::keep_cookie))
         .layer(axum::middleware::from_fn(systemd::log_request))
         .layer(tower_http::timeout::RequestBodyTimeoutLayer::new(
             std::time::Duration::from_secs(30),

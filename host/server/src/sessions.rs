@@ -53,3 +53,52 @@ impl<S: SessionStore + Clone> SessionStore for HashedIds<S> {
         self.0.delete(&stored(id)).await
     }
 }
+
+/// The session cookie's name.
+pub const COOKIE: &str = "arena_session";
+
+/// Marks a response that ends its session (logout): only such a response
+/// may clear the session cookie.
+#[derive(Debug, Clone, Copy)]
+pub struct Ended;
+
+/// Keeps the session cookie unless the response ended its session.
+///
+/// tower-sessions clears the cookie of any request whose session is not in
+/// the store. A login gives the browser a new session and deletes the old
+/// one, so a request the old page sent just before (a poll, an event
+/// stream) comes back after the login's answer and clears the new cookie:
+/// the student who just followed their link lands logged out (seen in the
+/// class walkthrough, with a tab that logs in one student after another).
+/// A cookie naming no session is harmless, so it stays until a logout.
+pub async fn keep_cookie(request: axum::extract::Request, next: axum::middleware::Next) -> axum::response::Response {
+    let mut response = next.run(request).await;
+    if response.extensions().get::<Ended>().is_some() {
+        return response;
+    }
+    let headers = response.headers_mut();
+    let kept: Vec<_> = headers
+        .get_all(axum::http::header::SET_COOKIE)
+        .iter()
+        .filter(|v| !clears_session(v))
+        .cloned()
+        .collect();
+    if kept.len() < headers.get_all(axum::http::header::SET_COOKIE).iter().count() {
+        headers.remove(axum::http::header::SET_COOKIE);
+        for v in kept {
+            headers.append(axum::http::header::SET_COOKIE, v);
+        }
+    }
+    response
+}
+
+/// A `Set-Cookie` that clears the session cookie (what tower-sessions sends
+/// for a session it no longer has).
+fn clears_session(value: &axum::http::HeaderValue) -> bool {
+    let Ok(text) = value.to_str() else { return false };
+    let Ok(cookie) = tower_sessions::cookie::Cookie::parse(text) else {
+        return false;
+    };
+    cookie.name() == COOKIE
+        && (cookie.value().is_empty() || cookie.max_age().is_some_and(|a| a.is_zero() || a.is_negative()))
+}

@@ -129,8 +129,10 @@ pub struct Ladder {
     shas: Mutex<HashMap<i64, String>>,
     /// Matches of each entrant, counted from the rows read so far.
     counted: Mutex<Counted>,
-    /// Every version has its matches: the scheduler queues none until one changes.
-    resting: std::sync::atomic::AtomicBool,
+    /// Every version has its matches: the scheduler queues none until one
+    /// changes. Kept as the entrants it rested with, so a version accepted
+    /// since is never told a rest the scheduler has not yet weighed it in.
+    resting: Mutex<Option<Vec<String>>>,
     /// Workers the statistical check put in doubt, until it finds them unremarkable again.
     doubted: Mutex<std::collections::HashSet<i64>>,
     /// The versions replaced for good whose counts were deleted
@@ -246,7 +248,7 @@ impl Ladder {
             tournament: Mutex::new((false, None)),
             shas: Mutex::new(HashMap::new()),
             counted: Mutex::new(Counted::default()),
-            resting: std::sync::atomic::AtomicBool::new(false),
+            resting: Mutex::new(None),
             doubted: Mutex::new(std::collections::HashSet::new()),
             retired: Mutex::new((std::collections::HashSet::new(), None)),
         })
@@ -266,8 +268,18 @@ impl Ladder {
     /// Whether the ladder rests: every version on it has played its
     /// matches (`min_matches`, and an interval narrower than `rest_width`
     /// or `max_matches`), so no match is queued until a version changes.
-    pub fn resting(&self) -> bool {
-        self.resting.load(std::sync::atomic::Ordering::Relaxed)
+    ///
+    /// Only for the entrants it rested with: between a version's acceptance
+    /// and the scheduler's next round the ladder has not rested for it (the
+    /// page said "rests" there, and a moment later the new version's
+    /// matches were queued).
+    pub async fn resting(&self) -> bool {
+        let Some(rested) = self.resting.lock().ok().and_then(|r| r.clone()) else {
+            return false;
+        };
+        self.current()
+            .await
+            .is_ok_and(|now| now.iter().map(|c| c.key.as_str()).eq(rested.iter().map(String::as_str)))
     }
 
     /// The leaderboard as last fitted.

@@ -66,10 +66,14 @@ impl Ladder {
             // they are in (a bot that loses them all), and the ladder would
             // wake again with nothing changed but the timing of the fit.
             let settled = self.settled(&board).await?;
-            self.resting.store(settled, std::sync::atomic::Ordering::Relaxed);
+            if let Ok(mut r) = self.resting.lock() {
+                *r = settled.then(|| current.iter().map(|c| c.key.clone()).collect());
+            }
             return Ok(0);
         }
-        self.resting.store(false, std::sync::atomic::Ordering::Relaxed);
+        if let Ok(mut r) = self.resting.lock() {
+            *r = None;
+        }
         let mut made = 0;
         let at = stamp(now());
         // One transaction for the batch: one commit, not one per match.

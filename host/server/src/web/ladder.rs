@@ -192,6 +192,7 @@ pub async fn ladder_page(State(s): State<Shared>, session: Session) -> Response 
         .map(|n| n.0);
     let csrf = super::csrf::token(&session).await;
     let rule = &app.queue.course.config.ladder;
+    let resting = app.ladder.resting().await;
     let html = board_html(&app.ladder, &board, who.sees_everything()).and_then(|table| {
         LadderPage {
             course: &app.queue.course.config.name,
@@ -202,7 +203,7 @@ pub async fn ladder_page(State(s): State<Shared>, session: Session) -> Response 
             },
             teacher: who.sees_everything(),
             csrf,
-            resting: app.ladder.resting() && !board.frozen,
+            resting: resting && !board.frozen,
             how: how_matches_play(&app.ladder, rule.games),
             until: until_when(rule, board.frozen),
             pseudonyms: board.pseudonyms,

@@ -102,7 +102,9 @@ pub(super) async fn logout(session: Session, Form(form): Form<CsrfForm>) -> Resp
         return r;
     }
     let _ = session.flush().await;
-    Redirect::to("/").into_response()
+    let mut response = Redirect::to("/").into_response();
+    response.extensions_mut().insert(crate::sessions::Ended);
+    response
 }
 
 pub(super) async fn upload(State(s): State<Shared>, session: Session, mut form: Multipart) -> Response {
