@@ -109,11 +109,22 @@ pub async fn insert_finished(db: &Db, n: usize, finished_at: &str, mut next: imp
                 m.entrants, m.games, m.outcome
             ));
         }
-        sqlx::query(&sql)
-            .persistent(false)
-            .execute(&db.pool)
-            .await
-            .expect("insert finished matches");
+        // The server folds and prunes between the statements; on a busy
+        // machine a fold can hold SQLite's write lock past the 10 s busy
+        // timeout, and the rows then wait for the next try, as a worker's
+        // result the server could not take is sent again (the million test
+        // failed here once with every core busy).
+        let mut tries = 0;
+        loop {
+            match sqlx::query(&sql).persistent(false).execute(&db.pool).await {
+                Ok(_) => break,
+                Err(e) if tries < 12 && e.to_string().contains("database is locked") => {
+                    tries += 1;
+                    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+                }
+                Err(e) => panic!("insert finished matches: {e}"),
+            }
+        }
         left -= rows;
     }
 }

@@ -621,7 +621,10 @@ fn the_ladder_rests_when_every_version_has_its_matches(on: &On) {
     // then saw the new version's matches queued).
     accepted(&server, &token(2), &bot("en-garde/cowardly"));
     let (_, page, _) = ann.get("/ladder");
-    assert!(!page.contains("id=\"resting\""), "rests with a version it has not weighed: {page}");
+    assert!(
+        !page.contains("id=\"resting\""),
+        "rests with a version it has not weighed: {page}"
+    );
     let b = wait_board(&server, &token(0), 600, "the new version's matches", |b| {
         students_with(b, 60) == 3
     });
