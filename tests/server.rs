@@ -242,19 +242,25 @@ impl Browser {
         }
     }
 
-    pub(crate) fn get(&mut self, path: &str) -> (u16, String, ureq::http::HeaderMap) {
+    /// A GET of `path` (or of a whole URL) with this browser's cookies, whose answer's cookies it keeps.
+    fn call_get(&mut self, path: &str) -> ureq::http::Response<ureq::Body> {
         let url = if path.starts_with("http") {
             path.to_string()
         } else {
             format!("{}{path}", self.base)
         };
-        let mut r = self
+        let r = self
             .agent
             .get(&url)
             .header("Cookie", &self.cookie_header())
             .call()
             .expect("GET");
         self.keep(&r);
+        r
+    }
+
+    pub(crate) fn get(&mut self, path: &str) -> (u16, String, ureq::http::HeaderMap) {
+        let mut r = self.call_get(path);
         let headers = r.headers().clone();
         (
             r.status().as_u16(),
@@ -264,13 +270,7 @@ impl Browser {
     }
 
     pub(crate) fn get_bytes(&mut self, path: &str) -> (u16, Vec<u8>, ureq::http::HeaderMap) {
-        let mut r = self
-            .agent
-            .get(&format!("{}{path}", self.base))
-            .header("Cookie", &self.cookie_header())
-            .call()
-            .expect("GET");
-        self.keep(&r);
+        let mut r = self.call_get(path);
         let headers = r.headers().clone();
         let bytes = r
             .body_mut()
@@ -283,13 +283,7 @@ impl Browser {
 
     /// A GET's status and headers only: the body (an event stream never ends) is not read.
     pub(crate) fn get_head(&mut self, path: &str) -> (u16, ureq::http::HeaderMap) {
-        let r = self
-            .agent
-            .get(&format!("{}{path}", self.base))
-            .header("Cookie", &self.cookie_header())
-            .call()
-            .expect("GET");
-        self.keep(&r);
+        let r = self.call_get(path);
         (r.status().as_u16(), r.headers().clone())
     }
 
