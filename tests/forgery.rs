@@ -800,9 +800,13 @@ fn a_forging_worker_is_caught_within_a_bound_and_undone(on: &On) {
 
 /// Forge every result as `forge` makes it, from the first, as worker
 /// `forger` (its `token` said hello with `engine`): 29 at once, which is too
-/// few to be judged (it is not disabled after two fits), then one at a
-/// time, waiting after each for two fits of the ratings (read with the
-/// `student`'s token), so the count depends on the results, not on timing.
+/// few to be judged (it is not disabled by the fit that counts them), then
+/// one at a time, waiting after each for the fit whose board counts it
+/// (read with the `student`'s token): that fit judged it, so the count
+/// depends on the results, not on timing. Only the forger plays, so the
+/// board's matches grow by exactly what it sent. (Waiting for two fits
+/// instead cost about 30 s a result: with nothing new to fold, the second
+/// fit comes only after the fitter's 30 s wait.)
 /// How many were taken before it was refused, and why it was.
 fn forge_until_disabled(
     on: &On,
@@ -813,7 +817,18 @@ fn forge_until_disabled(
     engine: &str,
     forge: &dyn Fn(&Value) -> Value,
 ) -> (usize, String) {
-    let serial = || board(server, student)["serial"].as_u64().unwrap_or(0);
+    let fitted = || {
+        let b = board(server, student);
+        (b["serial"].as_u64().unwrap_or(0), b["matches"].as_u64().unwrap_or(0))
+    };
+    // The restarted server's first fit folds whatever its own thread
+    // finished before: from there on, only the forger's results count.
+    let waited = Instant::now();
+    while fitted().0 == 0 {
+        assert!(waited.elapsed() < Duration::from_secs(300), "no fit");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let mut counted = fitted().1;
     let mut sent = 0;
     let started = Instant::now();
     let why = 'forging: loop {
@@ -836,6 +851,7 @@ fn forge_until_disabled(
                 }
             }
         }
+        let before = sent;
         for lease in &leases {
             let results: Vec<Value> = lease["matches"]
                 .as_array()
@@ -864,11 +880,20 @@ fn forge_until_disabled(
                 sent += 1;
             }
         }
-        // Two fits: one that began after these results were taken has judged them.
-        let at = serial();
+        // The fit whose board counts these results has judged them (a fit
+        // folds, judges, then publishes); one that disabled the forger
+        // takes its matches back at the next fit.
         let waited = Instant::now();
-        while serial() < at + 2 {
-            assert!(waited.elapsed() < Duration::from_secs(300), "no fit");
+        loop {
+            let (_, matches) = fitted();
+            if matches >= counted + (sent - before) as u64 {
+                counted = matches;
+                break;
+            }
+            if !worker_column(on, dir, "forger", "COALESCE(disabled_at, '')").is_empty() {
+                break;
+            }
+            assert!(waited.elapsed() < Duration::from_secs(300), "no fit counted them");
             std::thread::sleep(Duration::from_millis(100));
         }
         if sent < MIN_RESULTS {

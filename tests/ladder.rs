@@ -616,15 +616,22 @@ fn the_ladder_rests_when_every_version_has_its_matches(on: &On) {
         );
     }
     // A new version wakes it: it plays its own matches, then rests again.
-    // From its verdict on, the page no longer says the ladder rests (it
-    // did until the scheduler's next round, and the test read "rests" and
-    // then saw the new version's matches queued).
+    // From its verdict on, the page says the ladder rests only once the new
+    // version has its matches too (it once said so until the scheduler's
+    // next round, and the test read "rests" and then saw the new version's
+    // matches queued). An idle machine plays and fits the new version's
+    // six matches between two polls of its verdict, and may rest again:
+    // then the board that let it rest already counts them.
     accepted(&server, &token(2), &bot("en-garde/cowardly"));
     let (_, page, _) = ann.get("/ladder");
-    assert!(
-        !page.contains("id=\"resting\""),
-        "rests with a version it has not weighed: {page}"
-    );
+    if page.contains("id=\"resting\"") {
+        let b = board(&server, &token(0));
+        assert_eq!(
+            students_with(&b, 60),
+            3,
+            "rests with a version it has not weighed: {b:#}"
+        );
+    }
     let b = wait_board(&server, &token(0), 600, "the new version's matches", |b| {
         students_with(b, 60) == 3
     });
