@@ -246,6 +246,24 @@ pub struct SubmitArgs {
     pub wait: u64,
 }
 
+/// Keep glibc's allocator to two arenas in the server, a process that runs
+/// for weeks: by default it makes up to eight per core, one for each thread
+/// that meets a busy one, and what each arena keeps freed but unreturned
+/// grew the server's memory all semester (the semester benchmark, week 5 to
+/// week 14: 303 -> 331 MB by default; with two, level at 244-248 MB from
+/// week 8; docs/performance.md). `MALLOC_ARENA_MAX`, if set, still decides.
+/// Called before any thread starts, so no other arena exists yet.
+fn few_malloc_arenas() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    if std::env::var_os("MALLOC_ARENA_MAX").is_none() {
+        // SAFETY: mallopt only sets a parameter of the allocator; no thread
+        // but this one runs yet.
+        unsafe {
+            libc::mallopt(libc::M_ARENA_MAX, 2);
+        }
+    }
+}
+
 fn runtime() -> anyhow::Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()
         .enable_all()
@@ -440,6 +458,7 @@ pub fn run_worker(a: WorkerArgs) -> anyhow::Result<ExitCode> {
 
 /// Run `arena serve` until Ctrl-C.
 pub fn run_serve(a: ServeArgs) -> anyhow::Result<()> {
+    few_malloc_arenas();
     let rt = runtime()?;
     let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
     let compiler = std::env::current_exe().context("cannot find the arena executable to compile bots with")?;
