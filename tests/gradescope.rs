@@ -371,8 +371,8 @@ fn grade_class(class: &Path, out: &Path, rubric: &Path, tournament: bool) {
 
 #[test]
 fn grade_class_writes_valid_results_with_the_class_rating_and_counts_the_ranking_only_with_a_tournament() {
-    let class = temp("class");
-    let out = temp("class-out");
+    let class = temp("gradescope-class");
+    let out = temp("gradescope-class-out");
     std::fs::copy(bot("en-garde/aggressive"), class.join("alice.wasm")).unwrap();
     std::fs::copy(bot("en-garde/random"), class.join("bob.wasm")).unwrap();
     std::fs::copy(bot("en-garde/cowardly"), class.join("carol.wasm")).unwrap();

@@ -180,12 +180,82 @@ pub fn bot_arg(name: &str) -> String {
 }
 
 /// A fresh, empty folder for one test: `name` must be unique within the
-/// test file; the process id keeps parallel test processes apart.
+/// test process.
+///
+/// It lives under one folder per test process (`arena-tests-PID` in the
+/// system's temporary folder) and is removed when the test that asked for it
+/// passes; a failed test's folders stay for a look and are named when it
+/// fails. A full run made about 290 folders and 3.4 GB: kept, a few runs
+/// filled the disk under the next build.
 pub fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("arena-{name}-{}", std::process::id()));
+    static ASKED: std::sync::Mutex<Vec<(String, std::thread::ThreadId)>> = std::sync::Mutex::new(Vec::new());
+    let me = std::thread::current().id();
+    let mut asked = ASKED.lock().unwrap_or_else(|e| e.into_inner());
+    if let Some((_, other)) = asked.iter().find(|(n, t)| n == name && *t != me) {
+        panic!("two tests use the folder {name:?} (threads {other:?} and {me:?}): give each its own name");
+    }
+    asked.push((name.to_string(), me));
+    drop(asked);
+    let dir = run_folder().join(name);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("create a temporary folder");
+    FOLDERS.with(|folders| folders.borrow_mut().dirs.push(dir.clone()));
     dir
+}
+
+/// This process's folder of test folders, made once; the folders of test
+/// processes that have ended (failed tests' folders, a killed run) are
+/// removed first, so at most one ended run's folders are ever kept.
+fn run_folder() -> &'static Path {
+    static RUN: OnceLock<PathBuf> = OnceLock::new();
+    RUN.get_or_init(|| {
+        let tmp = std::env::temp_dir();
+        let ended = |name: &str| {
+            name.strip_prefix("arena-tests-")
+                .and_then(|pid| pid.parse::<u32>().ok())
+                .is_some_and(|pid| !Path::new(&format!("/proc/{pid}")).exists())
+        };
+        for entry in std::fs::read_dir(&tmp).into_iter().flatten().flatten() {
+            if ended(&entry.file_name().to_string_lossy()) {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            previous(info);
+            let _ = FOLDERS.try_with(|folders| {
+                let mut folders = folders.borrow_mut();
+                if !folders.failed && !folders.dirs.is_empty() {
+                    eprintln!("this test's folders are kept: {:?}", folders.dirs);
+                }
+                folders.failed = true;
+            });
+        }));
+        tmp.join(format!("arena-tests-{}", std::process::id()))
+    })
+}
+
+/// The folders one test thread asked for, removed when the thread ends
+/// unless it panicked. (Servers and databases a test starts are stopped by
+/// their own guards, dropped before the thread ends.)
+#[derive(Default)]
+struct Folders {
+    dirs: Vec<PathBuf>,
+    failed: bool,
+}
+
+impl Drop for Folders {
+    fn drop(&mut self) {
+        if !self.failed {
+            for dir in &self.dirs {
+                let _ = std::fs::remove_dir_all(dir);
+            }
+        }
+    }
+}
+
+thread_local! {
+    static FOLDERS: std::cell::RefCell<Folders> = std::cell::RefCell::default();
 }
 
 /// A committed bot built against an old world version, e.g. `fixture("0.1.0", "en-garde-aggressive")`.

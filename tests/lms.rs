@@ -10,7 +10,14 @@ use std::path::{Path, PathBuf};
 /// Run grade-class on `class` (few games: these tests are about files) and
 /// give (stdout, stderr, output folder).
 fn grade_class(class: &Path, extra: &[&str]) -> (String, String, PathBuf) {
-    let out_dir = temp(&format!("{}-out", class.file_name().unwrap().to_string_lossy()));
+    // Named after the class's path within the test folders: two classes of one name stay apart.
+    let within: Vec<_> = class
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy())
+        .skip_while(|c| !c.starts_with("arena-tests-"))
+        .skip(1)
+        .collect();
+    let out_dir = temp(&format!("{}-out", within.join("-")));
     let (c, o) = (class.display().to_string(), out_dir.display().to_string());
     let mut args = vec!["grade-class", "--game", "en-garde", &c, "--out", &o, "--games", "10"];
     args.extend(extra);
