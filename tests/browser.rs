@@ -68,12 +68,52 @@ pub(crate) fn new_tab(browser: &Browser) -> Arc<Tab> {
     tab
 }
 
+/// Open `url` in `tab` and wait until its document has loaded.
+///
+/// Not headless_chrome's `wait_until_navigated`: it marks a tab as
+/// navigating only once `Page.navigate` has answered, so on a busy machine
+/// the new page's "network almost idle" can come first, and then it waits
+/// for an event that never comes (an LTI test failed so with every core
+/// busy). Here the old document is marked, and the new one must be
+/// complete and without the mark.
+pub(crate) fn goto(tab: &Tab, url: &str) {
+    if let Err(e) = try_goto(tab, url) {
+        panic!("{e}");
+    }
+}
+
+/// [`goto`], saying why it failed.
+pub(crate) fn try_goto(tab: &Tab, url: &str) -> Result<(), String> {
+    let _ = tab.evaluate("window.arenaLeft = true", false);
+    tab.navigate_to(url).map_err(|e| format!("open {url}: {e}"))?;
+    let started = std::time::Instant::now();
+    loop {
+        let now = tab.evaluate("!window.arenaLeft && document.readyState === 'complete'", false);
+        if matches!(now.ok().and_then(|o| o.value), Some(Value::Bool(true))) {
+            return Ok(());
+        }
+        if started.elapsed() > Duration::from_secs(120) {
+            return Err(format!("open {url}: the page did not load in 120 s"));
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
 pub(crate) fn eval(tab: &Tab, js: &str) -> Value {
+    try_eval(tab, js).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// [`eval`], or why not: between two documents (a redirect, a form that
+/// posts itself) there is no page to ask.
+fn try_eval(tab: &Tab, js: &str) -> Result<Value, String> {
     let wrapped = format!("JSON.stringify((() => {{ {js} }})())");
-    let out = tab.evaluate(&wrapped, false).expect("evaluate").value;
+    let out = tab
+        .evaluate(&wrapped, false)
+        .map_err(|e| format!("evaluate {js}: {e}"))?
+        .value;
     match out {
-        Some(Value::String(s)) => serde_json::from_str(&s).unwrap_or(Value::Null),
-        other => panic!("{js}: {other:?}"),
+        Some(Value::String(s)) => Ok(serde_json::from_str(&s).unwrap_or(Value::Null)),
+        other => Err(format!("{js}: {other:?}")),
     }
 }
 
@@ -118,10 +158,7 @@ fn replay_page(dir: &Path, name: &str, game: &str, bots: &[String], games: &str)
 
 fn open(browser: &Browser, page: &Path) -> Arc<Tab> {
     let tab = new_tab(browser);
-    tab.navigate_to(&format!("file://{}", page.display()))
-        .expect("navigate")
-        .wait_until_navigated()
-        .expect("load");
+    goto(&tab, &format!("file://{}", page.display()));
     wait_until(&tab, "return !!(window.arenaView && arenaView.states.length > 0)");
     tab
 }
@@ -618,10 +655,7 @@ fn a_thousand_game_match_opens_and_links_go_straight_to_a_game() {
     );
     let tab = new_tab(&browser);
     let started = std::time::Instant::now();
-    tab.navigate_to(&format!("file://{}#game=999&event=end", page.display()))
-        .expect("navigate")
-        .wait_until_navigated()
-        .expect("load");
+    goto(&tab, &format!("file://{}#game=999&event=end", page.display()));
     wait_until(
         &tab,
         "return !!(window.arenaView && arenaView.game && arenaView.game.index === 999 && arenaView.at === arenaView.events.length - 1)",
@@ -816,19 +850,21 @@ fn rounds_lost_to_an_illegal_move_get_the_red_mark() {
 /// Wait up to `seconds` for `js` to hold (a verdict takes a bot's compile and its games).
 pub(crate) fn wait_long(tab: &Tab, js: &str, seconds: u64) {
     let started = std::time::Instant::now();
+    // A page that moves on by itself (the LTI launch: a form that posts
+    // itself, then a redirect) can be between documents when asked.
     while started.elapsed() < Duration::from_secs(seconds) {
-        if eval(tab, js) == Value::Bool(true) {
+        if try_eval(tab, js) == Ok(Value::Bool(true)) {
             return;
         }
         std::thread::sleep(Duration::from_millis(200));
     }
-    let at = eval(
+    let at = try_eval(
         tab,
         "return location.href + '\\n' + document.body.innerText.slice(0, 2000);",
     );
     panic!(
         "the page never got to: {js}\nit shows: {}",
-        at.as_str().unwrap_or_default()
+        at.map_or_else(|e| e, |v| v.as_str().unwrap_or_default().to_string())
     );
 }
 
@@ -876,8 +912,7 @@ fn a_login_link_clicked_in_webmail_lands_on_the_students_page() {
     let inbox = format!("http://localhost:{port}/inbox.html");
     let mut opened = false;
     for _ in 0..100 {
-        if tab.navigate_to(&inbox).and_then(|t| t.wait_until_navigated()).is_ok()
-            && eval(&tab, "return !!document.getElementById('link')") == Value::Bool(true)
+        if try_goto(&tab, &inbox).is_ok() && eval(&tab, "return !!document.getElementById('link')") == Value::Bool(true)
         {
             opened = true;
             break;
@@ -927,10 +962,7 @@ fn a_student_uploads_in_chromium_and_the_verdict_appears_without_a_reload() {
     let browser = browser_with("--proxy-bypass-list=127.0.0.1");
     let tab = new_tab(&browser);
     let login = |link: &str| format!("{}/login/{}", server.url, link.split("/login/").nth(1).unwrap_or(""));
-    tab.navigate_to(&login(&students[0]["link"]))
-        .expect("navigate")
-        .wait_until_navigated()
-        .expect("load");
+    goto(&tab, &login(&students[0]["link"]));
     wait_patient(&tab, "return !!document.querySelector('input[type=file]')");
     screenshot(&tab, "server-student-before");
     tab.find_element("input[type=file]")
@@ -1002,10 +1034,7 @@ fn a_student_uploads_in_chromium_and_the_verdict_appears_without_a_reload() {
     );
     screenshot(&tab, "server-any-game");
     no_network(&tab);
-    tab.navigate_to(&format!("{}/", server.url))
-        .expect("home")
-        .wait_until_navigated()
-        .expect("load");
+    goto(&tab, &format!("{}/", server.url));
     tab.find_element("#versions a").expect("v1").click().expect("open v1");
     wait_patient(&tab, "return !!document.querySelector('#verdict table')");
     let replay = eval(
@@ -1013,20 +1042,13 @@ fn a_student_uploads_in_chromium_and_the_verdict_appears_without_a_reload() {
         "var a = document.querySelector('#verdict ul a'); return a ? a.href : null;",
     );
     let replay = replay.as_str().expect("a replay link");
-    tab.navigate_to(replay)
-        .expect("navigate")
-        .wait_until_navigated()
-        .expect("load");
+    goto(&tab, &replay);
     wait_patient(&tab, "return !!(window.arenaView && arenaView.states.length > 0)");
     screenshot(&tab, "server-replay");
     no_network(&tab);
     let teacher_link = std::fs::read_to_string(dir.join("teacher-link.txt")).expect("the teacher's link");
     let teacher = new_tab(&browser);
-    teacher
-        .navigate_to(&login(teacher_link.trim()))
-        .expect("navigate")
-        .wait_until_navigated()
-        .expect("load");
+    goto(&teacher, &login(teacher_link.trim()));
     wait_patient(&teacher, "return !!document.querySelector('table.class')");
     let class = eval(&teacher, "return document.querySelector('table.class').textContent;");
     assert!(class.as_str().unwrap_or("").contains("v1 (accepted)"), "{class}");
@@ -1063,10 +1085,7 @@ fn a_student_uploads_in_chromium_and_the_verdict_appears_without_a_reload() {
     // A file dropped on the upload box is submitted too: the picker only
     // lends the dropped file its bytes, then is emptied before the drop.
     // (The teacher's login took this browser's session: log in again.)
-    tab.navigate_to(&login(&students[0]["link"]))
-        .expect("home")
-        .wait_until_navigated()
-        .expect("load");
+    goto(&tab, &login(&students[0]["link"]));
     let rust = arena_tests::bot("en-garde/aggressive").display().to_string();
     tab.find_element("input[type=file]")
         .expect("the file picker")
@@ -1101,18 +1120,11 @@ fn the_leaderboard_changes_in_chromium_without_a_reload() {
     let browser = browser_with("--proxy-bypass-list=127.0.0.1");
     let tab = new_tab(&browser);
     let link = &students[0]["link"];
-    tab.navigate_to(&format!(
-        "{}/login/{}",
-        server.url,
-        link.split("/login/").nth(1).unwrap_or("")
-    ))
-    .expect("navigate")
-    .wait_until_navigated()
-    .expect("load");
-    tab.navigate_to(&format!("{}/ladder", server.url))
-        .expect("navigate")
-        .wait_until_navigated()
-        .expect("load");
+    goto(
+        &tab,
+        &format!("{}/login/{}", server.url, link.split("/login/").nth(1).unwrap_or("")),
+    );
+    goto(&tab, &format!("{}/ladder", server.url));
     wait_patient(&tab, "return !!document.getElementById('board')");
     assert_eq!(
         eval(

@@ -187,16 +187,22 @@ pub fn bot_arg(name: &str) -> String {
 /// passes; a failed test's folders stay for a look and are named when it
 /// fails. A full run made about 290 folders and 3.4 GB: kept, a few runs
 /// filled the disk under the next build.
+///
+/// Two tests (threads) asking for one name would share a folder, and one
+/// would remove it under the other: that panics.
 pub fn temp(name: &str) -> PathBuf {
     static ASKED: std::sync::Mutex<Vec<(String, std::thread::ThreadId)>> = std::sync::Mutex::new(Vec::new());
     let me = std::thread::current().id();
-    let mut asked = ASKED.lock().unwrap_or_else(|e| e.into_inner());
-    if let Some((_, other)) = asked.iter().find(|(n, t)| n == name && *t != me) {
-        panic!("two tests use the folder {name:?} (threads {other:?} and {me:?}): give each its own name");
-    }
-    asked.push((name.to_string(), me));
-    drop(asked);
     let dir = run_folder().join(name);
+    let mut asked = ASKED.lock().unwrap_or_else(|e| e.into_inner());
+    match asked.iter().find(|(n, _)| n == name) {
+        Some((_, other)) if *other != me => {
+            panic!("two tests use the folder {name:?} (threads {other:?} and {me:?}): give each its own name")
+        }
+        Some(_) => {}
+        None => asked.push((name.to_string(), me)),
+    }
+    drop(asked);
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("create a temporary folder");
     FOLDERS.with(|folders| folders.borrow_mut().dirs.push(dir.clone()));

@@ -572,9 +572,7 @@ fn a_launch_in_the_lms_frame_and_in_a_window_reaches_the_students_page_in_chromi
     let (server, lms) = course_in_lms("lti-chromium");
     let browser = browser_with("--proxy-bypass-list=127.0.0.1;localhost");
     let tab = crate::browser::new_tab(&browser);
-    tab.navigate_to(&format!("{}/course/u-ann/rl1?frame=1", lms.url))
-        .and_then(|t| t.wait_until_navigated())
-        .expect("the LMS's page");
+    crate::browser::goto(&tab, &format!("{}/course/u-ann/rl1?frame=1", lms.url));
     // The frame is of another site: its text is out of the page's reach, so ask the frame itself.
     let frame_src = || {
         eval(
@@ -644,9 +642,7 @@ fn launched_in_a_window(
     done: &str,
 ) -> std::sync::Arc<headless_chrome::Tab> {
     let tab = crate::browser::new_tab(browser);
-    tab.navigate_to(&format!("{}/course/{user}/rl1", lms.url))
-        .and_then(|t| t.wait_until_navigated())
-        .expect("the LMS's page");
+    crate::browser::goto(&tab, &format!("{}/course/{user}/rl1", lms.url));
     wait_long(
         &tab,
         &format!("return location.host.startsWith('127.0.0.1') && {done}"),

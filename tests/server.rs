@@ -830,7 +830,12 @@ impl Postgres {
             })
             .expect("PostgreSQL's initdb (scripts/setup.sh installs the postgresql package)");
         let bin = initdb.parent().expect("bin").to_path_buf();
-        let dir = temp(name);
+        // The server's socket is made in this folder, and a socket's path
+        // has at most 107 bytes: a short name, numbered, with the start of
+        // the test's for a look at a kept one.
+        static STARTED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let n = STARTED.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = temp(&format!("pg{n}-{}", name.chars().take(24).collect::<String>()));
         // initdb refuses root: as root, the cluster is the postgres user's.
         let root = Command::new("id")
             .arg("-u")

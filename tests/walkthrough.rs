@@ -181,10 +181,7 @@ fn visit(tab: &Tab, server: &Server, path: &str) {
     } else {
         format!("{}{path}", server.url)
     };
-    tab.navigate_to(&url)
-        .expect("navigate")
-        .wait_until_navigated()
-        .expect("load");
+    crate::browser::goto(tab, &url);
     wait_long(tab, "return document.readyState === 'complete'", 120);
 }
 

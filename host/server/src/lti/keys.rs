@@ -214,6 +214,7 @@ mod tests {
         }
         // The same key at the next start.
         assert_eq!(ToolKeys::load_or_make(&dir).unwrap().kid(), keys.kid());
+        std::fs::remove_dir_all(dir).ok();
     }
 
     #[test]
@@ -245,5 +246,6 @@ mod tests {
             .filter_map(|k| k.common.key_id.clone())
             .collect();
         assert_eq!(kids, vec![new]);
+        std::fs::remove_dir_all(dir).ok();
     }
 }
