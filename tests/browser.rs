@@ -1042,7 +1042,7 @@ fn a_student_uploads_in_chromium_and_the_verdict_appears_without_a_reload() {
         "var a = document.querySelector('#verdict ul a'); return a ? a.href : null;",
     );
     let replay = replay.as_str().expect("a replay link");
-    goto(&tab, &replay);
+    goto(&tab, replay);
     wait_patient(&tab, "return !!(window.arenaView && arenaView.states.length > 0)");
     screenshot(&tab, "server-replay");
     no_network(&tab);
