@@ -75,7 +75,8 @@ pub(crate) fn new_tab(browser: &Browser) -> Arc<Tab> {
 /// the new page's "network almost idle" can come first, and then it waits
 /// for an event that never comes (an LTI test failed so with every core
 /// busy). Here the old document is marked, and the new one must be
-/// complete and without the mark.
+/// complete and without the mark. So `url` must load a new document: a
+/// change of its `#` part alone keeps the marked one and fails after 120 s.
 pub(crate) fn goto(tab: &Tab, url: &str) {
     if let Err(e) = try_goto(tab, url) {
         panic!("{e}");
