@@ -8,6 +8,16 @@ set -euo pipefail
 cd "$(dirname "$0")"
 rustup target list --installed 2>/dev/null | grep -q wasm32-wasip2 || rustup target add wasm32-wasip2
 out=target/wasm32-wasip2/release
+# The built bots are also kept outside the checkout, by the hash of all
+# they are built from: a fresh clone on a machine that built them before
+# copies them instead of building (a build cache, as cargo's registry is).
+# The two most recently used builds stay (about 20 MB each);
+# ARENA_BUILD_CACHE=off builds afresh and keeps nothing.
+cache=${ARENA_BUILD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/arena/example-bots}
+sum=$( (find build.sh Cargo.toml Cargo.lock rust hostile ../Cargo.toml ../bot-sdk/Cargo.toml ../bot-sdk/src \
+  ../host/games ../host/core ../wit -type f -not -path '*/target/*' -print0 | sort -z | xargs -0 sha256sum
+  rustc --version) | sha256sum | cut -d' ' -f1)
+kept=$cache/rust-$sum
 if [ $# -gt 0 ]; then
   for name in "$@"; do
     game=${name%%/*}; bot=${name#*/}
@@ -15,10 +25,23 @@ if [ $# -gt 0 ]; then
       echo "build.sh: no example bot $name (they are rust/<game>/<bot>: $(cd rust && echo */* | tr ' ' ','))" >&2
       exit 2
     fi
-    cargo build --quiet --release --target wasm32-wasip2 --target-dir target -p "$game-$bot"
     mkdir -p "wasm/$game"
+    if [ "$cache" != off ] && [ -f "$kept/.complete" ] && cp "$kept/$game/$bot.wasm" "wasm/$game/$bot.wasm" 2>/dev/null; then
+      continue
+    fi
+    cargo build --quiet --release --target wasm32-wasip2 --target-dir target -p "$game-$bot"
     cp "$out/${game//-/_}_${bot//-/_}.wasm" "wasm/$game/$bot.wasm"
   done
+  exit 0
+fi
+stamp=wasm/.rust-stamp
+if [ "$(cat "$stamp" 2>/dev/null)" = "$sum" ]; then
+  exit 0
+fi
+if [ "$cache" != off ] && [ -f "$kept/.complete" ] && cp -r "$kept/." wasm/ 2>/dev/null; then
+  rm -f wasm/.complete
+  touch "$kept"
+  echo "$sum" > "$stamp"
   exit 0
 fi
 # An explicit target dir: a CARGO_TARGET_DIR set for the host must not move the bots elsewhere.
@@ -43,14 +66,32 @@ done
 # Each build changes ARENA_ATTACK, so cargo rebuilds every time: skip the
 # whole loop when nothing it depends on changed since the last full build
 # (every test process runs this script once).
-stamp=wasm/hostile/.corpus-stamp
-sum=$(cat hostile/corpus/attacks.txt hostile/corpus/Cargo.toml hostile/corpus/src/*.rs \
+corpus_stamp=wasm/hostile/.corpus-stamp
+corpus_sum=$(cat hostile/corpus/attacks.txt hostile/corpus/Cargo.toml hostile/corpus/src/*.rs \
   ../bot-sdk/Cargo.toml ../bot-sdk/src/*.rs ../host/games/src/*.rs ../host/games/src/*/*.rs ../host/core/src/*.rs \
   ../wit/*/*.wit Cargo.lock | sha256sum | cut -d' ' -f1)
-if [ "$(cat "$stamp" 2>/dev/null)" != "$sum" ]; then
+if [ "$(cat "$corpus_stamp" 2>/dev/null)" != "$corpus_sum" ]; then
   grep -v '^#' hostile/corpus/attacks.txt | while read -r attack world; do
     ARENA_ATTACK=$attack cargo build --quiet --release --target wasm32-wasip2 --target-dir target -p hostile-corpus --features "$world"
     cp "$out/hostile_corpus.wasm" "wasm/hostile/$attack.wasm"
   done
-  echo "$sum" > "$stamp"
+  echo "$corpus_sum" > "$corpus_stamp"
+fi
+echo "$sum" > "$stamp"
+# Keep this build (under a temporary name, then renamed: a reader never
+# sees half of one); a cache that cannot be written costs nothing but time.
+if [ "$cache" != off ]; then
+  (
+    set +e
+    mkdir -p "$cache" || exit 0
+    part=$(mktemp -d "$cache/.rust-XXXXXX") || exit 0
+    for dir in rust/*/*; do
+      f=wasm/$(basename "$(dirname "$dir")")/$(basename "$dir").wasm
+      mkdir -p "$(dirname "$part/${f#wasm/}")" && cp "$f" "$part/${f#wasm/}" || { rm -rf "$part"; exit 0; }
+    done
+    mkdir -p "$part/hostile" && cp wasm/hostile/*.wasm wasm/hostile/.corpus-stamp "$part/hostile/" || { rm -rf "$part"; exit 0; }
+    touch "$part/.complete"
+    mv -T "$part" "$kept" 2>/dev/null || rm -rf "$part"
+    ls -1dt "$cache"/rust-* 2>/dev/null | tail -n +3 | xargs -r rm -rf
+  )
 fi

@@ -32,6 +32,7 @@ cd "$work/arena"
 # A fresh machine has no target folder, no compile cache and no built bots.
 unset CARGO_TARGET_DIR
 export ARENA_CACHE_DIR="$work/cache"
+export ARENA_BUILD_CACHE="$work/build-cache"
 
 run() {
   local name=$1 cmd=$2 start end status

@@ -1036,6 +1036,7 @@ fn a_student_uploads_in_chromium_and_the_verdict_appears_without_a_reload() {
     screenshot(&tab, "server-any-game");
     no_network(&tab);
     goto(&tab, &format!("{}/", server.url));
+    wait_patient(&tab, "return !!document.querySelector('#versions a')");
     tab.find_element("#versions a").expect("v1").click().expect("open v1");
     wait_patient(&tab, "return !!document.querySelector('#verdict table')");
     let replay = eval(
@@ -1087,6 +1088,8 @@ fn a_student_uploads_in_chromium_and_the_verdict_appears_without_a_reload() {
     // lends the dropped file its bytes, then is emptied before the drop.
     // (The teacher's login took this browser's session: log in again.)
     goto(&tab, &login(&students[0]["link"]));
+    // The login page leads on to the student's page: wait for that one.
+    wait_patient(&tab, "return !!document.querySelector('input[type=file]')");
     let rust = arena_tests::bot("en-garde/aggressive").display().to_string();
     tab.find_element("input[type=file]")
         .expect("the file picker")

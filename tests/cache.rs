@@ -315,3 +315,55 @@ fn a_second_python_bot_reuses_the_first_ones_functions_and_plays_the_same() {
     std::fs::remove_dir_all(shared).ok();
     std::fs::remove_dir_all(alone).ok();
 }
+
+/// A library sandbox with a disk cache compiles in its own process (no
+/// compiler child), and still keeps compiled functions in the incremental
+/// store: a second bot finds there what the first left (the SDK and the
+/// standard library both carry), and plays as it does compiled alone.
+#[test]
+fn a_library_sandbox_with_a_disk_cache_reuses_functions_too() {
+    use arena::adapters;
+    use arena::runner::{BotRef, Entrant, GameSetup, MatchSpec, run_match};
+    let shared = temp("library-store");
+    let alone = temp("library-store-alone");
+    let def = adapters::game("en-garde").expect("en-garde");
+    let sandbox = |dir: &Path| {
+        adapters::sandbox(def.about().limits.clone())
+            .expect("sandbox")
+            .with_disk_cache(dir.to_path_buf())
+    };
+    let play = |dir: &Path, bot: &str| {
+        let sandbox = sandbox(dir);
+        let program = sandbox
+            .load(&arena_tests::bot(bot), def.worlds())
+            .expect("an example bot loads");
+        let spec = MatchSpec {
+            game: def,
+            setup: GameSetup::new(&sandbox),
+            entrants: vec![
+                Entrant {
+                    name: bot.into(),
+                    bot: BotRef::Wasm(std::sync::Arc::new(program)),
+                },
+                Entrant {
+                    name: "house:random".into(),
+                    bot: BotRef::House("random".into()),
+                },
+            ],
+            games: 4,
+            seed: 7,
+            record: false,
+        };
+        run_match(&spec).expect("the match is set up right").report.results
+    };
+    play(&shared, "en-garde/aggressive");
+    let filled = stats(&shared)["store_bytes"].as_u64().unwrap();
+    assert!(filled > 0, "the first bot's functions are in the store");
+    let with_store = play(&shared, "en-garde/cowardly");
+    let added = stats(&shared)["store_bytes"].as_u64().unwrap() - filled;
+    assert!(
+        added < filled,
+        "the second bot shares functions with the first: it added {added} bytes to {filled}"
+    );
+    assert_eq!(with_store, play(&alone, "en-garde/cowardly"), "the same games");
+}

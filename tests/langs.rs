@@ -7,7 +7,7 @@
 use arena::adapters;
 use arena::runner::{BotRef, Entrant, GameSetup, MatchOutcome, MatchSpec, run_match};
 use arena::sandbox::Sandbox;
-use arena_tests::{arena, arena_bin, lang_bot, root, temp};
+use arena_tests::{arena, arena_bin, bot_cache, lang_bot, root, temp};
 use rand::{Rng, SeedableRng};
 use std::path::PathBuf;
 use std::process::Command;
@@ -23,7 +23,7 @@ fn sandbox(game: &str) -> &'static Sandbox {
             .map(|g| {
                 let sandbox = adapters::sandbox(g.about().limits.clone())
                     .expect("sandbox")
-                    .with_disk_cache(PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("langs-cache"));
+                    .with_disk_cache(bot_cache());
                 (g.name(), sandbox)
             })
             .collect()
@@ -316,6 +316,11 @@ fn new_projects_build_with_one_command_and_play_like_their_house_bot() {
             assert!(!manifest.contains(&root().display().to_string()), "{manifest}");
             let moved = dir.join(format!("{game}-{lang}-moved"));
             std::fs::rename(&project, &moved).expect("move the project");
+            // The Rust projects share one target folder, as a student's
+            // projects may: the SDK's dependencies compile once.
+            let shared = dir.join("rust-target");
+            std::fs::create_dir_all(&shared).expect("a target folder");
+            std::os::unix::fs::symlink(&shared, moved.join("target")).expect("link the target folder");
             moved
         } else {
             project
@@ -334,7 +339,7 @@ fn new_projects_build_with_one_command_and_play_like_their_house_bot() {
             args.extend_from_slice(opponents);
             let out = Command::new(arena_bin())
                 .args(&args)
-                .env("ARENA_NO_CACHE", "1")
+                .env("ARENA_CACHE_DIR", bot_cache())
                 .output()
                 .expect("run arena");
             assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));

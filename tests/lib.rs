@@ -129,16 +129,43 @@ impl BinBuild {
     }
 }
 
-/// Run the `arena` binary with `args` in the workspace root, without the
-/// compile cache unless `args` name one with `--cache-dir` (so tests neither
-/// write to the user's cache nor skip the compiles they test).
+/// Run the `arena` binary with `args` in the workspace root. The commands
+/// that play bots (`match`, `grade`, `check`, `compare`, `tournament`)
+/// keep compiled bots in the tests' own cache, [`bot_cache`], never the
+/// user's; every other command runs without a cache. A test of a compile
+/// itself passes `--no-cache` (or its own `--cache-dir`), which wins.
 pub fn arena(args: &[impl AsRef<OsStr>]) -> Output {
-    Command::new(arena_bin())
-        .args(args)
-        .env("ARENA_NO_CACHE", "1")
-        .current_dir(root())
-        .output()
-        .expect("run arena")
+    let mut command = Command::new(arena_bin());
+    command.args(args).current_dir(root());
+    let plays = args
+        .first()
+        .and_then(|a| a.as_ref().to_str())
+        .is_some_and(|a| ["match", "grade", "check", "compare", "tournament"].contains(&a));
+    if plays {
+        command.env("ARENA_CACHE_DIR", bot_cache()).env_remove("ARENA_NO_CACHE");
+    } else {
+        command.env("ARENA_NO_CACHE", "1");
+    }
+    command.output().expect("run arena")
+}
+
+/// The compile cache the tests share, `<target>/tmp/bot-cache`: a Python or
+/// JavaScript bot (its interpreter takes half a minute of CPU to compile)
+/// is compiled once for all the tests that play it, and a later bot of the
+/// same language finds the interpreter's functions in its incremental
+/// store. A clean checkout starts it empty.
+pub fn bot_cache() -> PathBuf {
+    static DIR: OnceLock<PathBuf> = OnceLock::new();
+    DIR.get_or_init(|| {
+        let exe = std::env::current_exe().expect("test executable path");
+        // Cargo marks the target folder with `CACHEDIR.TAG`.
+        let target = exe
+            .ancestors()
+            .find(|d| d.join("CACHEDIR.TAG").is_file())
+            .map_or_else(|| root().join("target"), Path::to_path_buf);
+        target.join("tmp/bot-cache")
+    })
+    .clone()
 }
 
 /// Run the `arena` binary, which must succeed, and read what it prints as JSON.

@@ -198,6 +198,19 @@ pub fn child_main(args: &[OsString]) -> i32 {
     }
 }
 
+/// Compile `bytes` in this process with the engine configuration of
+/// `limits` and the incremental store in `store`, and serialize the result
+/// (the in-process twin of [`child_main`], for trusted files).
+pub(crate) fn artifact_in_process(limits: &Limits, bytes: &[u8], store: &Path) -> wasmtime::Result<Vec<u8>> {
+    let store = Arc::new(DiskStore::open(store, STORE_MAX_BYTES));
+    let mut config = engine_config(limits);
+    config.enable_incremental_compilation(store.clone())?;
+    let artifact = Component::new(&Engine::new(&config)?, bytes)?.serialize()?;
+    // A store that cannot be written only makes the next compile slower.
+    let _ = store.save();
+    Ok(artifact)
+}
+
 /// Whether a message says memory ran out: Rust's own allocation failure, or
 /// `ENOMEM` from the operating system.
 fn out_of_memory(text: &str) -> bool {

@@ -252,13 +252,19 @@ impl Sandbox {
         }
         match &self.compiler {
             Compiler::InProcess => {
-                let component = Component::new(&self.engine, bytes).map_err(invalid)?;
-                if let Some(disk) = &self.disk
-                    && let Ok(artifact) = component.serialize()
-                {
-                    disk.store(hash, &artifact);
-                }
-                Ok((component, true))
+                let Some(disk) = &self.disk else {
+                    return Component::new(&self.engine, bytes).map_err(invalid).map(|c| (c, true));
+                };
+                // With a disk cache, the functions an earlier bot had come
+                // from its incremental store, as in a compiler child: an
+                // engine of the same configuration with the store compiles,
+                // and this sandbox's engine loads what it serialized.
+                let artifact = compile::artifact_in_process(&self.limits, bytes, &disk.store_dir()).map_err(invalid)?;
+                disk.store(hash, &artifact);
+                // SAFETY: `artifact_in_process` just serialized these bytes, in
+                // this program, for an engine of this configuration; they never
+                // went through a file anyone else can write.
+                unsafe { compile::load_artifact(&self.engine, shown, &artifact) }.map(|c| (c, true))
             }
             Compiler::Child(child) => {
                 let store = self.disk.as_ref().map(|d| d.store_dir());
