@@ -27,17 +27,10 @@ sum=$( (cat build-langs.sh python/*/*/app.py js/*/*.js "$root"/bot-sdk/python/ar
 if [ "$(cat "$stamp" 2>/dev/null)" = "$sum" ]; then
   exit 0
 fi
-# The built bots are also kept outside the checkout, by that hash of all
-# they are built from: a fresh clone on a machine that built them before
-# copies them instead of spending a quarter of an hour in the toolchains
-# (a build cache, as cargo's registry and pip's cache are). At most two
-# builds are kept (about 0.5 GB each); ARENA_BUILD_CACHE=off builds
-# afresh and keeps nothing.
-cache=${ARENA_BUILD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/arena/example-bots}
-kept=$cache/langs-$sum
-if [ "$cache" != off ] && [ -f "$kept/.complete" ] && cp -r "$kept/." wasm/ 2>/dev/null; then
-  rm -f wasm/.complete
-  touch "$kept"
+# A build kept outside the checkout by that hash (build-cache.sh; about
+# 0.5 GB each) is copied instead of spending a quarter of an hour in the toolchains.
+. ./build-cache.sh
+if cache_restore langs "$sum"; then
   echo "$sum" > "$stamp"
   exit 0
 fi
@@ -70,19 +63,5 @@ done
 "$bin/componentize-qjs" --wit "$wit" --world en-garde --js "$tmp/async.js" \
   -o wasm/en-garde/aggressive-qjs-async.wasm >"$tmp/log" 2>&1 || { cat "$tmp/log" >&2; exit 1; }
 echo "$sum" > "$stamp"
-# Keep this build (under a temporary name, then renamed: a reader never
-# sees half of one); a cache that cannot be written costs nothing but time.
-if [ "$cache" != off ]; then
-  (
-    set +e
-    mkdir -p "$cache" || exit 0
-    part=$(mktemp -d "$cache/.langs-XXXXXX") || exit 0
-    for f in wasm/*/*-py.wasm wasm/*/*-js.wasm wasm/*/*-qjs.wasm wasm/*/*-qjs-async.wasm; do
-      mkdir -p "$part/$(basename "$(dirname "$f")")" && cp "$f" "$part/${f#wasm/}" || { rm -rf "$part"; exit 0; }
-    done
-    touch "$part/.complete"
-    mv -T "$part" "$kept" 2>/dev/null || rm -rf "$part"
-    # The two most recently used builds stay.
-    ls -1dt "$cache"/langs-* 2>/dev/null | tail -n +3 | xargs -r rm -rf
-  )
-fi
+# Keep this build outside the checkout too.
+cache_keep langs "$sum" wasm/*/*-py.wasm wasm/*/*-js.wasm wasm/*/*-qjs.wasm wasm/*/*-qjs-async.wasm

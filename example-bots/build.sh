@@ -8,12 +8,9 @@ set -euo pipefail
 cd "$(dirname "$0")"
 rustup target list --installed 2>/dev/null | grep -q wasm32-wasip2 || rustup target add wasm32-wasip2
 out=target/wasm32-wasip2/release
-# The built bots are also kept outside the checkout, by the hash of all
-# they are built from: a fresh clone on a machine that built them before
-# copies them instead of building (a build cache, as cargo's registry is).
-# The two most recently used builds stay (about 20 MB each);
-# ARENA_BUILD_CACHE=off builds afresh and keeps nothing.
-cache=${ARENA_BUILD_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/arena/example-bots}
+# A build kept outside the checkout by the hash of all it is built from
+# (build-cache.sh; about 20 MB each) is copied instead of built.
+. ./build-cache.sh
 sum=$( (find build.sh Cargo.toml Cargo.lock rust hostile ../Cargo.toml ../bot-sdk/Cargo.toml ../bot-sdk/src \
   ../host/games ../host/core ../wit -type f -not -path '*/target/*' -print0 | sort -z | xargs -0 sha256sum
   rustc --version) | sha256sum | cut -d' ' -f1)
@@ -38,9 +35,7 @@ stamp=wasm/.rust-stamp
 if [ "$(cat "$stamp" 2>/dev/null)" = "$sum" ]; then
   exit 0
 fi
-if [ "$cache" != off ] && [ -f "$kept/.complete" ] && cp -r "$kept/." wasm/ 2>/dev/null; then
-  rm -f wasm/.complete
-  touch "$kept"
+if cache_restore rust "$sum"; then
   echo "$sum" > "$stamp"
   exit 0
 fi
@@ -78,20 +73,9 @@ if [ "$(cat "$corpus_stamp" 2>/dev/null)" != "$corpus_sum" ]; then
   echo "$corpus_sum" > "$corpus_stamp"
 fi
 echo "$sum" > "$stamp"
-# Keep this build (under a temporary name, then renamed: a reader never
-# sees half of one); a cache that cannot be written costs nothing but time.
-if [ "$cache" != off ]; then
-  (
-    set +e
-    mkdir -p "$cache" || exit 0
-    part=$(mktemp -d "$cache/.rust-XXXXXX") || exit 0
-    for dir in rust/*/*; do
-      f=wasm/$(basename "$(dirname "$dir")")/$(basename "$dir").wasm
-      mkdir -p "$(dirname "$part/${f#wasm/}")" && cp "$f" "$part/${f#wasm/}" || { rm -rf "$part"; exit 0; }
-    done
-    mkdir -p "$part/hostile" && cp wasm/hostile/*.wasm wasm/hostile/.corpus-stamp "$part/hostile/" || { rm -rf "$part"; exit 0; }
-    touch "$part/.complete"
-    mv -T "$part" "$kept" 2>/dev/null || rm -rf "$part"
-    ls -1dt "$cache"/rust-* 2>/dev/null | tail -n +3 | xargs -r rm -rf
-  )
-fi
+# Keep this build outside the checkout too.
+kept_files=(wasm/hostile/*.wasm wasm/hostile/.corpus-stamp)
+for dir in rust/*/*; do
+  kept_files+=("wasm/$(basename "$(dirname "$dir")")/$(basename "$dir").wasm")
+done
+cache_keep rust "$sum" "${kept_files[@]}"
