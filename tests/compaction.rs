@@ -469,15 +469,25 @@ fn the_write_ahead_log_left_on_disk_is_bounded() {
     block(async {
         let db = Db::connect(&url).await.expect("open the database");
         let run = |sql: &'static str| sqlx::query(sql).execute(&db.pool);
-        run("CREATE TABLE t (id INTEGER PRIMARY KEY, b BLOB)").await.expect("create");
+        run("CREATE TABLE t (id INTEGER PRIMARY KEY, b BLOB)")
+            .await
+            .expect("create");
         let mut reader = db.pool.acquire().await.expect("a connection");
         sqlx::query("BEGIN").execute(&mut *reader).await.expect("begin");
-        sqlx::query("SELECT COUNT(*) FROM t").fetch_one(&mut *reader).await.expect("read");
+        sqlx::query("SELECT COUNT(*) FROM t")
+            .fetch_one(&mut *reader)
+            .await
+            .expect("read");
         for _ in 0..40 {
-            run("INSERT INTO t (b) VALUES (zeroblob(1048576))").await.expect("insert");
+            run("INSERT INTO t (b) VALUES (zeroblob(1048576))")
+                .await
+                .expect("insert");
         }
         let grown = size(&wal);
-        assert!(grown > 2 * WAL_KEPT, "the reader should have kept 40 MB in the log: {grown} bytes");
+        assert!(
+            grown > 2 * WAL_KEPT,
+            "the reader should have kept 40 MB in the log: {grown} bytes"
+        );
         sqlx::query("COMMIT").execute(&mut *reader).await.expect("end the read");
         drop(reader);
         run("PRAGMA wal_checkpoint(PASSIVE)").await.expect("checkpoint");
