@@ -114,6 +114,44 @@ fn a_worker_fetches_accepted_files_only(on: &On) {
     };
     assert_eq!(get(accepted["sha256"].as_str().unwrap()), 200, "an accepted version");
     assert_eq!(get(rejected["sha256"].as_str().unwrap()), 404, "a rejected file");
+    // A worker that goes away mid-download (its connection closed with the
+    // file unread, so reset) must not end the server. A write to a reset
+    // connection raises SIGPIPE, which ends a process that has not ignored
+    // it: the GET above once found the server gone, 4 runs in 13 under load.
+    // The mask decides on any machine; the downloads given up below end the
+    // server only when it is still writing (a loaded machine: the file, 49
+    // KB, fits in the socket's buffers otherwise).
+    assert!(
+        ignores_sigpipe(server.pid()),
+        "arena serve must ignore SIGPIPE (SigIgn in /proc/{}/status)",
+        server.pid()
+    );
+    let addr = server.url.trim_start_matches("http://").to_string();
+    let sha = accepted["sha256"].as_str().unwrap();
+    for _ in 0..20 {
+        let mut s = TcpStream::connect(&addr).expect("connect");
+        write!(
+            s,
+            "GET /api/worker/bots/{sha} HTTP/1.1\r\nHost: {addr}\r\nAuthorization: Bearer {token}\r\n\r\n"
+        )
+        .expect("send the request");
+        let mut first = [0u8; 12];
+        s.read_exact(&mut first).expect("the status line");
+        assert_eq!(&first, b"HTTP/1.1 200", "a download of an accepted version");
+    }
+    assert_eq!(get(sha), 200, "the server serves on after 20 downloads given up");
+}
+
+/// Whether the process `pid` ignores SIGPIPE (bit 13 of `SigIgn` in its status).
+fn ignores_sigpipe(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/status"))
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find_map(|l| l.strip_prefix("SigIgn:"))
+                .and_then(|m| u64::from_str_radix(m.trim(), 16).ok())
+        })
+        .is_some_and(|mask| mask & (1 << (13 - 1)) != 0)
 }
 
 fn mode(path: &Path) -> u32 {

@@ -86,6 +86,18 @@ pub enum Command {
     Cache(cache::CacheCommand),
 }
 
+impl Cli {
+    /// Whether the command talks to peers over the network (`serve`,
+    /// `worker`, `submit`): a peer that goes away must be an error it
+    /// handles, never the end of the process, so it keeps SIGPIPE ignored.
+    pub fn talks_to_peers(&self) -> bool {
+        matches!(
+            self.command,
+            Command::Serve(_) | Command::Worker(_) | Command::Submit(_)
+        )
+    }
+}
+
 /// Run a parsed command line, writing results to stdout; the exit status
 /// to end with (an error is reported by the caller, with status 1).
 pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
