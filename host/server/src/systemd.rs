@@ -58,8 +58,8 @@ pub async fn log_request(request: Request, next: Next) -> Response {
 }
 
 /// The systemd unit that serves the course in `dir` with the arena at
-/// `exe` as `user`: started at boot, restarted when it fails or hangs
-/// (the watchdog), stopped with SIGTERM (open requests finish, running jobs
+/// `exe` as `user`: started at boot, restarted however it ends or when it
+/// hangs (the watchdog) unless systemd stopped it, stopped with SIGTERM (open requests finish, running jobs
 /// are taken up again at the next start), with its logs in the journal.
 pub fn unit(exe: &Path, dir: &Path, listen: &str, user: &str) -> String {
     let (exe, dir) = (exe.display(), dir.display());
@@ -76,7 +76,7 @@ pub fn unit(exe: &Path, dir: &Path, listen: &str, user: &str) -> String {
          Type=notify\n\
          User={user}\n\
          ExecStart={exe} serve {dir} --listen {listen}\n\
-         Restart=on-failure\n\
+         Restart=always\n\
          RestartSec=5\n\
          WatchdogSec=60\n\
          TimeoutStopSec=30\n\
