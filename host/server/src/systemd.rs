@@ -59,8 +59,9 @@ pub async fn log_request(request: Request, next: Next) -> Response {
 
 /// The systemd unit that serves the course in `dir` with the arena at
 /// `exe` as `user`: started at boot, restarted however it ends or when it
-/// hangs (the watchdog) unless systemd stopped it, stopped with SIGTERM (open requests finish, running jobs
-/// are taken up again at the next start), with its logs in the journal.
+/// hangs (the watchdog) unless systemd stopped it, stopped with SIGTERM
+/// (open requests finish, running jobs are taken up again at the next
+/// start), with its logs in the journal.
 pub fn unit(exe: &Path, dir: &Path, listen: &str, user: &str) -> String {
     let (exe, dir) = (exe.display(), dir.display());
     format!(
